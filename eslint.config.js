@@ -1,0 +1,32 @@
+// @ts-check
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import rxjsX from 'eslint-plugin-rxjs-x';
+
+export default defineConfig(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**/*.mjs', 'examples/**/*.mjs', 'eslint.config.js'] },
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  rxjsX.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      'rxjs-x/no-ignored-subscription': 'error',
+      'rxjs-x/no-exposed-subjects': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'test/**/*.tsx', 'src/**/*.test.ts', 'src/**/*.test.tsx'],
+    rules: {
+      // Tests subscribe freely and assert on what arrives; the root-subscription rule is for src/.
+      'rxjs-x/no-ignored-subscription': 'off',
+      'rxjs-x/no-exposed-subjects': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

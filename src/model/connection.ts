@@ -1,0 +1,32 @@
+import type { Observable } from 'rxjs';
+import type { ResolvedServerConfig, ServerLists } from './types.js';
+
+/**
+ * A live connection to one MCP server, as handed out by a {@link Connector}.
+ * The pipeline owns it from the moment it is emitted until it calls `close()`.
+ */
+export interface Connection {
+  /** The child process id for stdio servers. */
+  readonly pid?: number;
+  /** The server's lists right after `initialize` (unfiltered: view fields are applied by the registry). */
+  readonly lists: ServerLists;
+  /**
+   * Refreshed lists after a `*/list_changed` notification (only the lists that changed).
+   * Completes when we close the connection; **errors** when it dies on its own (process exit,
+   * transport closed) with a message that includes the exit code and the last stderr line.
+   */
+  readonly lists$: Observable<Partial<ServerLists>>;
+  /** Calls one tool by its unqualified name. Rejects at once if the connection is gone. */
+  callTool(tool: string, args: Record<string, unknown>): Promise<unknown>;
+  /** The last lines the server wrote to stderr (ring buffer, at most 200). */
+  stderrTail(): readonly string[];
+  /** Closes the client and ends the child (SIGTERM, then SIGKILL). Idempotent; resolves when it is gone. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a connection. Subscribing starts it; the observable emits one {@link Connection} and
+ * completes, or errors (spawn failure, `timed out after N ms`, protocol error). Unsubscribing
+ * before the emission aborts the attempt and ends anything it started — no orphans.
+ */
+export type Connector = (name: string, config: ResolvedServerConfig) => Observable<Connection>;

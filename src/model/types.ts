@@ -1,0 +1,173 @@
+/**
+ * The domain vocabulary of mcp-live (SPEC §1). Pure data: no behaviour lives here.
+ */
+
+/** The kind of source an entry came from (SPEC §2). */
+export type Scope = 'user' | 'workspace' | 'system' | 'project' | 'cli' | 'session' | 'extension';
+
+/** Scopes whose files arrive with a cloned repository: their servers need approval first. */
+export const GATED_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['project', 'workspace']);
+
+/** Server assembly order, later wins by name (whole entry) — SPEC §2. */
+export const SCOPE_PRECEDENCE: readonly Scope[] = [
+  'extension',
+  'user',
+  'project',
+  'workspace',
+  'system',
+  'cli',
+  'session',
+];
+
+/**
+ * One entry of an `mcpServers` map as written (SPEC §3). Unknown fields are kept and ignored.
+ */
+export interface ServerConfig {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  httpUrl?: string;
+  /** Claude's `.mcp.json` field; `http`/`streamable-http` turn `url` into Streamable HTTP. */
+  type?: string;
+  headers?: Record<string, string>;
+  /** Connect + each request, in ms (default 30000). */
+  timeout?: number;
+  trust?: boolean;
+  description?: string;
+  includeTools?: string[];
+  excludeTools?: string[];
+  disabled?: boolean;
+  [unknown: string]: unknown;
+}
+
+export type TransportKind = 'stdio' | 'sse' | 'http';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** A server config after validation and `$VAR` expansion: what a connector needs. */
+export interface ResolvedServerConfig {
+  transport: TransportKind;
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers: Record<string, string>;
+  timeout: number;
+}
+
+/** Fields that change what a connected server shows, not how it is reached. */
+export interface ViewFields {
+  includeTools?: string[];
+  excludeTools?: string[];
+  trust?: boolean;
+  description?: string;
+}
+
+/** The `mcp` key of a settings file, as far as admission is concerned. */
+export interface McpSettings {
+  allowed?: string[];
+  excluded?: string[];
+  serverCommand?: string;
+}
+
+/**
+ * One source's current content (SPEC §2). Settings files also carry their `mcp` admission keys
+ * and folder-trust switch; `.mcp.json`, `--mcp-config`, extensions and the session carry servers only.
+ */
+export interface SourceSnapshot {
+  scope: Scope;
+  /** Path of the file (or a label such as `session` / `extension:NAME`). */
+  file: string;
+  /** Raw `mcpServers` entries as written; validated later, per entry. */
+  servers: Record<string, unknown>;
+  mcp?: McpSettings;
+  /** `security.folderTrust.enabled`, honoured from user and system settings only. */
+  folderTrustEnabled?: boolean;
+}
+
+/** One assembled entry: the winning config for a name, tagged with where it came from. */
+export interface AssembledServer {
+  name: string;
+  scope: Scope;
+  /** The source file the entry came from. */
+  source: string;
+  /** The entry as written (before expansion). Not guaranteed valid. */
+  config: unknown;
+}
+
+export type ApprovalStatus = 'approved' | 'rejected';
+
+/** One stored decision, bound to an approval hash (SPEC §5). */
+export interface ApprovalRecord {
+  hash: string;
+  status: ApprovalStatus;
+}
+
+/** Decisions for one project root: server name → record. */
+export type ApprovalDecisions = Readonly<Record<string, ApprovalRecord>>;
+
+/** The approval state of a gated server for its current hash. */
+export type ApprovalState = 'pending' | ApprovalStatus;
+
+/**
+ * The admission lists that the reconcile gate compares (SPEC §8 `mcpGatingEqual`).
+ * `allowed` absent = allow all; `[]` = deny all. `rejected` is ours: a reject must
+ * update the reason shown even though the pending set did not change (docs/decisions.md).
+ */
+export interface Gating {
+  allowed?: readonly string[];
+  excluded?: readonly string[];
+  pending?: readonly string[];
+  rejected?: readonly string[];
+}
+
+/** What the sources say should be running (SPEC §1 "desired state"). */
+export interface DesiredState {
+  servers: Readonly<Record<string, AssembledServer>>;
+  gating: Gating;
+  /** False only when folder trust is enabled and this folder is not trusted. */
+  trusted: boolean;
+}
+
+/** Why a server is not connected (SPEC §4, plus `removed`). */
+export type Reason =
+  | 'untrusted_folder'
+  | 'excluded'
+  | 'not_allowed'
+  | 'disabled'
+  | 'rejected'
+  | 'pending_approval'
+  | 'removed';
+
+/** Which bound a `not_allowed` came from, for the words shown to the user. */
+export type NotAllowedBy = 'flag' | 'settings';
+
+export type ServerState = 'connecting' | 'connected' | 'disconnected' | 'error' | 'blocked';
+
+/** A tool as the server lists it. */
+export interface ToolInfo {
+  name: string;
+  description?: string;
+  inputSchema?: unknown;
+}
+
+export interface PromptInfo {
+  name: string;
+  description?: string;
+}
+
+export interface ResourceInfo {
+  uri: string;
+  name?: string;
+  description?: string;
+}
+
+/** Lists of one server, as reported by it (unfiltered). */
+export interface ServerLists {
+  tools: readonly ToolInfo[];
+  prompts: readonly PromptInfo[];
+  resources: readonly ResourceInfo[];
+}
