@@ -1,4 +1,4 @@
-import type { Observable } from 'rxjs';
+import type { Observable, ObservableInput } from 'rxjs';
 import type { ResolvedServerConfig, ServerLists } from './types.js';
 
 /**
@@ -11,7 +11,7 @@ export interface Connection {
   /** The server's lists right after `initialize` (unfiltered: view fields are applied by the registry). */
   readonly lists: ServerLists;
   /**
-   * Refreshed lists after a `*/list_changed` notification (only the lists that changed).
+   * Refreshed lists after a `tools|prompts|resources/list_changed` notification (only the lists that changed).
    * Completes when we close the connection; **errors** when it dies on its own (process exit,
    * transport closed) with a message that includes the exit code and the last stderr line.
    */
@@ -20,8 +20,12 @@ export interface Connection {
   callTool(tool: string, args: Record<string, unknown>): Promise<unknown>;
   /** The last lines the server wrote to stderr (ring buffer, at most 200). */
   stderrTail(): readonly string[];
-  /** Closes the client and ends the child (SIGTERM, then SIGKILL). Idempotent; resolves when it is gone. */
-  close(): Promise<void>;
+  /**
+   * Closes the client and ends the child (SIGTERM, then SIGKILL). Idempotent; settles when it is
+   * gone. The real connector returns a Promise; any ObservableInput is accepted so that fakes in
+   * marble tests can take virtual time.
+   */
+  close(): ObservableInput<void>;
 }
 
 /**

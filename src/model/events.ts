@@ -1,0 +1,90 @@
+import type { Scope, ServerState, Reason } from './types.js';
+
+/** What started a reconcile pass. */
+export type Trigger = 'initial' | 'watch' | 'reload' | 'approval' | 'session' | 'reconnect';
+
+interface Stamped {
+  /** Epoch ms. */
+  ts: number;
+}
+
+export interface StartedEvent extends Stamped {
+  type: 'started';
+  cwd: string;
+  profile: string;
+  watching: string[];
+}
+
+export interface ServerEvent extends Stamped {
+  type: 'server';
+  name: string;
+  scope: Scope;
+  source: string;
+  state: ServerState;
+  reason?: Reason;
+  pid?: number;
+  tools?: string[];
+  prompts?: string[];
+  error?: string;
+}
+
+/** One pass. Names per change kind; `unchanged` is a count (it can be large). */
+export interface ReconcileEvent extends Stamped {
+  type: 'reconcile';
+  generation: number;
+  trigger: Trigger;
+  added: string[];
+  removed: string[];
+  reconnected: string[];
+  updated: string[];
+  unchanged: number;
+  blocked: string[];
+  ms: number;
+}
+
+export interface ApprovalRequiredEvent extends Stamped {
+  type: 'approval-required';
+  servers: { name: string; scope: Scope; source: string }[];
+}
+
+export interface SettingsErrorEvent extends Stamped {
+  type: 'settings-error';
+  file: string;
+  error: string;
+}
+
+export interface RestartRequiredEvent extends Stamped {
+  type: 'restart-required';
+  file: string;
+  keys: string[];
+}
+
+export interface ReadyEvent extends Stamped {
+  type: 'ready';
+}
+
+export interface ResultEvent extends Stamped {
+  type: 'result';
+  id?: string | number;
+  ok: boolean;
+  data?: unknown;
+  error?: string;
+}
+
+export interface LogEvent extends Stamped {
+  type: 'log';
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+}
+
+/** Every event of SPEC §9, as emitted by `events$` and written as NDJSON by `--json`. */
+export type McpLiveEvent =
+  | StartedEvent
+  | ServerEvent
+  | ReconcileEvent
+  | ApprovalRequiredEvent
+  | SettingsErrorEvent
+  | RestartRequiredEvent
+  | ReadyEvent
+  | ResultEvent
+  | LogEvent;

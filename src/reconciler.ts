@@ -1,0 +1,317 @@
+import {
+  BehaviorSubject,
+  EMPTY,
+  Observable,
+  Subject,
+  asyncScheduler,
+  concat,
+  defer,
+  distinctUntilChanged,
+  from,
+  map,
+  merge,
+  of,
+  shareReplay,
+  catchError,
+  ignoreElements,
+  mergeMap,
+  withLatestFrom,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
+import { assemble, type AssembleInput } from './model/assemble.js';
+import { approvalHash } from './model/approvalHash.js';
+import type { Connector } from './model/connection.js';
+import { desiredStateEqual } from './model/equality.js';
+import type {
+  ApprovalRequiredEvent,
+  LogEvent,
+  McpLiveEvent,
+  ReadyEvent,
+  ReconcileEvent,
+  ServerEvent,
+  Trigger,
+} from './model/events.js';
+import { desiredServers, plan, type Action, type PlanStep } from './model/plan.js';
+import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
+import type { DesiredState, NotAllowedBy, Reason } from './model/types.js';
+import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
+import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
+import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
+import { settle } from './operators/settle.js';
+import { LiveServers } from './sinks/liveServers.js';
+
+/** Options of the reconcile pipeline; everything with a side effect or a clock is injected. */
+export interface ReconcilerDeps {
+  connector: Connector;
+  /** `--allowed-mcp-server-names`: an immutable upper bound for the life of the process. */
+  allowedMcpServerNames?: readonly string[];
+  /** The environment `$VAR` expands from (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  scheduler?: SchedulerLike;
+  debounceMs?: number;
+  /** Servers acted on at once within a pass (default 8). */
+  concurrency?: number;
+  maxFailures?: number;
+  random?: () => number;
+}
+
+/** A request for a pass: what to apply and why. Manual requests bypass the equality gate. */
+export interface PassRequest {
+  desired: DesiredState;
+  trigger: Trigger;
+  manual: boolean;
+}
+
+/** What a finished pass reports. */
+export interface PassResult {
+  event: ReconcileEvent;
+  promptable: PendingApproval[];
+  desired: DesiredState;
+}
+
+/** The running pipeline: observables for the UI and the NDJSON writer, plus its controls. */
+export interface Reconciler {
+  readonly servers$: Observable<readonly ServerStatus[]>;
+  readonly tools$: Observable<readonly QualifiedTool[]>;
+  /** The promptable set (gated servers strictly pending), emitted when it changes after a pass. */
+  readonly pendingApprovals$: Observable<readonly PendingApproval[]>;
+  readonly events$: Observable<McpLiveEvent>;
+  /** Subscribes the pipeline (the one root subscription). Idempotent. */
+  start(): void;
+  /** Requests a pass now with the latest inputs, bypassing debounce and the equality gate. */
+  reload(trigger?: Trigger): void;
+  /** `/reconnect NAME`: the next pass (started now) reconnects it. */
+  reconnect(name: string): boolean;
+  callTool(qualifiedName: string, args: Record<string, unknown>): Promise<unknown>;
+  status(name: string): ServerStatus | undefined;
+  toolNotFoundMessage(qualifiedName: string): string;
+  dispose(): Promise<void>;
+}
+
+/**
+ * The reactive core (SPEC §8):
+ *
+ * ```
+ * inputs$ ──settle(300)──map(assemble)──┐
+ * manual$ ──withLatestFrom(inputs$)─────┴─merge─distinctUntilChangedUnless(desiredStateEqual, manual)
+ *   ──exhaustMapWithTrailing(pass)──▶ PassResult
+ * pass = plan(desired, live) → tasks → reconcileByServer(8) → ReconcileEvent
+ * ```
+ */
+export function createReconciler(inputs$: Observable<AssembleInput>, deps: ReconcilerDeps): Reconciler {
+  const scheduler = deps.scheduler ?? asyncScheduler;
+  const env = deps.env ?? process.env;
+  const live = new LiveServers({
+    connector: deps.connector,
+    scheduler,
+    maxFailures: deps.maxFailures,
+    random: deps.random,
+  });
+  const manual = new Subject<Trigger>();
+  const events = new Subject<McpLiveEvent>();
+  const pending = new BehaviorSubject<readonly PendingApproval[]>([]);
+  let subscription: Subscription | undefined;
+  let generation = 0;
+  let applied: DesiredState | undefined;
+  let lastPromptable: readonly PendingApproval[] = [];
+
+  const stamp = <E extends McpLiveEvent>(e: Omit<E, 'ts'>): E => ({ ...e, ts: scheduler.now() }) as E;
+
+  const runPass = (req: PassRequest): Observable<PassResult> =>
+    defer(() => {
+      if (!req.manual && applied && desiredStateEqual(req.desired, applied)) return EMPTY;
+      const started = scheduler.now();
+      generation += 1;
+      const pass = generation;
+      const { wanted, blocked } = desiredServers(req.desired, deps.allowedMcpServerNames, env);
+      for (const s of Object.values(wanted)) live.describe(s.name, s.scope, s.source);
+      const steps = plan(wanted, blocked, live.snapshot());
+      const tasks = steps.flatMap((step) =>
+        step.actions.map((action): ServerTask<never> => ({
+          name: step.name,
+          run: () => execute(step.name, action, req.desired, blocked),
+        })),
+      );
+      return concat(
+        from(tasks).pipe(reconcileByServer<never>(deps.concurrency ?? 8), ignoreElements()),
+        defer(() => {
+          applied = req.desired;
+          return of(passResult(pass, req, steps, scheduler.now() - started));
+        }),
+      );
+    }).pipe(
+      // A pass never kills the stream: whatever slipped through becomes a log line.
+      catchError((err: unknown) => {
+        events.next(stamp<LogEvent>({ type: 'log', level: 'error', message: `reconcile failed: ${String(err)}` }));
+        return EMPTY;
+      }),
+    );
+
+  const execute = (
+    name: string,
+    action: Action,
+    desired: DesiredState,
+    blocked: Readonly<Record<string, { reason: Reason; notAllowedBy?: NotAllowedBy }>>,
+  ): Observable<never> => {
+    switch (action.type) {
+      case 'connect':
+        return live.connect(action.server);
+      case 'disconnect':
+        return live.disconnect(name);
+      case 'refilter':
+        return live.refilter(action.server);
+      case 'block': {
+        const assembled = desired.servers[name];
+        const known = live.status(name);
+        return live.block(
+          name,
+          assembled?.scope ?? known?.scope ?? 'user',
+          assembled?.source ?? known?.source ?? '',
+          action.reason,
+          blocked[name]?.notAllowedBy,
+        );
+      }
+    }
+  };
+
+  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], ms: number): PassResult => {
+    const names = (change: PlanStep['change'] | PlanStep['change'][]) => {
+      const wantedChanges = Array.isArray(change) ? change : [change];
+      return steps.filter((s) => wantedChanges.includes(s.change)).map((s) => s.name);
+    };
+    const event = stamp<ReconcileEvent>({
+      type: 'reconcile',
+      generation: pass,
+      trigger: req.trigger,
+      added: names('added'),
+      removed: names('removed'),
+      reconnected: names(['reconnected', 'retried']),
+      updated: names('updated'),
+      unchanged: steps.filter((s) => s.change === 'unchanged').length,
+      blocked: names('blocked'),
+      ms,
+    });
+    return { event, promptable: promptableOf(req.desired, live), desired: req.desired };
+  };
+
+  const requests$ = (source$: Observable<AssembleInput>): Observable<PassRequest> => {
+    // Replayed, so a manual request right after start sees the inputs read at subscription.
+    const latest$ = source$.pipe(shareReplay({ bufferSize: 1, refCount: true }));
+    let first = true;
+    const watched$ = latest$.pipe(
+      settle<AssembleInput>(deps.debounceMs ?? 300, scheduler),
+      map((input): PassRequest => {
+        const trigger: Trigger = first ? 'initial' : 'watch';
+        first = false;
+        return { desired: assemble(input), trigger, manual: false };
+      }),
+    );
+    const manual$ = manual.pipe(
+      withLatestFrom(latest$),
+      map(([trigger, input]): PassRequest => ({ desired: assemble(input), trigger, manual: true })),
+    );
+    return merge(watched$, manual$);
+  };
+
+  return {
+    servers$: live.servers$,
+    tools$: live.tools$,
+    pendingApprovals$: pending.asObservable().pipe(distinctUntilChanged(samePending)),
+    events$: events.asObservable(),
+    start() {
+      if (subscription) return;
+      const passes$ = requests$(inputs$).pipe(
+        distinctUntilChangedUnless<PassRequest>(
+          (a, b) => desiredStateEqual(a.desired, b.desired),
+          (r) => r.manual,
+        ),
+        exhaustMapWithTrailing(runPass),
+      );
+      subscription = merge(
+        live.changes$.pipe(map((s) => serverEvent(s, scheduler.now()))),
+        passes$.pipe(
+          mergeMap((result) => {
+            const out: McpLiveEvent[] = [result.event];
+            const changed = !samePending(lastPromptable, result.promptable);
+            lastPromptable = result.promptable;
+            if (changed) pending.next(result.promptable);
+            if (changed && result.promptable.length > 0) {
+              out.push(
+                stamp<ApprovalRequiredEvent>({
+                  type: 'approval-required',
+                  servers: result.promptable.map(({ name, scope, source }) => ({ name, scope, source })),
+                }),
+              );
+            }
+            if (result.event.generation === 1) out.push(stamp<ReadyEvent>({ type: 'ready' }));
+            return out;
+          }),
+        ),
+      ).subscribe(events);
+    },
+    reload(trigger: Trigger = 'reload') {
+      if (subscription) manual.next(trigger);
+    },
+    reconnect(name: string) {
+      const marked = live.markForReconnect(name);
+      if (marked) this.reload('reconnect');
+      return marked;
+    },
+    callTool: (qualifiedName, args) => live.callTool(qualifiedName, args),
+    status: (name) => live.status(name),
+    toolNotFoundMessage: (q) => live.toolNotFoundMessage(q),
+    async dispose() {
+      subscription?.unsubscribe();
+      subscription = undefined;
+      await live.dispose();
+      manual.complete();
+      pending.complete();
+      events.complete();
+    },
+  };
+}
+
+/** The promptable set: gated servers whose only obstacle is a missing decision. */
+function promptableOf(desired: DesiredState, live: LiveServers): PendingApproval[] {
+  return live
+    .list()
+    .filter((s) => s.reason === 'pending_approval')
+    .map((s) => {
+      const config = desired.servers[s.name]?.config;
+      return { name: s.name, scope: s.scope, source: s.source, target: describeTarget(config), hash: approvalHash(config) };
+    });
+}
+
+/** `command args…` or the URL: what the approval dialog shows. Never env or header values. */
+export function describeTarget(config: unknown): string {
+  if (typeof config !== 'object' || config === null) return '(invalid entry)';
+  const c = config as Record<string, unknown>;
+  if (typeof c.httpUrl === 'string') return c.httpUrl;
+  if (typeof c.url === 'string') return c.url;
+  if (typeof c.command === 'string') {
+    const args = Array.isArray(c.args) ? c.args.filter((a): a is string => typeof a === 'string') : [];
+    return [c.command, ...args].join(' ');
+  }
+  return '(no command or url)';
+}
+
+function samePending(a: readonly PendingApproval[], b: readonly PendingApproval[]): boolean {
+  if (a.length !== b.length) return false;
+  const keys = new Set(a.map((p) => `${p.name}\0${p.hash}`));
+  return b.every((p) => keys.has(`${p.name}\0${p.hash}`));
+}
+
+/** The NDJSON `server` event of a status: names only, never config values. */
+export function serverEvent(s: ServerStatus, ts: number): ServerEvent {
+  const e: ServerEvent = { type: 'server', ts, name: s.name, scope: s.scope, source: s.source, state: s.state };
+  if (s.reason !== undefined) e.reason = s.reason;
+  if (s.pid !== undefined) e.pid = s.pid;
+  if (s.state === 'connected') {
+    e.tools = s.tools.map((t) => t.name);
+    e.prompts = s.prompts.map((p) => p.name);
+  }
+  if (s.error !== undefined) e.error = s.error;
+  return e;
+}
+
