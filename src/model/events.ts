@@ -50,7 +50,10 @@ export interface ApprovalRequiredEvent extends Stamped {
 export interface SettingsErrorEvent extends Stamped {
   type: 'settings-error';
   file: string;
+  /** The message, starting with `file:line:column:` when the position is known. */
   error: string;
+  line?: number;
+  column?: number;
 }
 
 export interface RestartRequiredEvent extends Stamped {

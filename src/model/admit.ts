@@ -1,0 +1,60 @@
+import { GATED_SCOPES, type AssembledServer, type DesiredState, type NotAllowedBy, type Reason } from './types.js';
+import { matchesName } from './namePatterns.js';
+
+/** Whether one server may connect, and if not, why (SPEC §4). */
+export type Admission = { admitted: true } | { admitted: false; reason: Reason; notAllowedBy?: NotAllowedBy };
+
+/**
+ * Admission of one assembled server (SPEC §4); the first rule that applies is the reason:
+ * `untrusted_folder` → `excluded` → `not_allowed` → `disabled` → `rejected` → `pending_approval`.
+ *
+ * The allow bound is the flag `--allowed-mcp-server-names` (`flagAllowed`) and the merged settings
+ * `mcp.allowed` (`desired.gating.allowed`); when both are set a name must match both, so settings
+ * can narrow inside the flag but never widen it. `notAllowedBy` names the flag whenever the flag
+ * rejects the name (what the user would have to change first), else the settings.
+ */
+export function admit(
+  name: string,
+  server: AssembledServer,
+  desired: DesiredState,
+  flagAllowed?: readonly string[],
+): Admission {
+  if (!desired.trusted) return { admitted: false, reason: 'untrusted_folder' };
+  const { gating } = desired;
+  if (matchesName(name, gating.excluded ?? [])) return { admitted: false, reason: 'excluded' };
+  if (flagAllowed !== undefined && !matchesName(name, flagAllowed)) {
+    return { admitted: false, reason: 'not_allowed', notAllowedBy: 'flag' };
+  }
+  if (gating.allowed !== undefined && !matchesName(name, gating.allowed)) {
+    return { admitted: false, reason: 'not_allowed', notAllowedBy: 'settings' };
+  }
+  if (isDisabled(server.config)) return { admitted: false, reason: 'disabled' };
+  if (GATED_SCOPES.has(server.scope)) {
+    if (gating.rejected?.includes(name)) return { admitted: false, reason: 'rejected' };
+    if (gating.pending?.includes(name)) return { admitted: false, reason: 'pending_approval' };
+  }
+  return { admitted: true };
+}
+
+/** `disabled: true` in the entry as written; the entry may be anything, valid or not. */
+function isDisabled(config: unknown): boolean {
+  return (
+    config !== null &&
+    typeof config === 'object' &&
+    Object.hasOwn(config, 'disabled') &&
+    (config as { disabled?: unknown }).disabled === true
+  );
+}
+
+/**
+ * {@link admit} for every server of the desired state. The result has a null prototype: a server
+ * called `__proto__` is an ordinary key, and looking up a name that is not there (`toString`)
+ * yields `undefined`, never an Object.prototype member.
+ */
+export function admitAll(desired: DesiredState, flagAllowed?: readonly string[]): Record<string, Admission> {
+  const admissions = Object.create(null) as Record<string, Admission>;
+  for (const [name, server] of Object.entries(desired.servers)) {
+    admissions[name] = admit(name, server, desired, flagAllowed);
+  }
+  return admissions;
+}

@@ -1,0 +1,87 @@
+import {
+  GATED_SCOPES,
+  SCOPE_PRECEDENCE,
+  type ApprovalDecisions,
+  type AssembledServer,
+  type DesiredState,
+  type Gating,
+  type SourceSnapshot,
+} from './types.js';
+import { approvalHash, approvalState } from './approvalHash.js';
+import { mergeAdmissionSettings } from './settingsMerge.js';
+
+/** Everything the desired state is computed from. */
+export interface AssembleInput {
+  /** Every source's current content, in any order of scopes (same-scope sources in their order). */
+  sources: readonly SourceSnapshot[];
+  /** Decisions of this project root. */
+  approvals: ApprovalDecisions;
+  /** Name → approval hash approved for this session only (bound to the hash, docs/decisions.md #3). */
+  sessionApprovals: Readonly<Record<string, string>>;
+  /** Whether trustedFolders.json trusts the cwd. */
+  folderTrusted: boolean;
+}
+
+/** Scopes ignored entirely in an untrusted folder: they arrive with the repository. */
+const UNTRUSTED_IGNORED = GATED_SCOPES;
+
+/**
+ * Sources → desired state (SPEC §2, §4, §5).
+ *
+ * - `trusted` = folder trust disabled, or this folder trusted. When not trusted, workspace and
+ *   project sources are dropped before anything else — their servers and their `mcp` keys.
+ * - Servers: whole entries, later wins by name, in {@link SCOPE_PRECEDENCE} order; sources of one
+ *   scope apply in the order given. Entries are not validated here (a bad entry only breaks itself,
+ *   later); each carries its scope and source file.
+ * - Gating: the merged admission lists, plus `pending` (gated servers neither approved for their
+ *   current approval hash nor approved for this session — rejected ones included, SPEC §5) and
+ *   `rejected` (the pending ones whose stored decision is a reject), both sorted. A session
+ *   approval given after a reject is the newer choice, so it admits the server (rejected ⊆ pending). Only the winning entry of a name counts: a user-scope entry that
+ *   overrides a workspace one is not gated.
+ *
+ * `servers` has a null prototype so a server called `__proto__` or `toString` is an ordinary key.
+ */
+export function assemble(input: AssembleInput): DesiredState {
+  const { folderTrustEnabled } = mergeAdmissionSettings(input.sources);
+  const trusted = !folderTrustEnabled || input.folderTrusted;
+  const sources = input.sources
+    .filter((source) => trusted || !UNTRUSTED_IGNORED.has(source.scope))
+    .map((source, order) => ({ source, order }))
+    .sort((a, b) => rank(a.source) - rank(b.source) || a.order - b.order)
+    .map(({ source }) => source);
+
+  const byName = new Map<string, AssembledServer>();
+  for (const source of sources) {
+    const servers: unknown = source.servers;
+    if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) continue;
+    for (const [name, config] of Object.entries(servers)) {
+      byName.set(name, { name, scope: source.scope, source: source.file, config });
+    }
+  }
+
+  const servers = Object.create(null) as Record<string, AssembledServer>;
+  const pending: string[] = [];
+  const rejected: string[] = [];
+  for (const name of [...byName.keys()].sort()) {
+    const server = byName.get(name)!;
+    servers[name] = server;
+    if (!GATED_SCOPES.has(server.scope)) continue;
+    const hash = approvalHash(server.config);
+    const state = approvalState(name, hash, input.approvals);
+    const sessionApproved =
+      Object.hasOwn(input.sessionApprovals, name) && input.sessionApprovals[name] === hash;
+    if (state === 'approved' || sessionApproved) continue;
+    pending.push(name);
+    if (state === 'rejected') rejected.push(name);
+  }
+
+  const admission = mergeAdmissionSettings(sources);
+  const gating: Gating = { excluded: admission.excluded, pending, rejected };
+  if (admission.allowed !== undefined) gating.allowed = admission.allowed;
+  return { servers, gating, trusted };
+}
+
+/** Position in the assembly order; an unknown scope (a bug elsewhere) sorts first, so it loses. */
+function rank(source: SourceSnapshot): number {
+  return SCOPE_PRECEDENCE.indexOf(source.scope);
+}

@@ -1,0 +1,55 @@
+import type { ResolvedServerConfig, ViewFields } from './types.js';
+import { approvalHash } from './approvalHash.js';
+import { canonicalJson } from './canonicalJson.js';
+import { setsEqual } from './setsEqual.js';
+import { sha256Hex } from './sha256Hex.js';
+
+/**
+ * How a server is reached, as one hash (SPEC §6): SHA-256 hex over the canonical JSON of
+ * transport, command, args (ordered), cwd, env (sorted), url, headers (sorted) and timeout —
+ * after `$VAR` expansion, so a changed secret reconnects. View fields are not in it: changing
+ * them re-filters in place. (`httpUrl` has been folded into `url` by the resolver; the transport
+ * kind keeps the two apart.)
+ */
+export function fingerprint(resolved: ResolvedServerConfig): string {
+  return sha256Hex(
+    canonicalJson({
+      transport: resolved.transport,
+      command: resolved.command,
+      args: resolved.args,
+      cwd: resolved.cwd,
+      env: resolved.env,
+      url: resolved.url,
+      headers: resolved.headers,
+      timeout: resolved.timeout,
+    }),
+  );
+}
+
+/**
+ * The fingerprint of an entry that fails validation: derived from the entry as written, so an
+ * unchanged invalid entry keeps its identity across passes, and the `invalid:` prefix can never
+ * equal a real fingerprint.
+ */
+export function invalidFingerprint(raw: unknown): string {
+  return `invalid:${approvalHash(raw)}`;
+}
+
+/**
+ * Whether two sets of view fields filter and present a server alike: tool lists compared as sets
+ * (order does not change a filter); `excludeTools` absent ≡ `[]`; `includeTools` absent (all
+ * tools) ≠ `[]` (no tools); `trust` absent ≡ `false`; `description` exactly.
+ */
+export function viewFieldsEqual(a: ViewFields, b: ViewFields): boolean {
+  return (
+    optionalSetsEqual(a.includeTools, b.includeTools) &&
+    setsEqual(a.excludeTools ?? [], b.excludeTools ?? []) &&
+    (a.trust ?? false) === (b.trust ?? false) &&
+    a.description === b.description
+  );
+}
+
+function optionalSetsEqual(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return setsEqual(a, b);
+}

@@ -1,0 +1,171 @@
+import type { DesiredState, NotAllowedBy, Reason, ResolvedServerConfig, Scope, ServerState, ViewFields } from './types.js';
+import { admitAll } from './admit.js';
+import { fingerprint, invalidFingerprint, viewFieldsEqual } from './fingerprint.js';
+import { resolveServerConfig } from './validate.js';
+
+/** An admitted server, resolved: what a reconcile pass wants running. */
+export interface WantedServer {
+  name: string;
+  scope: Scope;
+  source: string;
+  /** {@link fingerprint} of `resolved`, or {@link invalidFingerprint} of the entry when invalid. */
+  fingerprint: string;
+  view: ViewFields;
+  /** Present when the entry is valid. */
+  resolved?: ResolvedServerConfig;
+  /** `invalid_config: <message>` when the entry fails validation: connecting it ends in `error`. */
+  invalid?: string;
+}
+
+/** Why a name is blocked; `notAllowedBy` only with `not_allowed`. */
+export interface Blocked {
+  reason: Reason;
+  notAllowedBy?: NotAllowedBy;
+}
+
+/**
+ * What the sinks report about one server right now, as far as planning needs it. A removed
+ * server may be reported as `blocked` or as `disconnected`: reason `removed` marks it either way.
+ */
+export interface LiveEntry {
+  fingerprint?: string;
+  view?: ViewFields;
+  state: ServerState;
+  reason?: Reason;
+}
+
+/** How one server changes in a pass; the words of the `reconcile` event (SPEC §9). */
+export type Change = 'added' | 'removed' | 'reconnected' | 'updated' | 'unchanged' | 'retried' | 'blocked';
+
+/** One step for one server; the actions of a server run in order. */
+export type Action =
+  | { type: 'connect'; server: WantedServer }
+  | { type: 'disconnect' }
+  | { type: 'refilter'; server: WantedServer }
+  /** Reason `removed` for a name that is gone. */
+  | { type: 'block'; reason: Reason; notAllowedBy?: NotAllowedBy };
+
+/** The plan for one name. */
+export interface PlanStep {
+  name: string;
+  change: Change;
+  actions: Action[];
+}
+
+/**
+ * Desired state → the servers a pass wants connected, and the blocked ones with their reasons.
+ * Admission first (docs/decisions.md #4): a blocked entry is blocked whether or not it is valid;
+ * an admitted entry that fails validation is wanted with `invalid` set, so it becomes that one
+ * server's `error` and every other entry still applies. Both maps have a null prototype.
+ */
+export function desiredServers(
+  desired: DesiredState,
+  flagAllowed: readonly string[] | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): { wanted: Record<string, WantedServer>; blocked: Record<string, Blocked> } {
+  const wanted = Object.create(null) as Record<string, WantedServer>;
+  const blocked = Object.create(null) as Record<string, Blocked>;
+  for (const [name, admission] of Object.entries(admitAll(desired, flagAllowed))) {
+    if (!admission.admitted) {
+      blocked[name] = admission.notAllowedBy === undefined
+        ? { reason: admission.reason }
+        : { reason: admission.reason, notAllowedBy: admission.notAllowedBy };
+      continue;
+    }
+    const server = desired.servers[name]!;
+    const identity = { name, scope: server.scope, source: server.source };
+    const resolution = resolveServerConfig(server.config, env);
+    wanted[name] = resolution.ok
+      ? { ...identity, fingerprint: fingerprint(resolution.resolved), view: resolution.view, resolved: resolution.resolved }
+      : { ...identity, fingerprint: invalidFingerprint(server.config), view: {}, invalid: `invalid_config: ${resolution.error}` };
+  }
+  return { wanted, blocked };
+}
+
+/**
+ * One reconcile pass's plan (SPEC §6): desired (wanted + blocked) against live, one step per name,
+ * sorted by name.
+ *
+ * | desired            | live                                         | change      | actions                 |
+ * |--------------------|----------------------------------------------|-------------|-------------------------|
+ * | wanted             | absent, `blocked`, or removed                | added       | connect                 |
+ * | wanted             | has a connection, other fingerprint          | reconnected | disconnect, connect     |
+ * | wanted             | same fingerprint, `error`/`disconnected`     | retried     | connect                 |
+ * | wanted             | same fingerprint, connected/ing, other view  | updated     | refilter                |
+ * | wanted             | same fingerprint and view, connected/ing     | unchanged   | —                       |
+ * | blocked            | has a connection                             | blocked     | disconnect, block       |
+ * | blocked            | `blocked`, same reason                       | unchanged   | —                       |
+ * | blocked            | absent, or blocked for another reason        | blocked     | block                   |
+ * | neither            | reason `removed` (already removed)           | (no step)   |                         |
+ * | neither            | anything else                                | removed     | [disconnect,] block(removed) |
+ *
+ * "Has a connection" = any live state but `blocked`, unless the reason is `removed` (a removed
+ * server may be shown as `disconnected`); the disconnect also ends a pending retry.
+ * `notAllowedBy` travels with the block action but is not compared: the flag is fixed for the
+ * life of the process, so a name's `not_allowed` cannot move between flag and settings.
+ * One exception: an invalid entry whose unchanged config already shows its `error` is unchanged,
+ * not retried — retrying cannot fix a config, and re-reporting it every pass would be noise.
+ * A name both wanted and blocked (not produced by {@link desiredServers}) is treated as blocked.
+ */
+export function plan(
+  wanted: Readonly<Record<string, WantedServer>>,
+  blocked: Readonly<Record<string, Blocked>>,
+  live: ReadonlyMap<string, LiveEntry>,
+): PlanStep[] {
+  const names = new Set<string>([...Object.keys(wanted), ...Object.keys(blocked), ...live.keys()]);
+  const steps: PlanStep[] = [];
+  for (const name of [...names].sort()) {
+    const current = live.get(name);
+    const step = Object.hasOwn(blocked, name)
+      ? planBlocked(blocked[name]!, current)
+      : Object.hasOwn(wanted, name)
+        ? planWanted(wanted[name]!, current)
+        : planGone(current);
+    if (step !== undefined) steps.push({ name, ...step });
+  }
+  return steps;
+}
+
+type StepBody = Omit<PlanStep, 'name'>;
+
+/**
+ * Any live state but `blocked` may own a process, a transport or a pending retry — except a
+ * server already removed, which the sinks may show as `disconnected`.
+ */
+function holdsConnection(current: LiveEntry | undefined): boolean {
+  return current !== undefined && current.state !== 'blocked' && current.reason !== 'removed';
+}
+
+function planWanted(server: WantedServer, current: LiveEntry | undefined): StepBody {
+  if (current === undefined || !holdsConnection(current)) return { change: 'added', actions: [{ type: 'connect', server }] };
+  if (current.fingerprint !== server.fingerprint) {
+    return { change: 'reconnected', actions: [{ type: 'disconnect' }, { type: 'connect', server }] };
+  }
+  if (current.state === 'error' || current.state === 'disconnected') {
+    if (server.invalid !== undefined && current.state === 'error') return { change: 'unchanged', actions: [] };
+    return { change: 'retried', actions: [{ type: 'connect', server }] };
+  }
+  if (!viewFieldsEqual(current.view ?? {}, server.view)) {
+    return { change: 'updated', actions: [{ type: 'refilter', server }] };
+  }
+  return { change: 'unchanged', actions: [] };
+}
+
+function planBlocked(target: Blocked, current: LiveEntry | undefined): StepBody {
+  const block: Action = target.notAllowedBy === undefined
+    ? { type: 'block', reason: target.reason }
+    : { type: 'block', reason: target.reason, notAllowedBy: target.notAllowedBy };
+  if (holdsConnection(current)) return { change: 'blocked', actions: [{ type: 'disconnect' }, block] };
+  if (current !== undefined && current.reason === target.reason) {
+    return { change: 'unchanged', actions: [] };
+  }
+  return { change: 'blocked', actions: [block] };
+}
+
+function planGone(current: LiveEntry | undefined): StepBody | undefined {
+  if (current === undefined || current.reason === 'removed') return undefined;
+  const block: Action = { type: 'block', reason: 'removed' };
+  return holdsConnection(current)
+    ? { change: 'removed', actions: [{ type: 'disconnect' }, block] }
+    : { change: 'removed', actions: [block] };
+}

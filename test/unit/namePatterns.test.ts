@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { isLiteralPattern, matchesName } from '../../src/model/namePatterns.js';
+
+describe('matchesName', () => {
+  it('matches exact names, case-sensitively', () => {
+    expect(matchesName('github', ['github'])).toBe(true);
+    expect(matchesName('GitHub', ['github'])).toBe(false);
+    expect(matchesName('git', ['github'])).toBe(false);
+  });
+
+  it('matches nothing with an empty list', () => {
+    expect(matchesName('a', [])).toBe(false);
+  });
+
+  it('* matches any run of characters, also none, also dots and slashes', () => {
+    expect(matchesName('github', ['git*'])).toBe(true);
+    expect(matchesName('git', ['git*'])).toBe(true);
+    expect(matchesName('a.b/c', ['a*'])).toBe(true);
+    expect(matchesName('.hidden', ['*'])).toBe(true);
+    expect(matchesName('x-y', ['*-*'])).toBe(true);
+    expect(matchesName('a\nb', ['a*'])).toBe(true);
+    expect(matchesName('a\n', ['a?'])).toBe(true);
+    expect(matchesName('xy', ['*-*'])).toBe(false);
+  });
+
+  it('? matches exactly one character (one code point)', () => {
+    expect(matchesName('db1', ['db?'])).toBe(true);
+    expect(matchesName('db', ['db?'])).toBe(false);
+    expect(matchesName('db12', ['db?'])).toBe(false);
+    expect(matchesName('db/', ['db?'])).toBe(true);
+    expect(matchesName('db😀', ['db?'])).toBe(true);
+  });
+
+  it('treats every other glob or RegExp character literally', () => {
+    expect(matchesName('a', ['{a,b}'])).toBe(false);
+    expect(matchesName('{a,b}', ['{a,b}'])).toBe(true);
+    expect(matchesName('a', ['[ab]'])).toBe(false);
+    expect(matchesName('[ab]x', ['[ab]*'])).toBe(true);
+    expect(matchesName('ax', ['[ab]*'])).toBe(false);
+    expect(matchesName('abc', ['a.c'])).toBe(false);
+    expect(matchesName('a.c', ['a.?'])).toBe(true);
+    expect(matchesName('x', ['!y'])).toBe(false);
+    expect(matchesName('a+b', ['a+*'])).toBe(true);
+    expect(matchesName('aab', ['a+*'])).toBe(false);
+    expect(matchesName('a\\b', ['a\\*'])).toBe(true);
+    expect(matchesName('(x)|y', ['(x)|?'])).toBe(true);
+    expect(matchesName('^$', ['^$*'])).toBe(true);
+  });
+
+  it('anchors the whole name', () => {
+    expect(matchesName('xgithubx', ['github*'])).toBe(false);
+    expect(matchesName('xgithub', ['*github'])).toBe(true);
+  });
+
+  it('matches when any pattern matches', () => {
+    expect(matchesName('b', ['a', 'b*'])).toBe(true);
+  });
+
+  it('property: a name matches itself used as a pattern, and * matches every name', () => {
+    fc.assert(
+      fc.property(fc.string(), (name) => {
+        expect(matchesName(name, [name])).toBe(true);
+        expect(matchesName(name, ['*'])).toBe(true);
+      }),
+    );
+  });
+
+  it('property: a literal pattern matches only itself', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (name, pattern) => {
+        fc.pre(isLiteralPattern(pattern));
+        expect(matchesName(name, [pattern])).toBe(name === pattern);
+      }),
+    );
+  });
+});
+
+describe('isLiteralPattern', () => {
+  it('is false only for patterns with * or ?', () => {
+    expect(isLiteralPattern('a.b{c}')).toBe(true);
+    expect(isLiteralPattern('a*')).toBe(false);
+    expect(isLiteralPattern('a?')).toBe(false);
+  });
+});
