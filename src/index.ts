@@ -1,0 +1,46 @@
+/**
+ * mcp-live — a live MCP runtime: watches every settings source and reconciles MCP server
+ * connections incrementally, with approval gating. See README.md and docs/embedding.md.
+ *
+ * @packageDocumentation
+ */
+
+// The library facade (SPEC §9).
+export {
+  createMcpLive,
+  settingsPaths,
+  type ExtraSource,
+  type McpLive,
+  type McpLiveOptions,
+  type QualifiedPrompt,
+  type Unavailable,
+} from './createMcpLive.js';
+export { planReport, type PlanReport, type PlannedServer } from './planReport.js';
+
+// The reactive core, for hosts that bring their own sources or connector.
+export { createReconciler, type PassRequest, type Reconciler, type ReconcilerDeps } from './reconciler.js';
+export { connectMcp, createMcpConnector, type McpConnectorOptions } from './sinks/connector.js';
+export type { Connection, Connector } from './model/connection.js';
+
+// Operators (SPEC §8).
+export { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
+export { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
+export { settle } from './operators/settle.js';
+export { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
+
+// Pure domain functions.
+export { assemble, type AssembleInput } from './model/assemble.js';
+/** Admission (SPEC §4) is called `admit`: the first reason that applies, or admitted. */
+export { admit, admitAll, type Admission } from './model/admit.js';
+export { approvalHash, approvalState } from './model/approvalHash.js';
+export { fingerprint } from './model/fingerprint.js';
+export { mcpServersEqual, mcpGatingEqual, desiredStateEqual } from './model/equality.js';
+export { plan, desiredServers, type Action, type PlanStep, type WantedServer, type LiveEntry } from './model/plan.js';
+export { resolveServerConfig, validateServerConfig, transportKind, expandVars } from './model/validate.js';
+export { qualifiedToolName, filterTools } from './model/toolNames.js';
+export { reasonText, toolNotFoundMessage } from './model/messages.js';
+export { matchesName } from './model/namePatterns.js';
+
+export type * from './model/types.js';
+export type * from './model/status.js';
+export type * from './model/events.js';
