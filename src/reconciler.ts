@@ -85,6 +85,8 @@ export interface Reconciler {
   reconnect(name: string): boolean;
   callTool(qualifiedName: string, args: Record<string, unknown>): Promise<unknown>;
   status(name: string): ServerStatus | undefined;
+  /** Every known server now, sorted by name. */
+  list(): readonly ServerStatus[];
   toolNotFoundMessage(qualifiedName: string): string;
   dispose(): Promise<void>;
 }
@@ -260,6 +262,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     },
     callTool: (qualifiedName, args) => live.callTool(qualifiedName, args),
     status: (name) => live.status(name),
+    list: () => live.list(),
     toolNotFoundMessage: (q) => live.toolNotFoundMessage(q),
     async dispose() {
       subscription?.unsubscribe();

@@ -1,0 +1,78 @@
+import type { ResultEvent } from '../model/events.js';
+import type { McpLive } from '../createMcpLive.js';
+
+/** Answer to one stdin line, plus whether the session should stop. */
+export interface CommandOutcome {
+  result: Omit<ResultEvent, 'ts'>;
+  quit: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Executes one line of the `--json` command protocol (SPEC §9). A malformed line gets
+ * `{ok: false, error}` and changes nothing; `id` is echoed when present.
+ */
+export async function runJsonCommand(line: string, live: McpLive): Promise<CommandOutcome> {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(line);
+  } catch (err) {
+    return fail(undefined, `malformed command: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) {
+    return fail(undefined, 'malformed command: expected a JSON object such as {"cmd":"status"}');
+  }
+  const cmd = msg as Json;
+  const id = typeof cmd.id === 'string' || typeof cmd.id === 'number' ? cmd.id : undefined;
+  const server = () => {
+    if (typeof cmd.server !== 'string' || cmd.server === '') throw new CommandError(`"${String(cmd.cmd)}" needs "server"`);
+    return cmd.server;
+  };
+  try {
+    switch (cmd.cmd) {
+      case 'approve':
+        await live.approve(server(), { persist: cmd.persist !== false });
+        return ok(id, { approved: cmd.server, persist: cmd.persist !== false });
+      case 'approve-all':
+        return ok(id, { approved: await live.approveAllPending() });
+      case 'reject':
+        await live.reject(server());
+        return ok(id, { rejected: cmd.server });
+      case 'reload':
+        live.reload();
+        return ok(id, { reloading: true });
+      case 'reconnect': {
+        const name = server();
+        if (!live.reconnect(name)) throw new CommandError(`server "${name}" is not configured or not admitted`);
+        return ok(id, { reconnecting: name });
+      }
+      case 'status':
+        return ok(id, { servers: live.statusReport() });
+      case 'call': {
+        if (typeof cmd.tool !== 'string') throw new CommandError('"call" needs "tool"');
+        const args = cmd.args ?? {};
+        if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+          throw new CommandError('"args" must be a JSON object');
+        }
+        return ok(id, await live.callTool(cmd.tool, args as Json));
+      }
+      case 'quit':
+        return { result: { type: 'result', ok: true, ...(id === undefined ? {} : { id }), data: { quitting: true } }, quit: true };
+      default:
+        return fail(id, `unknown cmd ${JSON.stringify(cmd.cmd)} (approve, approve-all, reject, reload, reconnect, status, call, quit)`);
+    }
+  } catch (err) {
+    return fail(id, err instanceof Error ? err.message : String(err));
+  }
+}
+
+class CommandError extends Error {}
+
+function ok(id: string | number | undefined, data: unknown): CommandOutcome {
+  return { result: { type: 'result', ok: true, ...(id === undefined ? {} : { id }), data }, quit: false };
+}
+
+function fail(id: string | number | undefined, error: string): CommandOutcome {
+  return { result: { type: 'result', ok: false, ...(id === undefined ? {} : { id }), error }, quit: false };
+}

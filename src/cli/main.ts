@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+import { createMcpLive, type McpLiveOptions } from '../createMcpLive.js';
+import { demoOptions } from './demo.js';
+import { parseCliArgs, UsageError, USAGE, type CommonOptions } from './args.js';
+import { runApprovals } from './approvalsCommand.js';
+import { runJsonSession } from './runJsonSession.js';
+import { runPlan } from './planCommand.js';
+import { runStatus } from './statusCommand.js';
+
+/** CLI options → library options (the demo brings its own workspace and home). */
+export async function toLiveOptions(o: CommonOptions): Promise<McpLiveOptions> {
+  const base: McpLiveOptions = {
+    cwd: o.cwd,
+    profile: o.profile,
+    userSettings: o.userSettings,
+    systemSettings: o.systemSettings,
+    mcpConfig: o.mcpConfig,
+    allowedMcpServerNames: o.allowedMcpServerNames,
+    approvalsFile: o.approvalsFile,
+    debounceMs: o.debounceMs,
+  };
+  return o.demo ? { ...base, ...(await demoOptions()) } : base;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const command = parseCliArgs(argv, { cwd: process.cwd() });
+  if (command.kind === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const options = await toLiveOptions(command.options);
+  switch (command.kind) {
+    case 'plan':
+      return runPlan(options, command.json, process.stdout);
+    case 'approvals':
+      return runApprovals(options, command.action, 'server' in command ? command.server : undefined, command.json, process.stdout);
+    case 'status':
+      return runStatus(createMcpLive(options), command.json, process.stdout);
+    case 'session': {
+      const live = createMcpLive(options);
+      if (command.json) return runJsonSession(live, { stdin: process.stdin, stdout: process.stdout });
+      const { runInteractive } = await import('./runInteractive.js');
+      return runInteractive(live);
+    }
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // Every server is closed by now; watchers or a paused stdin must not keep us alive.
+    process.stdout.write('', () => process.exit(code));
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`mcp-live: ${err.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`mcp-live: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

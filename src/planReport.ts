@@ -1,0 +1,95 @@
+import { firstValueFrom, NEVER, of } from 'rxjs';
+import { approvalHash, approvalState } from './model/approvalHash.js';
+import { assemble, type AssembleInput } from './model/assemble.js';
+import { reasonText } from './model/messages.js';
+import { desiredServers } from './model/plan.js';
+import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
+import { createApprovalsStore } from './sinks/approvalsStore.js';
+import { describeTarget } from './reconciler.js';
+import { settingsPaths, type McpLiveOptions } from './createMcpLive.js';
+import { fromAllSources, type SourceNotice } from './streams/fromAllSources.js';
+
+/** One assembled server as `mcp-live plan` shows it: what would run, from where, and whether it may. */
+export interface PlannedServer {
+  name: string;
+  scope: Scope;
+  source: string;
+  transport?: TransportKind;
+  /** `command args…` or the URL (never env or header values). */
+  target: string;
+  /** First 12 hex digits of the connection fingerprint; absent for an invalid entry. */
+  fingerprint?: string;
+  admitted: boolean;
+  reason?: Reason;
+  notAllowedBy?: NotAllowedBy;
+  /** Words for the reason, or the validation error. */
+  message?: string;
+  error?: string;
+  /** For gated scopes: the decision bound to the current config. */
+  approval?: ApprovalState;
+}
+
+export interface PlanReport {
+  cwd: string;
+  trusted: boolean;
+  servers: PlannedServer[];
+  notices: SourceNotice[];
+}
+
+/**
+ * The dry run behind `mcp-live plan`: reads every source once, assembles and admits, and
+ * reports — it never spawns or connects anything ("what would this repository run?").
+ */
+export async function planReport(options: McpLiveOptions = {}): Promise<PlanReport> {
+  const { input, notices, cwd } = await readInputsOnce(options);
+  const desired = assemble(input);
+  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, options.env ?? process.env);
+  const servers = Object.values(desired.servers)
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((server): PlannedServer => {
+      const entry: PlannedServer = {
+        name: server.name,
+        scope: server.scope,
+        source: server.source,
+        target: describeTarget(server.config),
+        admitted: !(server.name in blocked),
+      };
+      const w = wanted[server.name];
+      if (w?.resolved) {
+        entry.transport = w.resolved.transport;
+        entry.fingerprint = w.fingerprint.slice(0, 12);
+      }
+      if (w?.invalid) entry.error = w.invalid;
+      const b = blocked[server.name];
+      if (b) {
+        entry.reason = b.reason;
+        if (b.notAllowedBy) entry.notAllowedBy = b.notAllowedBy;
+        entry.message = reasonText(b.reason, b.notAllowedBy);
+      }
+      if (GATED_SCOPES.has(server.scope)) {
+        entry.approval = approvalState(server.name, approvalHash(server.config), input.approvals);
+      }
+      return entry;
+    });
+  return { cwd, trusted: desired.trusted, servers, notices };
+}
+
+/** Every source read once (the watchers start and stop again), plus what they complained about. */
+export async function readInputsOnce(
+  options: McpLiveOptions,
+): Promise<{ input: AssembleInput; notices: SourceNotice[]; cwd: string; projectRoot: string; approvalsFile: string }> {
+  const paths = settingsPaths(options);
+  const notices: SourceNotice[] = [];
+  const input = await firstValueFrom(
+    fromAllSources(paths, {
+      store: createApprovalsStore(paths.approvals),
+      session$: of({}),
+      sessionApprovals$: of({}),
+      written$: NEVER,
+      extraSources: options.extraSources,
+      onNotice: (n) => notices.push(n),
+    }),
+  );
+  return { input, notices, cwd: paths.cwd, projectRoot: paths.projectRoot, approvalsFile: paths.approvals };
+}
+

@@ -1,0 +1,134 @@
+import { combineLatest, defer, map, merge, mergeMap, startWith, tap, type Observable } from 'rxjs';
+import type { AssembleInput } from '../model/assemble.js';
+import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent } from '../model/events.js';
+import type { Scope, SourceSnapshot } from '../model/types.js';
+import type { ApprovalsRead, ApprovalsStore } from '../sinks/approvalsStore.js';
+import { fromApprovals } from './fromApprovals.js';
+import { fromExtensions } from './fromExtensions.js';
+import { fromSettingsFile, type SettingsFileError, type SettingsFileEvent } from './fromSettingsFile.js';
+import { classifyChange } from './restartRequired.js';
+import { fromTrustedFolders } from './trustedFolders.js';
+import type { WatchFactory } from './watchFactory.js';
+
+/** Where every source of SPEC §2 lives for one session. */
+export interface SourcePaths {
+  cwd: string;
+  /** realpath of the workspace: the key of its approvals. */
+  projectRoot: string;
+  user: string;
+  workspace: string;
+  system?: string;
+  project: string;
+  cli: readonly string[];
+  extensionsDir: string;
+  extensionManifest: string;
+  approvals: string;
+  trustedFolders: string;
+}
+
+/** A settings source composed in by the host: a stream of server maps with a scope. */
+export interface ExtraSource {
+  scope: Scope;
+  /** A label shown as the servers' source (a file path, a URL, `env:MCP_SERVERS` …). */
+  source: string;
+  servers$: Observable<Record<string, unknown>>;
+}
+
+/** What a source says besides content: broken files, restart-only changes, warnings. */
+export type SourceNotice = Omit<SettingsErrorEvent, 'ts'> | Omit<RestartRequiredEvent, 'ts'> | Omit<LogEvent, 'ts'>;
+
+export interface AllSourcesDeps {
+  store: ApprovalsStore;
+  /** Servers added at run time (`/mcp add`, `addSessionServer`). */
+  session$: Observable<Record<string, unknown>>;
+  /** Name → approval hash approved for this session only. */
+  sessionApprovals$: Observable<Readonly<Record<string, string>>>;
+  /** Decisions this process just wrote, so they apply before the watcher sees the file. */
+  written$: Observable<ApprovalsRead>;
+  extraSources?: readonly ExtraSource[];
+  watch?: WatchFactory;
+  onNotice: (notice: SourceNotice) => void;
+}
+
+/**
+ * Every source of SPEC §2 combined into the pipeline's input, one value per change of any of
+ * them. Each file is watched on its own (SPEC §7); a broken file keeps its last good content
+ * and reports a `settings-error`; a change of restart-required keys only is reported as
+ * `restart-required` and goes no further.
+ */
+export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observable<AssembleInput> {
+  const watchDeps = deps.watch ? { watch: deps.watch } : {};
+  const settingsError = (e: SettingsFileError) =>
+    deps.onNotice({
+      type: 'settings-error',
+      file: e.file,
+      error: e.error,
+      ...(e.line === undefined ? {} : { line: e.line, column: e.column }),
+    });
+
+  const fileSource = (file: string, scope: Scope): Observable<SourceSnapshot[]> =>
+    defer(() => {
+      let emitted = false;
+      return fromSettingsFile(file, scope, watchDeps).pipe(
+        mergeMap((e: SettingsFileEvent): SourceSnapshot[][] => {
+          if (e.kind === 'error') {
+            settingsError(e);
+            // A file broken from the start has no last good content: it counts as empty.
+            if (emitted || e.key !== undefined) return [];
+            emitted = true;
+            return [[{ scope, file, servers: {} }]];
+          }
+          if (emitted) {
+            const change = classifyChange(e.changedKeys);
+            if (!change.hot) {
+              deps.onNotice({ type: 'restart-required', file, keys: change.restartKeys });
+              return [];
+            }
+          }
+          emitted = true;
+          return [[e.snapshot]];
+        }),
+      );
+    });
+
+  const sources: Observable<SourceSnapshot[]>[] = [
+    fromExtensions(paths.extensionsDir, paths.extensionManifest, watchDeps).pipe(
+      tap((e) => e.errors.forEach(settingsError)),
+      map((e) => e.snapshots),
+    ),
+    fileSource(paths.user, 'user'),
+    fileSource(paths.project, 'project'),
+    fileSource(paths.workspace, 'workspace'),
+    ...(paths.system ? [fileSource(paths.system, 'system')] : []),
+    ...paths.cli.map((f) => fileSource(f, 'cli')),
+    deps.session$.pipe(map((servers) => [{ scope: 'session' as const, file: 'session', servers }])),
+    ...(deps.extraSources ?? []).map((x) =>
+      x.servers$.pipe(
+        map((servers) => [{ scope: x.scope, file: x.source, servers }]),
+        startWith([] as SourceSnapshot[]),
+      ),
+    ),
+  ];
+
+  const approvals$ = merge(fromApprovals(paths.approvals, paths.projectRoot, { ...watchDeps, store: deps.store }), deps.written$).pipe(
+    tap((a) => {
+      if (a.warning) deps.onNotice({ type: 'log', level: 'warn', message: `approvals: ${a.warning}` });
+    }),
+    map((a) => a.decisions),
+  );
+  const trust$ = fromTrustedFolders(paths.trustedFolders, paths.cwd, watchDeps).pipe(
+    tap((t) => {
+      if (t.error) deps.onNotice({ type: 'log', level: 'warn', message: `trusted folders: ${t.error}` });
+    }),
+    map((t) => t.trusted),
+  );
+
+  return combineLatest([combineLatest(sources), approvals$, deps.sessionApprovals$, trust$]).pipe(
+    map(([snapshots, approvals, sessionApprovals, folderTrusted]) => ({
+      sources: snapshots.flat(),
+      approvals,
+      sessionApprovals,
+      folderTrusted,
+    })),
+  );
+}

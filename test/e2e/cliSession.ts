@@ -1,0 +1,145 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const CLI = join(ROOT, 'dist/src/cli/main.js');
+export const FIXTURES = join(ROOT, 'test/fixtures');
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Ev = Record<string, any> & { type: string };
+
+/** A temp home + workspace with helpers to write settings the way editors do. */
+export class Workspace {
+  readonly root = mkdtempSync(join(tmpdir(), 'mcp-live-e2e-'));
+  readonly home = join(this.root, 'home');
+  readonly cwd = join(this.root, 'project');
+  readonly startLog = join(this.root, 'starts.log');
+  readonly userSettings = join(this.home, '.qwen', 'settings.json');
+  readonly workspaceSettings = join(this.cwd, '.qwen', 'settings.json');
+  readonly mcpJson = join(this.cwd, '.mcp.json');
+  readonly approvals = join(this.home, '.qwen', 'mcpApprovals.json');
+  readonly trustedFolders = join(this.home, '.qwen', 'trustedFolders.json');
+
+  constructor() {
+    mkdirSync(join(this.home, '.qwen'), { recursive: true });
+    mkdirSync(this.cwd, { recursive: true });
+    writeFileSync(this.startLog, '');
+  }
+
+  /** An echo fixture server entry that logs its start under `name`. */
+  server(name: string, extra: string[] = [], more: Record<string, unknown> = {}) {
+    return {
+      command: process.execPath,
+      args: [join(FIXTURES, 'echo-server.mjs'), '--start-log', this.startLog, '--log-name', name, ...extra],
+      ...more,
+    };
+  }
+
+  write(file: string, value: unknown): void {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  }
+
+  /** An editor-style save: write a temp file beside it, then rename over. */
+  atomicWrite(file: string, value: unknown): void {
+    const tmp = `${file}.tmp`;
+    this.write(tmp, value);
+    renameSync(tmp, file);
+  }
+
+  starts(): string[] {
+    return readFileSync(this.startLog, 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/ started$/, ''));
+  }
+
+  cleanup(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** The built CLI in `--json` mode, with every event it printed. */
+export class CliSession {
+  readonly events: Ev[] = [];
+  stderr = '';
+  private readonly exited: Promise<number | null>;
+
+  private constructor(readonly proc: ChildProcessWithoutNullStreams) {
+    createInterface({ input: proc.stdout }).on('line', (line) => {
+      try {
+        this.events.push(JSON.parse(line) as Ev);
+      } catch {
+        this.events.push({ type: 'unparsable', line });
+      }
+    });
+    proc.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.exited = new Promise((res) => proc.once('exit', (code) => res(code)));
+  }
+
+  static start(ws: Workspace, args: string[] = [], env: Record<string, string> = {}): CliSession {
+    const proc = spawn(
+      process.execPath,
+      [CLI, '--json', '--cwd', ws.cwd, '--debounce', '100', ...args],
+      { env: { ...process.env, HOME: ws.home, ...env }, stdio: 'pipe' },
+    );
+    return new CliSession(proc);
+  }
+
+  send(cmd: Record<string, unknown> | string): void {
+    this.proc.stdin.write(`${typeof cmd === 'string' ? cmd : JSON.stringify(cmd)}\n`);
+  }
+
+  /** Waits for an event after index `from` that matches; returns it. */
+  async waitFor(pred: (e: Ev) => boolean, opts: { from?: number; timeoutMs?: number; what?: string } = {}): Promise<Ev> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+    for (;;) {
+      const found = this.events.slice(opts.from ?? 0).find(pred);
+      if (found) return found;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `timed out waiting for ${opts.what ?? 'an event'}; last events:\n${this.events
+            .slice(-15)
+            .map((e) => JSON.stringify(e))
+            .join('\n')}\nstderr: ${this.stderr}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** The latest `server` event of each server. */
+  servers(): Map<string, Ev> {
+    const m = new Map<string, Ev>();
+    for (const e of this.events) if (e.type === 'server') m.set(e.name as string, e);
+    return m;
+  }
+
+  reconciles(from = 0): Ev[] {
+    return this.events.slice(from).filter((e) => e.type === 'reconcile');
+  }
+
+  async waitForState(name: string, state: string, from = 0): Promise<Ev> {
+    return this.waitFor((e) => e.type === 'server' && e.name === name && e.state === state, {
+      from,
+      what: `${name} ${state}`,
+    });
+  }
+
+  /** Quits through the protocol (or kills after a grace) and returns the exit code. */
+  async stop(how: 'quit' | 'SIGTERM' | 'SIGINT' = 'quit'): Promise<number | null> {
+    if (this.proc.exitCode === null) {
+      if (how === 'quit') this.send({ cmd: 'quit' });
+      else this.proc.kill(how);
+    }
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 15_000);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}
+
+/** Resolves when nothing new arrived for `quietMs` (lets a debounce window pass). */
+export async function settleFor(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
