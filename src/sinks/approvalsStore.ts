@@ -1,0 +1,234 @@
+import { realpathSync } from 'node:fs';
+import { chmod, copyFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { lock, type LockOptions } from 'proper-lockfile';
+import writeFileAtomic from 'write-file-atomic';
+import type { ApprovalDecisions, ApprovalRecord } from '../model/types.js';
+import { getOwn, isPlainObject, setOwn } from '../streams/ownProperties.js';
+
+/** Decisions for one project root, and why some could not be read. */
+export interface ApprovalsRead {
+  decisions: ApprovalDecisions;
+  /** Set when the file (or part of it) was unusable and read as "no decision". */
+  warning?: string;
+}
+
+export interface ApprovalsStore {
+  readonly file: string;
+  read(projectRoot: string): Promise<ApprovalsRead>;
+  /** Stores `record` for `server` in `projectRoot`; `undefined` forgets the decision. */
+  decide(projectRoot: string, server: string, record: ApprovalRecord | undefined): Promise<void>;
+}
+
+export interface ApprovalsStoreOptions {
+  /** Clock for the backup file name (tests pin it). */
+  now?: () => Date;
+  /** proper-lockfile retry options: how long `decide` waits for another writer. */
+  lockRetries?: LockOptions['retries'];
+  /** A lock older than this (ms) belongs to a dead process and is taken over (min 2000). */
+  staleLockMs?: number;
+}
+
+/**
+ * The project root approvals are keyed by (SPEC §5): the realpath of the workspace, so the same
+ * folder reached through a symlink shares its decisions. Used for reading and writing alike.
+ */
+export function projectRoot(cwd: string): string {
+  return realpathSync(cwd);
+}
+
+const DEFAULT_LOCK_RETRIES: LockOptions['retries'] = {
+  retries: 200,
+  factor: 1.3,
+  minTimeout: 5,
+  maxTimeout: 100,
+  randomize: true,
+};
+
+interface QueuedDecision {
+  root: string;
+  server: string;
+  record: ApprovalRecord | undefined;
+  done: () => void;
+  fail: (error: unknown) => void;
+}
+
+/** The file as found: usable (possibly empty), or why not. */
+type Parsed = { ok: true; root: Record<string, unknown> } | { ok: false; problem: string };
+
+function parseApprovals(text: string): Parsed {
+  if (text.trim() === '') return { ok: true, root: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problem: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  if (!isPlainObject(value)) {
+    return { ok: false, problem: `the top level is ${Array.isArray(value) ? 'a list' : String(value === null ? 'null' : typeof value)}, not an object` };
+  }
+  // JSON.parse defines `__proto__` as an own property, so the parsed object is safe as is.
+  return { ok: true, root: value };
+}
+
+function isRecord(value: unknown): value is ApprovalRecord {
+  if (!isPlainObject(value)) return false;
+  const hash = getOwn(value, 'hash');
+  const status = getOwn(value, 'status');
+  return typeof hash === 'string' && hash !== '' && (status === 'approved' || status === 'rejected');
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * The approvals file (SPEC §5): `{ "<project root>": { "<server>": { hash, status } } }`.
+ *
+ * Reading never turns anything doubtful into an approval: unreadable or corrupt content, a
+ * project entry that is not an object, a malformed record — each reads as "no decision" for
+ * what it covers, with a `warning`. Writing takes a lock (`<file>.lock`, so two sessions never
+ * lose each other's decisions), reads the current content, changes the records decided since
+ * the last write, and replaces the file atomically with mode 0600. Content it would have to drop (a corrupt file, a project entry
+ * that is not an object) is first copied to `<file>.corrupt-<timestamp>.bak`. Malformed records
+ * of other servers are left as they are. Server names and project roots such as `__proto__`
+ * are plain keys.
+ */
+export function createApprovalsStore(file: string, options: ApprovalsStoreOptions = {}): ApprovalsStore {
+  const now = options.now ?? (() => new Date());
+  const lockOptions: LockOptions = {
+    realpath: false,
+    retries: options.lockRetries ?? DEFAULT_LOCK_RETRIES,
+    stale: Math.max(options.staleLockMs ?? 10_000, 2000),
+  };
+
+  async function readText(): Promise<string | undefined> {
+    try {
+      return await readFile(file, 'utf8');
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async function read(root: string): Promise<ApprovalsRead> {
+    const decisions = Object.create(null) as Record<string, ApprovalRecord>;
+    let text: string | undefined;
+    try {
+      text = await readText();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { decisions, warning: `${file}: cannot be read (${reason}); every gated server counts as undecided` };
+    }
+    if (text === undefined) return { decisions };
+    const parsed = parseApprovals(text);
+    if (!parsed.ok) {
+      return { decisions, warning: `${file}: ${parsed.problem}; every gated server counts as undecided` };
+    }
+    const entry = getOwn(parsed.root, root);
+    if (entry === undefined) return { decisions };
+    if (!isPlainObject(entry)) {
+      return { decisions, warning: `${file}: the entry for ${root} is not an object; its servers count as undecided` };
+    }
+    const malformed: string[] = [];
+    for (const server of Object.keys(entry)) {
+      const record = getOwn(entry, server);
+      if (isRecord(record)) setOwn(decisions, server, { hash: record.hash, status: record.status });
+      else malformed.push(server);
+    }
+    if (malformed.length === 0) return { decisions };
+    const names = malformed.map((name) => JSON.stringify(name)).join(', ');
+    return { decisions, warning: `${file}: ignored malformed decisions for ${names} in ${root}; they count as undecided` };
+  }
+
+  async function backUp(): Promise<void> {
+    const stamp = now().toISOString().replace(/[:.]/g, '-');
+    const backup = `${file}.corrupt-${stamp}.bak`;
+    await copyFile(file, backup);
+    await chmod(backup, 0o600);
+  }
+
+  /**
+   * One locked read-modify-write for every decision queued meanwhile (group commit): "approve
+   * all pending" is one write, and decisions of one store never contend with each other.
+   */
+  async function commit(batch: readonly QueuedDecision[]): Promise<void> {
+    await mkdir(dirname(file), { recursive: true });
+    const held: { compromised?: Error } = {};
+    const release = await lock(file, {
+      ...lockOptions,
+      onCompromised: (error) => {
+        // The default throws from a timer; fail this write instead.
+        held.compromised = error;
+      },
+    });
+    const assertStillHeld = (): void => {
+      if (held.compromised !== undefined) throw held.compromised;
+    };
+    try {
+      const text = await readText();
+      const parsed = text === undefined ? undefined : parseApprovals(text);
+      let content: Record<string, unknown> = {};
+      let backedUp = false;
+      const backUpOnce = async (): Promise<void> => {
+        if (backedUp) return;
+        await backUp();
+        backedUp = true;
+      };
+      if (parsed?.ok === true) content = parsed.root;
+      else if (parsed !== undefined) await backUpOnce();
+
+      let changed = false;
+      for (const { root, server, record } of batch) {
+        let entry = getOwn(content, root);
+        if (entry !== undefined && !isPlainObject(entry)) {
+          await backUpOnce();
+          entry = undefined;
+        }
+        const decisions: Record<string, unknown> = isPlainObject(entry) ? entry : {};
+        if (record === undefined) {
+          if (!Object.hasOwn(decisions, server)) continue;
+          delete decisions[server];
+        } else {
+          setOwn(decisions, server, { hash: record.hash, status: record.status });
+        }
+        if (Object.keys(decisions).length === 0) delete content[root];
+        else setOwn(content, root, decisions);
+        changed = true;
+      }
+      if (!changed) return;
+      assertStillHeld();
+      await writeFileAtomic(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+      assertStillHeld();
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  let queued: QueuedDecision[] = [];
+  let draining = false;
+
+  async function drain(): Promise<void> {
+    draining = true;
+    while (queued.length > 0) {
+      const batch = queued;
+      queued = [];
+      try {
+        await commit(batch);
+        for (const decision of batch) decision.done();
+      } catch (error) {
+        for (const decision of batch) decision.fail(error);
+      }
+    }
+    draining = false;
+  }
+
+  function decide(root: string, server: string, record: ApprovalRecord | undefined): Promise<void> {
+    return new Promise<void>((done, fail) => {
+      queued.push({ root, server, record, done, fail });
+      if (!draining) void drain();
+    });
+  }
+
+  return { file, read, decide };
+}

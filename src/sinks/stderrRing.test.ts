@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { StderrRing } from './stderrRing.js';
+
+describe('StderrRing', () => {
+  it('is empty at first', () => {
+    const ring = new StderrRing(3);
+    expect(ring.lines()).toEqual([]);
+    expect(ring.lastLine()).toBeUndefined();
+  });
+
+  it('joins lines split across chunks and shows an unfinished last line', () => {
+    const ring = new StderrRing(5);
+    ring.write('hel');
+    ring.write('lo\r\nwor');
+    expect(ring.lines()).toEqual(['hello', 'wor']);
+    ring.write('ld\n');
+    expect(ring.lines()).toEqual(['hello', 'world']);
+  });
+
+  it('keeps the last N lines, oldest first', () => {
+    const ring = new StderrRing(3);
+    ring.write('1\n2\n3\n4\n5\n');
+    expect(ring.lines()).toEqual(['3', '4', '5']);
+    ring.write('6');
+    expect(ring.lines()).toEqual(['4', '5', '6']);
+  });
+
+  it('names the last non-blank line, flushing an unfinished one at end()', () => {
+    const ring = new StderrRing(5);
+    ring.write('Error: boom\n\n  \n');
+    expect(ring.lastLine()).toBe('Error: boom');
+    ring.write('tail without newline');
+    ring.end();
+    expect(ring.lines().at(-1)).toBe('tail without newline');
+  });
+
+  it('redacts every line on the way in', () => {
+    const ring = new StderrRing(5, (line) => line.replace('secret', '***'));
+    ring.write('a secret\nanother sec');
+    ring.write('ret');
+    expect(ring.lines()).toEqual(['a ***', 'another ***']);
+  });
+
+  it('clips a line that never ends', () => {
+    const ring = new StderrRing(2);
+    ring.write('x'.repeat(100_000));
+    expect(ring.lines()[0]!.length).toBeLessThan(10_000);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The last lines a server wrote to stderr (SPEC §3: a ring buffer of 200 lines per server).
+ *
+ * Chunks arrive as the pipe delivers them, so a line may be split across chunks: the unfinished
+ * tail is held back and shown as the last line until its newline arrives. A `redact` function
+ * runs on every line on the way in, so secrets never sit in the buffer at all.
+ */
+export const STDERR_RING_LINES = 200;
+
+/** Longest line kept; a server that writes megabytes without a newline must not grow us. */
+const MAX_LINE_CHARS = 8 * 1024;
+
+export class StderrRing {
+  private readonly slots: string[] = [];
+  /** Index of the oldest line once the ring is full. */
+  private start = 0;
+  private partial = '';
+
+  constructor(
+    private readonly capacity: number = STDERR_RING_LINES,
+    private readonly redact: (line: string) => string = (line) => line,
+  ) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    }
+  }
+
+  /** Appends a decoded chunk of stderr output. */
+  write(chunk: string): void {
+    const pieces = (this.partial + chunk).split('\n');
+    this.partial = clip(pieces.pop() ?? '');
+    for (const piece of pieces) this.pushLine(piece.replace(/\r$/, ''));
+  }
+
+  /** Flushes an unfinished last line (the stream ended without a newline). */
+  end(): void {
+    if (this.partial !== '') this.pushLine(this.partial);
+    this.partial = '';
+  }
+
+  /** The kept lines, oldest first, including an unfinished last line. */
+  lines(): readonly string[] {
+    const ordered = [...this.slots.slice(this.start), ...this.slots.slice(0, this.start)];
+    if (this.partial === '') return ordered;
+    const tail = [...ordered, this.redact(this.partial)];
+    return tail.length > this.capacity ? tail.slice(tail.length - this.capacity) : tail;
+  }
+
+  /** The last non-blank line, for error messages ("process exited with code 1: Error: boom"). */
+  lastLine(): string | undefined {
+    const all = this.lines();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const line = all[i]?.trim();
+      if (line) return line;
+    }
+    return undefined;
+  }
+
+  private pushLine(line: string): void {
+    const kept = this.redact(clip(line));
+    if (this.slots.length < this.capacity) {
+      this.slots.push(kept);
+      return;
+    }
+    this.slots[this.start] = kept;
+    this.start = (this.start + 1) % this.capacity;
+  }
+}
+
+function clip(line: string): string {
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+}

@@ -1,0 +1,127 @@
+import { Box, Text } from 'ink';
+import type { ReactNode } from 'react';
+import type { ServerStatus } from '../../model/status.js';
+import { formatClock } from './formatClock.js';
+import { maskConfig } from './maskConfig.js';
+import { stateIcon, statusText } from './serverSummary.js';
+
+export interface ServerDetailProps {
+  server: ServerStatus;
+  /** The server's last stderr lines (already redacted by the ring buffer), oldest first. */
+  stderr?: readonly string[];
+  /** The entry as written; shown through {@link maskConfig}, so env and header values never show. */
+  config?: unknown;
+  /** How many stderr lines to show (default 12). */
+  stderrLines?: number;
+  /** How many history lines to show (default 10). */
+  historyLines?: number;
+}
+
+/** Fingerprint characters shown: enough to tell two configs apart at a glance. */
+const FINGERPRINT_CHARS = 12;
+
+/**
+ * `/mcp NAME`: how the server is reached (scope, source file, transport, fingerprint prefix,
+ * masked config), what it offers (tools with descriptions, prompts), why it is not connected,
+ * and what happened to it (stderr tail, recent history with HH:MM:SS times).
+ */
+export function ServerDetail({ server: s, stderr, config, stderrLines = 12, historyLines = 10 }: ServerDetailProps) {
+  const { icon, color } = stateIcon(s);
+  const why = statusText(s);
+  const history = s.history.slice(-historyLines);
+  const tail = stderr?.slice(-stderrLines) ?? [];
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <Text color={color}>{icon}</Text> <Text bold>{s.name}</Text> <Text color={color}>{s.state}</Text>
+        {s.pid !== undefined && <Text color="gray"> (pid {s.pid})</Text>}
+      </Text>
+      <Field label="scope">{s.scope}</Field>
+      <Field label="source">{s.source || '—'}</Field>
+      <Field label="transport">{s.transport ?? '—'}</Field>
+      <Field label="fingerprint">{s.fingerprint ? `${s.fingerprint.slice(0, FINGERPRINT_CHARS)}…` : '—'}</Field>
+      {why !== undefined && (
+        <Field label={s.state === 'error' ? 'error' : 'reason'}>
+          <Text color={s.state === 'error' ? 'red' : 'yellow'}>{why}</Text>
+        </Field>
+      )}
+
+      {config !== undefined && (
+        <Section title="Config (secrets masked)">
+          <Text>{JSON.stringify(maskConfig(config), null, 2)}</Text>
+        </Section>
+      )}
+
+      <Section title={`Tools (${s.tools.length})`}>
+        {s.tools.length === 0 && <Text color="gray">none</Text>}
+        {s.tools.map((t) => (
+          <Text key={t.name}>
+            <Text color="cyan">{t.tool}</Text>
+            <Text color="gray"> {t.name}</Text>
+            {t.description ? ` — ${firstLine(t.description)}` : ''}
+          </Text>
+        ))}
+      </Section>
+
+      <Section title={`Prompts (${s.prompts.length})`}>
+        {s.prompts.length === 0 && <Text color="gray">none</Text>}
+        {s.prompts.map((p) => (
+          <Text key={p.name}>
+            <Text color="cyan">{p.name}</Text>
+            {p.description ? ` — ${firstLine(p.description)}` : ''}
+          </Text>
+        ))}
+      </Section>
+
+      {s.resources.length > 0 && <Text color="gray">{s.resources.length} resources</Text>}
+
+      {stderr !== undefined && (
+        <Section title={`stderr (last ${tail.length} of ${stderr.length} lines)`}>
+          {tail.length === 0 && <Text color="gray">empty</Text>}
+          {tail.map((line, i) => (
+            <Text key={i} color="gray">
+              {line}
+            </Text>
+          ))}
+        </Section>
+      )}
+
+      <Section title="History">
+        {history.length === 0 && <Text color="gray">nothing yet</Text>}
+        {history.map((h, i) => (
+          <Text key={i}>
+            <Text color="gray">{formatClock(h.ts)}</Text> {h.state}
+            {h.message ? <Text color={h.state === 'error' ? 'red' : 'gray'}> {h.message}</Text> : null}
+          </Text>
+        ))}
+      </Section>
+      <Text color="gray">Esc back to the list</Text>
+    </Box>
+  );
+}
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Box>
+      <Box width={13} flexShrink={0}>
+        <Text color="gray">{label}</Text>
+      </Box>
+      <Text>{children}</Text>
+    </Box>
+  );
+}
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      <Text bold>{title}</Text>
+      <Box flexDirection="column" paddingLeft={2}>
+        {children}
+      </Box>
+    </Box>
+  );
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
+}

@@ -1,0 +1,101 @@
+import { Box, Text, useInput } from 'ink';
+import { useState } from 'react';
+import type { ServerStatus } from '../../model/status.js';
+import { countServers, listCounts, plural, stateIcon, statusText } from './serverSummary.js';
+import { Spinner } from './Spinner.js';
+
+export interface ServerListProps {
+  servers: readonly ServerStatus[];
+  /** Whether arrow keys and Enter go to the list (false while typing a command or in a dialog). */
+  isActive?: boolean;
+  /** Enter on a row. */
+  onOpen?: (name: string) => void;
+}
+
+/**
+ * One row per server — selection marker, state icon, name, scope, then tool/prompt counts for a
+ * connected server or the reason in words for any other — and a footer that counts only real
+ * failures as errors (SPEC §9: approval-skipped servers are not failures).
+ */
+export function ServerList({ servers, isActive = true, onOpen }: ServerListProps) {
+  // Selection follows the name, so a server added above it does not move the cursor.
+  const [selectedName, setSelectedName] = useState<string | undefined>(undefined);
+  const found = servers.findIndex((s) => s.name === selectedName);
+  const selected = found >= 0 ? found : 0;
+
+  useInput(
+    (_input, key) => {
+      if (servers.length === 0) return;
+      if (key.upArrow) setSelectedName(servers[Math.max(0, selected - 1)]?.name);
+      else if (key.downArrow) setSelectedName(servers[Math.min(servers.length - 1, selected + 1)]?.name);
+      else if (key.return) {
+        const name = servers[selected]?.name;
+        if (name !== undefined) onOpen?.(name);
+      }
+    },
+    { isActive },
+  );
+
+  if (servers.length === 0) {
+    return (
+      <Box flexDirection="column">
+        <Text color="gray">No MCP servers configured.</Text>
+      </Box>
+    );
+  }
+
+  const nameWidth = Math.max(...servers.map((s) => s.name.length)) + 2;
+  const counts = countServers(servers);
+  return (
+    <Box flexDirection="column">
+      {servers.map((s, i) => (
+        <ServerRow key={s.name} server={s} selected={isActive && i === selected} nameWidth={nameWidth} />
+      ))}
+      <Box marginTop={1} flexDirection="column">
+        <Text>
+          <Text color="green">{counts.connected} connected</Text>
+          {' · '}
+          <Text color={counts.needApproval > 0 ? 'yellow' : undefined}>{counts.needApproval} need approval</Text>
+          {' · '}
+          <Text color={counts.errors > 0 ? 'red' : undefined}>{plural(counts.errors, 'error')}</Text>
+        </Text>
+        {counts.firstError !== undefined && (
+          <Text color="gray">view error logs with /mcp {counts.firstError}</Text>
+        )}
+      </Box>
+    </Box>
+  );
+}
+
+function ServerRow({ server: s, selected, nameWidth }: { server: ServerStatus; selected: boolean; nameWidth: number }) {
+  const { icon, color } = stateIcon(s);
+  const text = statusText(s);
+  return (
+    <Box>
+      <Box width={2} flexShrink={0}>
+        <Text color="cyan">{selected ? '›' : ' '}</Text>
+      </Box>
+      <Box width={2} flexShrink={0}>
+        <Text color={color}>{icon}</Text>
+      </Box>
+      <Box width={nameWidth} flexShrink={0}>
+        <Text bold={selected} inverse={selected}>
+          {s.name}
+        </Text>
+      </Box>
+      <Box width={11} flexShrink={0}>
+        <Text color="gray">{s.scope}</Text>
+      </Box>
+      {s.state === 'connected' ? (
+        <Text>{listCounts(s)}</Text>
+      ) : s.state === 'connecting' ? (
+        <Text>
+          <Spinner /> <Text color="yellow">connecting</Text>
+        </Text>
+      ) : (
+        // The first line only: a stack or a stderr dump belongs to the detail view.
+        <Text color={s.state === 'error' ? 'red' : 'gray'}>{text?.split('\n')[0]}</Text>
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,56 @@
+import type { McpLiveEvent, ReconcileEvent } from '../../model/events.js';
+import { formatClock } from './formatClock.js';
+
+/** One line of the live log. */
+export interface LogLine {
+  /** Stable React key: the event's time plus its position in the session. */
+  id: number;
+  ts: number;
+  text: string;
+  color?: 'red' | 'yellow' | 'cyan' | 'gray';
+}
+
+/**
+ * A pass in the compact form of SPEC §9: `+c ~b -d  kept 5  312 ms`, names per change kind
+ * (`~` = reconnected or updated in place, `⊘` = newly blocked), `no changes` for an idle pass.
+ */
+export function formatReconcile(e: ReconcileEvent): string {
+  const groups: string[] = [];
+  const group = (sign: string, names: readonly string[]) => {
+    if (names.length > 0) groups.push(`${sign}${names.join(',')}`);
+  };
+  group('+', e.added);
+  group('~', [...e.reconnected, ...e.updated]);
+  group('-', e.removed);
+  group('⊘', e.blocked);
+  const changes = groups.length > 0 ? groups.join(' ') : 'no changes';
+  return `${changes}  kept ${e.unchanged}  ${Math.round(e.ms)} ms  (${e.trigger})`;
+}
+
+/**
+ * The log line for an event, or undefined for events the log does not show (`server` changes
+ * are in the list, `result`s in the command output, debug/info logs are noise here).
+ */
+export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
+  switch (e.type) {
+    case 'reconcile':
+      return { ts: e.ts, text: formatReconcile(e) };
+    case 'settings-error':
+      return { ts: e.ts, text: `settings error: ${e.error.startsWith(e.file) ? e.error : `${e.file}: ${e.error}`} (last good content kept)`, color: 'red' };
+    case 'restart-required':
+      return { ts: e.ts, text: `restart required for ${e.keys.join(', ')} (${e.file})`, color: 'yellow' };
+    case 'approval-required':
+      return { ts: e.ts, text: `approval required: ${e.servers.map((s) => s.name).join(', ')}`, color: 'cyan' };
+    case 'log':
+      if (e.level === 'warn') return { ts: e.ts, text: `warning: ${e.message}`, color: 'yellow' };
+      if (e.level === 'error') return { ts: e.ts, text: `error: ${e.message}`, color: 'red' };
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** `HH:MM:SS  text`: the line as printed. */
+export function formatLogLine(line: Pick<LogLine, 'ts' | 'text'>): string {
+  return `${formatClock(line.ts)}  ${line.text}`;
+}

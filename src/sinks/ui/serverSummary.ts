@@ -1,0 +1,64 @@
+import { reasonText } from '../../model/messages.js';
+import type { ServerStatus } from '../../model/status.js';
+import type { ServerState } from '../../model/types.js';
+
+/** Ink colour names used by the list. */
+export type Tone = 'green' | 'yellow' | 'red' | 'gray';
+
+/** The icon and colour of a server's state (SPEC §9 "state icon"). */
+export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: string; color: Tone } {
+  const icons: Record<ServerState, { icon: string; color: Tone }> = {
+    connected: { icon: '●', color: 'green' },
+    connecting: { icon: '◌', color: 'yellow' },
+    error: { icon: '✖', color: 'red' },
+    disconnected: { icon: '○', color: 'gray' },
+    // Waiting for the user is actionable (yellow); other blocks are settled choices (grey).
+    blocked: { icon: '⊘', color: s.reason === 'pending_approval' ? 'yellow' : 'gray' },
+  };
+  return icons[s.state];
+}
+
+/**
+ * Why a server that is not connected has no tools, in words: the admission reason through
+ * `reasonText` (the SPEC wording), the error text for a failure, else the state itself.
+ * Undefined for a connected server.
+ */
+export function statusText(s: ServerStatus): string | undefined {
+  if (s.state === 'connected') return undefined;
+  if (s.reason !== undefined) return reasonText(s.reason, s.notAllowedBy);
+  if (s.state === 'error') return s.error ?? 'error';
+  return s.state;
+}
+
+/** Counts for the list footer. */
+export interface ServerCounts {
+  connected: number;
+  /** Promptable: waiting for a decision. */
+  needApproval: number;
+  /** Real failures only: blocked servers (approval-skipped included) are never counted here. */
+  errors: number;
+  /** The first failed server, for the "view error logs with /mcp NAME" hint. */
+  firstError?: string;
+}
+
+export function countServers(servers: readonly ServerStatus[]): ServerCounts {
+  const counts: ServerCounts = { connected: 0, needApproval: 0, errors: 0 };
+  for (const s of servers) {
+    if (s.state === 'connected') counts.connected += 1;
+    if (s.reason === 'pending_approval') counts.needApproval += 1;
+    if (s.state === 'error') {
+      counts.errors += 1;
+      counts.firstError ??= s.name;
+    }
+  }
+  return counts;
+}
+
+/** `3 tools · 1 prompt`, for a connected server. */
+export function listCounts(s: Pick<ServerStatus, 'tools' | 'prompts'>): string {
+  return `${plural(s.tools.length, 'tool')} · ${plural(s.prompts.length, 'prompt')}`;
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,110 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+
+/**
+ * Process checks for integration tests: which processes this test process left behind, and
+ * whether a pid is gone. Linux reads /proc; elsewhere `ps` answers.
+ */
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  command: string;
+}
+
+/** Every live process (zombies excluded: they have exited and only wait to be reaped). */
+function allProcesses(): ProcessInfo[] {
+  if (existsSync('/proc/self/stat')) {
+    const found: ProcessInfo[] = [];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // "pid (comm) state ppid …" — comm may contain spaces and parentheses.
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (state === 'Z') continue;
+        const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+        found.push({ pid: Number(entry), ppid: Number(ppid), command });
+      } catch {
+        // The process ended while we looked.
+      }
+    }
+    return found;
+  }
+  return execFileSync('ps', ['-A', '-o', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && !m[3]!.startsWith('Z'))
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), command: m[4]! }));
+}
+
+/** Children of `parent`, and their children, recursively (default: this test process). */
+export function descendants(parent: number = process.pid): ProcessInfo[] {
+  const all = allProcesses();
+  const result: ProcessInfo[] = [];
+  const queue = [parent];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    for (const p of all) {
+      if (p.ppid === pid) {
+        result.push(p);
+        queue.push(p.pid);
+      }
+    }
+  }
+  return result;
+}
+
+/** The MCP servers the integration tests start: fixtures and server-everything. */
+export const MCP_TEST_SERVERS = /test\/fixtures\/|server-everything/;
+
+/** Descendants of this process whose command line matches `pattern`. */
+export function leftoverServers(pattern: RegExp = MCP_TEST_SERVERS): ProcessInfo[] {
+  return descendants().filter((p) => pattern.test(p.command));
+}
+
+/**
+ * Waits up to `ms` for every matching descendant to be gone and returns those still there
+ * (an assertion can then say which). Exits are asynchronous, so a check needs a little patience.
+ */
+export async function waitForNoLeftovers(pattern: RegExp = MCP_TEST_SERVERS, ms = 3_000): Promise<ProcessInfo[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = leftoverServers(pattern);
+    if (left.length === 0 || Date.now() >= deadline) return left;
+    await sleep(50);
+  }
+}
+
+/**
+ * Whether `pid` runs: `process.kill(pid, 0)` throws ESRCH for a pid that is gone. A zombie (an
+ * orphan that died and waits for init to reap it) counts as gone.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return !existsSync('/proc/self/stat');
+  }
+}
+
+/** Waits up to `ms` for `pid` to be gone; returns whether it is. */
+export async function waitForExit(pid: number, ms = 3_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await sleep(25);
+  }
+  return true;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
