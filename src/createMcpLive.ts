@@ -97,6 +97,8 @@ export interface McpLive {
   toolNotFoundMessage(qualifiedName: string): string;
   /** The current status of every known server (for `status` and `{"cmd":"status"}`). */
   statusReport(): readonly ServerStatus[];
+  /** The last stderr lines of a stdio server (at most 200, secrets masked). */
+  stderrTail(name: string): readonly string[];
   /** The current promptable set. */
   pendingApprovals(): readonly PendingApproval[];
 }
@@ -272,6 +274,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     toolNotFoundMessage: (q) => r.toolNotFoundMessage(q),
     statusReport: () => r.list(),
     pendingApprovals: () => promptable,
+    stderrTail: (name) => r.stderrTail(name),
   };
   return live;
 }

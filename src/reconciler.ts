@@ -85,6 +85,7 @@ export interface Reconciler {
   reconnect(name: string): boolean;
   callTool(qualifiedName: string, args: Record<string, unknown>): Promise<unknown>;
   status(name: string): ServerStatus | undefined;
+  stderrTail(name: string): readonly string[];
   /** Every known server now, sorted by name. */
   list(): readonly ServerStatus[];
   toolNotFoundMessage(qualifiedName: string): string;
@@ -263,6 +264,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     callTool: (qualifiedName, args) => live.callTool(qualifiedName, args),
     status: (name) => live.status(name),
     list: () => live.list(),
+    stderrTail: (name) => live.stderrTail(name),
     toolNotFoundMessage: (q) => live.toolNotFoundMessage(q),
     async dispose() {
       subscription?.unsubscribe();

@@ -43,6 +43,8 @@ interface Entry {
   /** What the current (or last attempted) connection was made for. */
   server?: WantedServer;
   conn?: Connection;
+  /** The last connection, kept after it died so its stderr tail can still be read. */
+  lastConn?: Connection;
   lists?: ServerLists;
   /** The connect attempt and, once connected, the subscription to its `lists$`. */
   session?: Subscription;
@@ -107,6 +109,12 @@ export class LiveServers {
       });
     }
     return live;
+  }
+
+  /** The last stderr lines of a server's current or last process (secrets masked). */
+  stderrTail(name: string): readonly string[] {
+    const e = this.entries.get(name);
+    return (e?.conn ?? e?.lastConn)?.stderrTail() ?? [];
   }
 
   status(name: string): ServerStatus | undefined {
@@ -280,6 +288,7 @@ export class LiveServers {
         tap((conn) => {
           connected = true;
           e.conn = conn;
+          e.lastConn = conn;
           e.lists = conn.lists;
           e.connectedAt = this.scheduler.now();
           this.update(name, { state: 'connected', pid: conn.pid, error: undefined, ...this.listsPatch(name, e) });

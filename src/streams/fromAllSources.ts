@@ -71,12 +71,10 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
       let emitted = false;
       return fromSettingsFile(file, scope, watchDeps).pipe(
         mergeMap((e: SettingsFileEvent): SourceSnapshot[][] => {
+          // A file broken from its first read arrives as an error, then as empty content.
           if (e.kind === 'error') {
             settingsError(e);
-            // A file broken from the start has no last good content: it counts as empty.
-            if (emitted || e.key !== undefined) return [];
-            emitted = true;
-            return [[{ scope, file, servers: {} }]];
+            return [];
           }
           if (emitted) {
             const change = classifyChange(e.changedKeys);

@@ -1,0 +1,260 @@
+import { defer, from, mergeMap, switchMap, type Observable } from 'rxjs';
+import type { McpSettings, Scope, SourceSnapshot } from '../model/types.js';
+import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from './ownProperties.js';
+import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
+import { watchFile } from './watchFile.js';
+import type { WatchDeps } from './watchDirectory.js';
+
+/**
+ * `settings`: a settings.json (`mcpServers`, `mcp`, `security.folderTrust.enabled`).
+ * `servers`: `.mcp.json`, a `--mcp-config` file or an extension manifest (`mcpServers` only).
+ */
+export type SettingsFileKind = 'settings' | 'servers';
+
+/** A problem with a file, or with one key of it (`key` set), reported as `settings-error`. */
+export interface SettingsFileError {
+  kind: 'error';
+  file: string;
+  error: string;
+  line?: number;
+  column?: number;
+  /** The dot-joined key that was ignored, when the file parsed but a known key had a bad type. */
+  key?: string;
+}
+
+export type SettingsFileEvent =
+  | {
+      kind: 'content';
+      snapshot: SourceSnapshot;
+      /** The file's content as parsed, with each badly typed known key at its last good value. */
+      raw: Record<string, unknown>;
+      /** Changed leaf keys (dot-joined) against the previous content; all of them at first. */
+      changedKeys: string[];
+    }
+  | SettingsFileError;
+
+export interface SettingsFileDeps extends WatchDeps, ReadJsoncDeps {
+  /** Default: `servers` for the project, cli and extension scopes, else `settings`. */
+  kind?: SettingsFileKind;
+}
+
+const SERVERS_ONLY_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['project', 'cli', 'extension']);
+
+/** A known key and the type it must have; parents come before their children. */
+interface KeyRule {
+  path: readonly string[];
+  check: (value: unknown) => boolean;
+  expected: string;
+}
+
+const isStringList = (value: unknown): boolean =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+const SERVERS_RULE: KeyRule = {
+  path: ['mcpServers'],
+  check: isPlainObject,
+  expected: 'an object of servers by name ({ "name": { … } })',
+};
+
+const RULES: Readonly<Record<SettingsFileKind, readonly KeyRule[]>> = {
+  servers: [SERVERS_RULE],
+  settings: [
+    SERVERS_RULE,
+    { path: ['mcp'], check: isPlainObject, expected: 'an object' },
+    { path: ['mcp', 'allowed'], check: isStringList, expected: 'a list of server names (["a", "b"])' },
+    { path: ['mcp', 'excluded'], check: isStringList, expected: 'a list of server names (["a", "b"])' },
+    { path: ['mcp', 'serverCommand'], check: (v) => typeof v === 'string', expected: 'a string' },
+    { path: ['security'], check: isPlainObject, expected: 'an object' },
+    { path: ['security', 'folderTrust'], check: isPlainObject, expected: 'an object' },
+    { path: ['security', 'folderTrust', 'enabled'], check: (v) => typeof v === 'boolean', expected: 'true or false' },
+  ],
+};
+
+/**
+ * One settings-like file as a stream of what it says (SPEC §2, §7).
+ *
+ * ```
+ * file      {a}----{a}(reformatted)----{broken----{a,b}------{a,b, mcpServers: []}
+ * output    c(a)-----------------------e----------c(b)------e(mcpServers)
+ * ```
+ *
+ * Each tick of {@link watchFile} reads the file again (a newer tick abandons an older read).
+ * - A file that does not parse: an `error`, and the last good content stays (no `content`).
+ *   If there was none yet, an empty content follows once, so every source has a first value.
+ * - A missing file: an empty source (`servers: {}`), not an error.
+ * - A known key of the wrong type (`mcpServers: []`, `mcp.allowed: "a"`): an `error` naming
+ *   the key; that key keeps its last good value (at the very first read: absent, except
+ *   `mcp.allowed`, which falls back to `[]`, deny all — bad input never widens admission);
+ *   the rest of the file applies.
+ * - Content equal to the last (formatting, comments, the same bytes, our own writes): nothing.
+ * Cold: each subscription watches and remembers on its own.
+ */
+export function fromSettingsFile(
+  path: string,
+  scope: Scope,
+  deps: SettingsFileDeps = {},
+): Observable<SettingsFileEvent> {
+  const kind = deps.kind ?? (SERVERS_ONLY_SCOPES.has(scope) ? 'servers' : 'settings');
+  return defer(() => {
+    const state: FileState = { lastRaw: undefined, emitted: undefined, hadGoodRead: false };
+    return watchFile(path, deps).pipe(
+      switchMap(() => from(readJsonc(path, deps))),
+      mergeMap((result) => nextEvents(state, result, { path, scope, kind })),
+    );
+  });
+}
+
+interface FileState {
+  /** The last content that parsed, as parsed. */
+  lastRaw: Record<string, unknown> | undefined;
+  /** The content last emitted (bad keys at their last good value). */
+  emitted: Record<string, unknown> | undefined;
+  /** Whether any read parsed (a missing file counts) — else `emitted` is the empty stand-in. */
+  hadGoodRead: boolean;
+}
+
+interface FileInfo {
+  path: string;
+  scope: Scope;
+  kind: SettingsFileKind;
+}
+
+function nextEvents(state: FileState, result: JsoncReadResult, info: FileInfo): SettingsFileEvent[] {
+  if (!result.ok) {
+    const error: SettingsFileError = { kind: 'error', file: info.path, error: result.error };
+    if (result.line !== undefined) error.line = result.line;
+    if (result.column !== undefined) error.column = result.column;
+    if (state.emitted !== undefined) return [error];
+    state.emitted = {};
+    return [error, contentEvent({}, [], info)];
+  }
+
+  const raw = result.value ?? {};
+  if (state.lastRaw !== undefined && jsonEqual(raw, state.lastRaw)) return [];
+  state.lastRaw = raw;
+
+  const { effective, errors } = keepLastGoodKeys(raw, state, info);
+  state.hadGoodRead = true;
+  const events: SettingsFileEvent[] = errors;
+  if (state.emitted !== undefined && jsonEqual(effective, state.emitted)) return events;
+  const changedKeys = changedLeafKeys(state.emitted ?? {}, effective);
+  state.emitted = effective;
+  events.push(contentEvent(effective, changedKeys, info));
+  return events;
+}
+
+/** A copy of `raw` in which every badly typed known key is back at its last good value. */
+function keepLastGoodKeys(
+  raw: Record<string, unknown>,
+  state: FileState,
+  info: FileInfo,
+): { effective: Record<string, unknown>; errors: SettingsFileError[] } {
+  const effective = cloneJson(raw);
+  const errors: SettingsFileError[] = [];
+  for (const rule of RULES[info.kind]) {
+    const value = getPath(effective, rule.path);
+    if (value === undefined || rule.check(value)) continue;
+    const key = rule.path.join('.');
+    let fallback = state.emitted === undefined ? undefined : getPath(state.emitted, rule.path);
+    if (!state.hadGoodRead && key === 'mcp.allowed') fallback = [];
+    const kept =
+      fallback === undefined
+        ? 'ignoring it'
+        : state.hadGoodRead
+          ? 'keeping its last good value'
+          : 'allowing no server until it is fixed';
+    errors.push({
+      kind: 'error',
+      file: info.path,
+      key,
+      error: `${info.path}: "${key}" must be ${rule.expected}, found ${describeType(value)}; ${kept}`,
+    });
+    setPath(effective, rule.path, cloneJson(fallback));
+  }
+  return { effective, errors };
+}
+
+function contentEvent(effective: Record<string, unknown>, changedKeys: string[], info: FileInfo): SettingsFileEvent {
+  const servers = getOwn(effective, 'mcpServers');
+  const snapshot: SourceSnapshot = {
+    scope: info.scope,
+    file: info.path,
+    servers: isPlainObject(servers) ? servers : {},
+  };
+  if (info.kind === 'settings') {
+    const mcp = getOwn(effective, 'mcp');
+    if (isPlainObject(mcp)) snapshot.mcp = pickMcpSettings(mcp);
+    const enabled = getPath(effective, ['security', 'folderTrust', 'enabled']);
+    if (typeof enabled === 'boolean') snapshot.folderTrustEnabled = enabled;
+  }
+  return { kind: 'content', snapshot, raw: effective, changedKeys };
+}
+
+function pickMcpSettings(mcp: Record<string, unknown>): McpSettings {
+  const picked: McpSettings = {};
+  const allowed = getOwn(mcp, 'allowed');
+  const excluded = getOwn(mcp, 'excluded');
+  const serverCommand = getOwn(mcp, 'serverCommand');
+  if (isStringList(allowed)) picked.allowed = allowed as string[];
+  if (isStringList(excluded)) picked.excluded = excluded as string[];
+  if (typeof serverCommand === 'string') picked.serverCommand = serverCommand;
+  return picked;
+}
+
+function getPath(object: Record<string, unknown>, path: readonly string[]): unknown {
+  let current: unknown = object;
+  for (const key of path) {
+    if (!isPlainObject(current)) return undefined;
+    current = getOwn(current, key);
+  }
+  return current;
+}
+
+/** Sets (or, for undefined, deletes) a key whose parents exist. */
+function setPath(object: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const parent = getPath(object, path.slice(0, -1));
+  const key = path[path.length - 1]!;
+  if (!isPlainObject(parent)) return;
+  if (value === undefined) delete parent[key];
+  else setOwn(parent, key, value);
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value} (${JSON.stringify(value)})`;
+}
+
+/**
+ * The leaf keys (dot-joined) whose values differ. Objects are walked; arrays and scalars are
+ * leaves; an object that appears, disappears or empties counts as its own key when it has no
+ * keys; a value that turns into an object or back counts as well.
+ */
+function changedLeafKeys(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  diffInto(before, after, '', out);
+  return out;
+}
+
+function diffInto(before: unknown, after: unknown, path: string, out: string[]): void {
+  if (jsonEqual(before, after)) return;
+  const beforeIsObject = isPlainObject(before);
+  const afterIsObject = isPlainObject(after);
+  if (!beforeIsObject && !afterIsObject) {
+    out.push(path);
+    return;
+  }
+  const typeChanged = (before !== undefined && !beforeIsObject) || (after !== undefined && !afterIsObject);
+  if (typeChanged && path !== '') out.push(path);
+  const keys = new Set([...(beforeIsObject ? Object.keys(before) : []), ...(afterIsObject ? Object.keys(after) : [])]);
+  if (keys.size === 0 && !typeChanged && path !== '') out.push(path);
+  for (const key of keys) {
+    diffInto(
+      beforeIsObject ? getOwn(before, key) : undefined,
+      afterIsObject ? getOwn(after, key) : undefined,
+      path === '' ? key : `${path}.${key}`,
+      out,
+    );
+  }
+}

@@ -1,0 +1,138 @@
+import { readFile as readFileOnDisk } from 'node:fs/promises';
+import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { setOwn } from './ownProperties.js';
+
+/** A settings-like file, read: an object, nothing (missing file), or why it cannot be used. */
+export type JsoncReadResult =
+  | { ok: true; value: Record<string, unknown> | undefined }
+  | { ok: false; error: string; line?: number; column?: number };
+
+/** Reads a whole file as bytes; the seam tests replace. */
+export type ReadFileFn = (path: string) => Promise<Uint8Array>;
+
+export interface ReadJsoncDeps {
+  readFile?: ReadFileFn;
+}
+
+/** Human words for jsonc-parser's error codes; the code name follows in parentheses. */
+const PARSE_ERROR_WORDS: Readonly<Record<string, string>> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'expected a property name in double quotes',
+  ValueExpected: 'expected a value',
+  ColonExpected: 'expected ":" after the property name',
+  CommaExpected: 'expected "," between entries',
+  CloseBraceExpected: 'expected "}" to close the object',
+  CloseBracketExpected: 'expected "]" to close the list',
+  EndOfFileExpected: 'unexpected content after the end of the JSON value',
+  InvalidCommentToken: 'invalid comment',
+  UnexpectedEndOfComment: 'unterminated comment (missing "*/")',
+  UnexpectedEndOfString: 'unterminated string (missing closing quote)',
+  UnexpectedEndOfNumber: 'incomplete number',
+  InvalidUnicode: 'invalid \\u escape',
+  InvalidEscapeCharacter: 'invalid escape sequence',
+  InvalidCharacter: 'invalid character in a string (control characters must be escaped)',
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads a JSON-with-comments file whose top level must be an object (SPEC §2).
+ * A missing file is an empty source (`value: undefined`); every other failure is an error
+ * result with a message naming the file — it never throws.
+ */
+export async function readJsonc(path: string, deps: ReadJsoncDeps = {}): Promise<JsoncReadResult> {
+  const readFile = deps.readFile ?? readFileOnDisk;
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'ENOENT') return { ok: true, value: undefined };
+    return { ok: false, error: `${path}: ${describeReadError(code, error)}` };
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, error: `${path}: not UTF-8 text (settings files must be saved as UTF-8)` };
+  }
+  return parseJsoncObject(text, path);
+}
+
+function describeReadError(code: string | undefined, error: unknown): string {
+  switch (code) {
+    case 'EISDIR':
+      return 'is a directory, expected a file';
+    case 'ENOTDIR':
+      return 'a parent of this path is a file, not a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied (cannot read the file)';
+    default:
+      return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/**
+ * Parses JSONC text (comments and trailing commas allowed) whose top level must be an object.
+ * `label` names the file in messages: `label:3:14: expected a value (ValueExpected)`.
+ * Keys such as `__proto__` become own properties, never prototypes.
+ */
+export function parseJsoncObject(text: string, label: string): JsoncReadResult {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first !== undefined) {
+    // Nothing but whitespace and comments: common for a moment while an editor rewrites a file.
+    if (root === undefined && first.offset >= text.length) {
+      return { ok: false, error: `${label}: the file is empty (expected a JSON object such as {})` };
+    }
+    const { line, column } = lineAndColumn(text, first.offset);
+    const code = printParseErrorCode(first.error);
+    const words = PARSE_ERROR_WORDS[code] ?? 'syntax error';
+    return { ok: false, error: `${label}:${line}:${column}: ${words} (${code})`, line, column };
+  }
+  if (root === undefined) {
+    return { ok: false, error: `${label}: the file has no JSON value (expected a JSON object such as {})` };
+  }
+  if (root.type !== 'object') {
+    const found = root.type === 'array' ? 'a list' : root.type === 'null' ? 'null' : `a ${root.type}`;
+    return { ok: false, error: `${label}: the top level must be a JSON object ({ … }), found ${found}` };
+  }
+  return { ok: true, value: toValue(root) as Record<string, unknown> };
+}
+
+/** Builds the value of a parse tree node; properties are defined, so `__proto__` stays data. */
+function toValue(node: Node): unknown {
+  switch (node.type) {
+    case 'object': {
+      const object: Record<string, unknown> = {};
+      for (const property of node.children ?? []) {
+        const [key, value] = property.children ?? [];
+        if (key === undefined || value === undefined) continue;
+        setOwn(object, String(key.value), toValue(value));
+      }
+      return object;
+    }
+    case 'array':
+      return (node.children ?? []).map(toValue);
+    default:
+      return node.value as unknown;
+  }
+}
+
+/** 1-based line and column of an offset; `\n`, `\r\n` and `\r` end lines. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) !== 0x0a)) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}

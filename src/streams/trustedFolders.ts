@@ -1,0 +1,84 @@
+import { dirname, resolve, sep } from 'node:path';
+import { distinctUntilChanged, from, map, switchMap, type Observable } from 'rxjs';
+import { getOwn } from './ownProperties.js';
+import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
+import { watchFile } from './watchFile.js';
+import type { WatchDeps } from './watchDirectory.js';
+
+/** The values of `trustedFolders.json` (Gemini CLI and Qwen Code format, SPEC §4). */
+export type TrustRule = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
+
+const TRUST_RULES: ReadonlySet<string> = new Set<TrustRule>(['TRUST_FOLDER', 'TRUST_PARENT', 'DO_NOT_TRUST']);
+
+/** Whether this folder is trusted, and why the rules could not (all) be used. */
+export interface FolderTrust {
+  trusted: boolean;
+  /** A missing file is not an error (nothing trusted yet); a bad file or bad entries are. */
+  error?: string;
+}
+
+function isWithin(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/**
+ * Whether `cwd` is trusted by `rules` (SPEC §4). A rule covers a folder and everything below it:
+ * `TRUST_FOLDER` and `DO_NOT_TRUST` that path, `TRUST_PARENT` the parent directory of that path.
+ * The most specific (longest) covering folder wins; on a tie `DO_NOT_TRUST` wins (the file was
+ * contradicting itself, so fail closed). No covering rule: untrusted. Paths are compared after
+ * `path.resolve`, so trailing slashes and `..` do not matter. Unknown rule values are ignored.
+ */
+export function isFolderTrusted(cwd: string, rules: Readonly<Record<string, string>>): boolean {
+  const folder = resolve(cwd);
+  let best: { length: number; trusted: boolean } | undefined;
+  for (const path of Object.keys(rules)) {
+    const rule = getOwn(rules, path);
+    if (typeof rule !== 'string' || !TRUST_RULES.has(rule)) continue;
+    const covered = rule === 'TRUST_PARENT' ? dirname(resolve(path)) : resolve(path);
+    if (!isWithin(folder, covered)) continue;
+    const trusted = rule !== 'DO_NOT_TRUST';
+    if (best === undefined || covered.length > best.length || (covered.length === best.length && !trusted)) {
+      best = { length: covered.length, trusted };
+    }
+  }
+  return best?.trusted ?? false;
+}
+
+export type TrustedFoldersDeps = WatchDeps & ReadJsoncDeps;
+
+/**
+ * Whether `cwd` is trusted, following `trustedFolders.json` live.
+ *
+ * ```
+ * file     (missing)-----{cwd: TRUST_FOLDER}-----{broken------{}------
+ * output   {false}-------{true}------------------{false, error}-{false}
+ * ```
+ *
+ * Fail closed: a missing file means untrusted; a file that does not parse means untrusted with
+ * an `error` (unlike settings, whose last good content stays, trust is never kept from a file
+ * that no longer says so). Entries whose value is not a known rule are ignored and named in
+ * `error`. Emits only when the answer or the error changes.
+ */
+export function fromTrustedFolders(file: string, cwd: string, deps: TrustedFoldersDeps = {}): Observable<FolderTrust> {
+  return watchFile(file, deps).pipe(
+    switchMap(() => from(readJsonc(file, deps))),
+    map((result) => evaluateTrust(file, cwd, result)),
+    distinctUntilChanged((a, b) => a.trusted === b.trusted && a.error === b.error),
+  );
+}
+
+function evaluateTrust(file: string, cwd: string, result: JsoncReadResult): FolderTrust {
+  if (!result.ok) return { trusted: false, error: result.error };
+  const rules = result.value ?? {};
+  const ignored = Object.keys(rules).filter((path) => {
+    const rule = getOwn(rules, path);
+    return typeof rule !== 'string' || !TRUST_RULES.has(rule);
+  });
+  const trust: FolderTrust = { trusted: isFolderTrusted(cwd, rules as Record<string, string>) };
+  if (ignored.length > 0) {
+    trust.error =
+      `${file}: ignored ${ignored.map((path) => JSON.stringify(path)).join(', ')} ` +
+      '(the value must be "TRUST_FOLDER", "TRUST_PARENT" or "DO_NOT_TRUST")';
+  }
+  return trust;
+}

@@ -1,0 +1,100 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseJsoncObject, readJsonc } from '../../src/streams/readJsonc.js';
+import { makeTempDir, removeDir } from './streamTestKit.js';
+
+describe('parseJsoncObject', () => {
+  it('accepts comments and trailing commas', () => {
+    const text = '// user settings\n{\n  /* servers */ "mcpServers": { "a": { "command": "x", }, },\n}\n';
+    expect(parseJsoncObject(text, 'settings.json')).toEqual({ ok: true, value: { mcpServers: { a: { command: 'x' } } } });
+  });
+
+  it.each([
+    ['{\n  "a": 1,\n  "b": \n}', 4, 1, 'expected a value (ValueExpected)'],
+    ['{\n  "a": 1\n  "b": 2\n}', 3, 3, 'expected "," between entries (CommaExpected)'],
+    ['{\n  "a": tru\n}', 2, 8, 'unexpected character (InvalidSymbol)'],
+    ['{\r\n  "a": 1,\r\n  "b": @\r\n}', 3, 8, 'unexpected character (InvalidSymbol)'],
+    ['{ "a": "unterminated }', 1, 8, 'unterminated string (missing closing quote) (UnexpectedEndOfString)'],
+  ])('reports %j at line %i column %i', (text, line, column, words) => {
+    const result = parseJsoncObject(text, 'settings.json');
+    expect(result).toEqual({ ok: false, line, column, error: `settings.json:${line}:${column}: ${words}` });
+  });
+
+  it.each([
+    ['[1, 2]', 'found a list'],
+    ['null', 'found null'],
+    ['"text"', 'found a string'],
+    ['42', 'found a number'],
+  ])('rejects a top level that is not an object: %s', (text, found) => {
+    const result = parseJsoncObject(text, 'f.json');
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error).toBe(`f.json: the top level must be a JSON object ({ … }), ${found}`);
+  });
+
+  it.each(['', '   \n', '// only a comment\n'])('calls an empty file empty, not a syntax error: %j', (text) => {
+    const result = parseJsoncObject(text, 'f.json');
+    expect(result).toEqual({ ok: false, error: 'f.json: the file is empty (expected a JSON object such as {})' });
+  });
+
+  it('keeps "__proto__" as a plain key, never as a prototype', () => {
+    const result = parseJsoncObject('{ "mcpServers": { "__proto__": { "command": "p" }, "b": {} } }', 'f.json');
+    expect(result.ok).toBe(true);
+    const servers = (result.ok && result.value?.mcpServers) as Record<string, unknown>;
+    expect(Object.keys(servers)).toEqual(['__proto__', 'b']);
+    expect(Object.getPrototypeOf(servers)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(servers, '__proto__')?.value).toEqual({ command: 'p' });
+  });
+});
+
+describe('readJsonc', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+  });
+  afterEach(async () => {
+    await removeDir(dir);
+  });
+
+  it('reads a missing file as an empty source', async () => {
+    expect(await readJsonc(join(dir, 'nope.json'))).toEqual({ ok: true, value: undefined });
+  });
+
+  it('reads a file (a UTF-8 BOM is fine)', async () => {
+    const file = join(dir, 'settings.json');
+    await writeFile(file, '\uFEFF{ "a": "ü" }');
+    expect(await readJsonc(file)).toEqual({ ok: true, value: { a: 'ü' } });
+  });
+
+  it('says so when a directory stands where the file should be', async () => {
+    const file = join(dir, 'settings.json');
+    await mkdir(file);
+    expect(await readJsonc(file)).toEqual({ ok: false, error: `${file}: is a directory, expected a file` });
+  });
+
+  it('says so when the file cannot be read for permissions', async () => {
+    const denied = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    const result = await readJsonc('/etc/x.json', { readFile: () => Promise.reject(denied) });
+    expect(result).toEqual({ ok: false, error: '/etc/x.json: permission denied (cannot read the file)' });
+  });
+
+  it('rejects bytes that are not UTF-8', async () => {
+    const file = join(dir, 'settings.json');
+    await writeFile(file, Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
+    expect(await readJsonc(file)).toEqual({
+      ok: false,
+      error: `${file}: not UTF-8 text (settings files must be saved as UTF-8)`,
+    });
+  });
+
+  it('names the file, line and column of a syntax error', async () => {
+    const file = join(dir, 'settings.json');
+    await writeFile(file, '{\n  "mcpServers": {\n    "a": { "command": }\n  }\n}\n');
+    expect(await readJsonc(file)).toEqual({
+      ok: false,
+      line: 3,
+      column: 23,
+      error: `${file}:3:23: expected a value (ValueExpected)`,
+    });
+  });
+});

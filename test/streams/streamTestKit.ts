@@ -1,0 +1,83 @@
+/**
+ * Test kit for the file sources: temp dirs, polling waits, a recorder, and a manual
+ * {@link WatchFactory} whose ticks the test fires itself.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Observable, Subject, type Subscription } from 'rxjs';
+import type { WatchEvent, WatchFactory } from '../../src/streams/watchFactory.js';
+
+export async function makeTempDir(prefix = 'mcp-live-streams-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Polls `check` until it returns true (or stops throwing); fails with `what` after `timeoutMs`. */
+export async function waitFor(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((done) => setTimeout(done, 15));
+  }
+}
+
+/** Lets pending promise callbacks and I/O callbacks run. */
+export async function flush(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise((done) => setImmediate(done));
+}
+
+export interface Recording<T> {
+  values: T[];
+  errors: unknown[];
+  subscription: Subscription;
+}
+
+export function record<T>(source: Observable<T>): Recording<T> {
+  const values: T[] = [];
+  const errors: unknown[] = [];
+  const subscription = source.subscribe({ next: (v) => values.push(v), error: (e: unknown) => errors.push(e) });
+  return { values, errors, subscription };
+}
+
+/**
+ * A WatchFactory driven by hand: `emit(dir, event, name)` sends an event from the open watchers
+ * of `dir`; `active` lists the directories currently watched (one entry per open watcher),
+ * `opened` every directory ever watched, in order.
+ */
+export class ManualWatch {
+  readonly active: string[] = [];
+  readonly opened: string[] = [];
+  private readonly subjects = new Map<string, Set<Subject<WatchEvent>>>();
+
+  readonly factory: WatchFactory = (dir) =>
+    new Observable<WatchEvent>((subscriber) => {
+      const root = resolve(dir);
+      const subject = new Subject<WatchEvent>();
+      const set = this.subjects.get(root) ?? new Set<Subject<WatchEvent>>();
+      this.subjects.set(root, set);
+      set.add(subject);
+      this.active.push(root);
+      this.opened.push(root);
+      const inner = subject.subscribe(subscriber);
+      return () => {
+        inner.unsubscribe();
+        set.delete(subject);
+        this.active.splice(this.active.indexOf(root), 1);
+      };
+    });
+
+  emit(dir: string, event: WatchEvent['event'], name?: string): void {
+    const root = resolve(dir);
+    const path = name === undefined ? root : join(root, name);
+    for (const subject of [...(this.subjects.get(root) ?? [])]) subject.next({ event, path });
+  }
+
+  fail(dir: string, error: Error = new Error('watcher failed')): void {
+    for (const subject of [...(this.subjects.get(resolve(dir)) ?? [])]) subject.error(error);
+  }
+}
