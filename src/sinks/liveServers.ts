@@ -43,8 +43,8 @@ interface Entry {
   /** What the current (or last attempted) connection was made for. */
   server?: WantedServer;
   conn?: Connection;
-  /** The last connection, kept after it died so its stderr tail can still be read. */
-  lastConn?: Connection;
+  /** stderr of earlier processes of this server (they died or were replaced), newest last. */
+  pastStderr: readonly string[];
   lists?: ServerLists;
   /** The connect attempt and, once connected, the subscription to its `lists$`. */
   session?: Subscription;
@@ -55,6 +55,9 @@ interface Entry {
   /** Set by `/reconnect NAME`: the next pass reconnects it whatever its fingerprint. */
   forceReconnect?: boolean;
 }
+
+/** How many stderr lines a server keeps (SPEC §3). */
+const STDERR_LINES = 200;
 
 const EMPTY_LISTS: Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> = {
   tools: [],
@@ -114,7 +117,8 @@ export class LiveServers {
   /** The last stderr lines of a server's current or last process (secrets masked). */
   stderrTail(name: string): readonly string[] {
     const e = this.entries.get(name);
-    return (e?.conn ?? e?.lastConn)?.stderrTail() ?? [];
+    if (!e) return [];
+    return [...e.pastStderr, ...(e.conn?.stderrTail() ?? [])].slice(-STDERR_LINES);
   }
 
   status(name: string): ServerStatus | undefined {
@@ -168,6 +172,7 @@ export class LiveServers {
       if (!e) return EMPTY;
       this.stopSession(e);
       const conn = e.conn;
+      if (conn) this.keepStderr(e, '(process stopped)');
       e.conn = undefined;
       e.lists = undefined;
       e.server = undefined;
@@ -263,6 +268,7 @@ export class LiveServers {
       e = {
         status: { name, scope, source, state: 'disconnected', ...EMPTY_LISTS, history: [] },
         failures: 0,
+        pastStderr: [],
       };
       this.entries.set(name, e);
     }
@@ -288,7 +294,6 @@ export class LiveServers {
         tap((conn) => {
           connected = true;
           e.conn = conn;
-          e.lastConn = conn;
           e.lists = conn.lists;
           e.connectedAt = this.scheduler.now();
           this.update(name, { state: 'connected', pid: conn.pid, error: undefined, ...this.listsPatch(name, e) });
@@ -302,6 +307,7 @@ export class LiveServers {
           this.update(name, this.listsPatch(name, e));
         },
         error: (err: unknown) => {
+          this.keepStderr(e, `(process ended: ${errorMessage(err)})`);
           e.conn = undefined;
           e.lists = undefined;
           e.session = undefined;
@@ -333,6 +339,12 @@ export class LiveServers {
       e.retry = undefined;
       this.open(e, server);
     });
+  }
+
+  /** Keeps the tail of the current process's stderr beyond its life, so a crash can be read. */
+  private keepStderr(e: Entry, marker: string): void {
+    const tail = e.conn?.stderrTail() ?? [];
+    e.pastStderr = [...e.pastStderr, ...tail, marker].slice(-STDERR_LINES);
   }
 
   private stopSession(e: Entry): void {

@@ -1,0 +1,105 @@
+import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { AssembleInput } from '../../src/model/assemble.js';
+import type { ServerStatus } from '../../src/model/status.js';
+import { createReconciler, type Reconciler } from '../../src/reconciler.js';
+import { connectMcp } from '../../src/sinks/connector.js';
+import { fixture } from './mcpServers.js';
+import { isAlive, waitForNoLeftovers } from './processes.js';
+
+const echo = (...extra: string[]) => ({ command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] });
+
+function input(servers: Record<string, unknown>): AssembleInput {
+  return {
+    sources: [{ scope: 'user', file: '/tmp/settings.json', servers }],
+    approvals: {},
+    sessionApprovals: {},
+    folderTrusted: true,
+  };
+}
+
+let r: Reconciler | undefined;
+afterEach(async () => {
+  await r?.dispose();
+  r = undefined;
+});
+afterAll(async () => {
+  await waitForNoLeftovers();
+});
+
+/** Waits until a pass with this generation has been reported. */
+async function pass(rec: Reconciler, generation: number) {
+  return firstValueFrom(rec.events$.pipe(filter((e) => e.type === 'reconcile' && e.generation === generation)));
+}
+
+describe('the reconcile pipeline with the real connector', () => {
+  it('three servers up; an args edit replaces only that process, and the others never lose a tool meanwhile', async () => {
+    const inputs = new BehaviorSubject(input({ a: echo(), b: echo(), c: echo() }));
+    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    // Every status the pipeline ever showed, to find any gap of a, c.
+    const seen: (readonly ServerStatus[])[] = [];
+    const sub = r.servers$.subscribe((s) => seen.push(s));
+    const first = pass(r, 1);
+    r.start();
+    await first;
+    const pid = (n: string) => r!.status(n)?.pid;
+    const before = { a: pid('a')!, b: pid('b')!, c: pid('c')! };
+    expect(Object.values(before).every((p) => typeof p === 'number' && isAlive(p))).toBe(true);
+    const mark = seen.length;
+
+    const second = pass(r, 2);
+    inputs.next(input({ a: echo(), b: echo('--tools', 'more'), c: echo() }));
+    expect(await second).toMatchObject({ reconnected: ['b'], unchanged: 2 });
+
+    expect(pid('a')).toBe(before.a);
+    expect(pid('c')).toBe(before.c);
+    expect(pid('b')).not.toBe(before.b);
+    expect(isAlive(before.b)).toBe(false);
+    expect(r.status('b')?.tools.map((t) => t.name)).toContain('mcp__b__more');
+    for (const snapshot of seen.slice(mark)) {
+      for (const name of ['a', 'c']) {
+        const s = snapshot.find((x) => x.name === name)!;
+        expect(s.state).toBe('connected');
+        expect(s.tools.map((t) => t.tool).sort()).toEqual(['echo', 'slow']);
+      }
+    }
+    sub.unsubscribe();
+  });
+
+  it('an includeTools-only change filters in place: no new process', async () => {
+    const inputs = new BehaviorSubject(input({ a: echo('--tools', 'x,y') }));
+    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const first = pass(r, 1);
+    r.start();
+    await first;
+    const pidBefore = r.status('a')?.pid;
+    const second = pass(r, 2);
+    inputs.next(input({ a: { ...echo('--tools', 'x,y'), includeTools: ['x', 'echo'] } }));
+    expect(await second).toMatchObject({ updated: ['a'], reconnected: [] });
+    expect(r.status('a')?.pid).toBe(pidBefore);
+    expect(r.status('a')?.tools.map((t) => t.name).sort()).toEqual(['mcp__a__echo', 'mcp__a__x']);
+    await expect(r.callTool('mcp__a__x', {})).resolves.toMatchObject({ content: [{ text: 'x' }] });
+    await expect(r.callTool('mcp__a__y', {})).rejects.toThrow(/mcp__a__y/);
+  });
+
+  it('a crashing server is supervised; the others are not affected', async () => {
+    const inputs = new BehaviorSubject(
+      input({ ok: echo(), crash: { command: process.execPath, args: [fixture('crash-server.mjs'), '--after', '300'] } }),
+    );
+    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 20, random: () => 0 });
+    const first = pass(r, 1);
+    r.start();
+    await first;
+    const okPid = r.status('ok')?.pid;
+    // dies after 300 ms → error with exit code and the last stderr line, then restarted (≥ 800 ms later)
+    const failed = await firstValueFrom(
+      r.servers$.pipe(filter((all) => all.some((s) => s.name === 'crash' && s.state === 'error'))),
+    );
+    expect(failed.find((s) => s.name === 'crash')?.error).toMatch(/exited with code 1/);
+    await firstValueFrom(
+      r.servers$.pipe(filter((all) => all.some((s) => s.name === 'crash' && s.history.filter((h) => h.state === 'connected').length >= 2))),
+    );
+    expect(r.status('ok')).toMatchObject({ state: 'connected', pid: okPid });
+    expect(r.stderrTail('crash').length).toBeGreaterThan(0);
+  });
+});
