@@ -53,6 +53,8 @@ export interface McpLiveOptions {
   watch?: WatchFactory;
   /** Servers acted on at once within a pass (default 8). */
   concurrency?: number;
+  /** `full` restarts everything on any change: the old behaviour, for comparison only. */
+  strategy?: 'incremental' | 'full';
 }
 
 /** Why a server has no tools right now, in data and in words. */
@@ -165,6 +167,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     scheduler,
     debounceMs: options.debounceMs,
     concurrency: options.concurrency,
+    strategy: options.strategy,
   });
 
   /** The approval hash of a gated server as assembled now. */

@@ -33,6 +33,7 @@ import type {
   Trigger,
 } from './model/events.js';
 import { desiredServers, plan, type Action, type PlanStep } from './model/plan.js';
+import { planFullRestart } from './model/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
 import type { DesiredState, NotAllowedBy, Reason } from './model/types.js';
 import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
@@ -52,6 +53,11 @@ export interface ReconcilerDeps {
   debounceMs?: number;
   /** Servers acted on at once within a pass (default 8). */
   concurrency?: number;
+  /**
+   * `incremental` (default) touches only what changed; `full` tears every server down and
+   * connects all again on any change — the old behaviour, kept for comparison and benchmarks.
+   */
+  strategy?: 'incremental' | 'full';
   maxFailures?: number;
   random?: () => number;
 }
@@ -129,15 +135,22 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const pass = generation;
       const { wanted, blocked } = desiredServers(req.desired, deps.allowedMcpServerNames, env);
       for (const s of Object.values(wanted)) live.describe(s.name, s.scope, s.source);
-      const steps = plan(wanted, blocked, live.snapshot());
-      const tasks = steps.flatMap((step) =>
-        step.actions.map((action): ServerTask<never> => ({
-          name: step.name,
-          run: () => execute(step.name, action, req.desired, blocked),
-        })),
-      );
+      const full = deps.strategy === 'full';
+      const steps = (full ? planFullRestart : plan)(wanted, blocked, live.snapshot());
+      const run = (only: (a: Action) => boolean) =>
+        from(
+          steps.flatMap((step) =>
+            step.actions.filter(only).map(
+              (action): ServerTask<never> => ({ name: step.name, run: () => execute(step.name, action, req.desired, blocked) }),
+            ),
+          ),
+        ).pipe(reconcileByServer<never>(deps.concurrency ?? 8), ignoreElements());
+      // A full restart tears everything down before it connects anything.
+      const phases = full
+        ? [run((a) => a.type === 'disconnect'), run((a) => a.type !== 'disconnect')]
+        : [run(() => true)];
       return concat(
-        from(tasks).pipe(reconcileByServer<never>(deps.concurrency ?? 8), ignoreElements()),
+        ...phases,
         defer(() => {
           applied = req.desired;
           return of(passResult(pass, req, steps, scheduler.now() - started));

@@ -16,6 +16,7 @@ export interface CommonOptions {
   approvalsFile?: string;
   debounceMs?: number;
   demo: boolean;
+  reconcile: 'incremental' | 'full';
 }
 
 export type CliCommand =
@@ -42,6 +43,7 @@ Options:
   --allowed-mcp-server-names a,b    upper bound on the servers that may connect
   --approvals-file FILE             approvals store (default: ~/.NAME/mcpApprovals.json)
   --debounce MS                     settle time for file changes (default: 300)
+  --reconcile incremental|full      full restarts every server on any change (for comparison)
   --demo                            run on the bundled demo workspace
   --json                            machine-readable output
   -h, --help                        this text
@@ -64,6 +66,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
         'allowed-mcp-server-names': { type: 'string' },
         'approvals-file': { type: 'string' },
         debounce: { type: 'string' },
+        reconcile: { type: 'string' },
         demo: { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -82,6 +85,10 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
     if (!/^\d+$/.test(debounce) || !Number.isSafeInteger(debounceMs)) {
       throw new UsageError(`--debounce expects a whole number of milliseconds, got "${debounce}"`);
     }
+  }
+  const reconcile = values.reconcile ?? 'incremental';
+  if (reconcile !== 'incremental' && reconcile !== 'full') {
+    throw new UsageError(`--reconcile expects "incremental" or "full", got "${reconcile}"`);
   }
   const profile = values.profile ?? 'qwen';
   if (!/^[A-Za-z0-9._-]+$/.test(profile) || profile === '.' || profile === '..') {
@@ -104,6 +111,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
     approvalsFile: values['approvals-file'],
     debounceMs,
     demo: values.demo ?? false,
+    reconcile,
   };
   const json = values.json ?? false;
   const [command, ...rest] = positionals;

@@ -18,6 +18,7 @@ export async function toLiveOptions(o: CommonOptions): Promise<McpLiveOptions> {
     allowedMcpServerNames: o.allowedMcpServerNames,
     approvalsFile: o.approvalsFile,
     debounceMs: o.debounceMs,
+    strategy: o.reconcile,
   };
   return o.demo ? { ...base, ...(await demoOptions()) } : base;
 }

@@ -319,6 +319,28 @@ describe('reconcile pipeline (virtual time)', () => {
     });
   });
 
+  describe('the full-restart strategy (kept for comparison)', () => {
+    it('restarts every server on a one-server edit, tearing all down before connecting any', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const h = harness(
+          ts,
+          hot('a 499ms b', { a: input({ x: srv(), y: srv(), z: srv() }), b: input({ x: srv('v2'), y: srv(), z: srv() }) }),
+          { strategy: 'full' },
+        );
+        flush();
+        expect(h.passes()[1]).toMatchObject({ reconnected: ['x', 'y', 'z'], unchanged: 0 });
+        for (const n of ['x', 'y', 'z']) expect(h.fake.starts(n)).toBe(2);
+        const lastClosed = Math.max(...h.fake.log.filter((l) => l.includes(' closed ')).map((l) => Number(l.split(' ')[0])));
+        const reconnects = h.fake.log.filter((l) => / connect /.test(l)).slice(3).map((l) => Number(l.split(' ')[0]));
+        expect(Math.min(...reconnects)).toBeGreaterThanOrEqual(lastClosed);
+        // y and z had no tools in between: the 0-tools gap this project exists to avoid
+        const gap = h.snapshots.some((snap) => snap.find((s) => s.name === 'y')?.tools.length === 0 && snap.length === 3);
+        expect(gap).toBe(true);
+      });
+    });
+  });
+
   describe('supervision', () => {
     it('a dead server is restarted after 1 s, 2 s, 4 s, 8 s and left in error after 5 failures in a row', async () => {
       const ts = newScheduler();

@@ -1,0 +1,62 @@
+import { render } from 'ink';
+import type { McpLive } from '../createMcpLive.js';
+import { App, type AppProps } from '../sinks/ui/App.js';
+
+/** Streams of the terminal session; the process's own by default (tests pass fakes). */
+export interface InteractiveIo {
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+/**
+ * `mcp-live` without `--json`: the Ink session. Renders first (so the first pass is seen
+ * happening), then starts the pipeline; ends on Ctrl-C, `/quit`, SIGINT or SIGTERM. Ink's own
+ * Ctrl-C exit is off so the App handles it and the cleanup below always runs: unmount, then
+ * `dispose()`, which ends every server process (no orphans). Resolves 0; 1 when there is no
+ * terminal to run in or the session could not start.
+ */
+export async function runInteractive(
+  live: McpLive,
+  io: InteractiveIo = {},
+  extra: Pick<AppProps, 'stderrOf' | 'configOf'> = {},
+): Promise<number> {
+  const stdin = io.stdin ?? process.stdin;
+  const stderr = io.stderr ?? process.stderr;
+  if (!stdin.isTTY) {
+    stderr.write('mcp-live: the interactive session needs a terminal; use --json for a headless session.\n');
+    await live.dispose();
+    return 1;
+  }
+
+  let exit!: () => void;
+  const exited = new Promise<void>((resolve) => (exit = resolve));
+  process.once('SIGINT', exit);
+  process.once('SIGTERM', exit);
+
+  const instance = render(<App live={live} onExit={exit} {...extra} />, {
+    stdin,
+    stdout: io.stdout ?? process.stdout,
+    stderr,
+    exitOnCtrlC: false,
+  });
+  // Either the user ends the session, or it never gets going (start fails): both clean up below.
+  const outcome = await Promise.race([
+    exited.then(() => ({ ok: true as const })),
+    live.start().then(
+      () => exited.then(() => ({ ok: true as const })),
+      (error: unknown) => ({ ok: false as const, error }),
+    ),
+  ]);
+
+  instance.unmount();
+  await instance.waitUntilExit();
+  process.removeListener('SIGINT', exit);
+  process.removeListener('SIGTERM', exit);
+  await live.dispose();
+  if (!outcome.ok) {
+    stderr.write(`mcp-live: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}\n`);
+    return 1;
+  }
+  return 0;
+}
