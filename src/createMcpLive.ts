@@ -156,7 +156,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       written$: written,
       extraSources: options.extraSources,
       watch: options.watch,
-      onNotice: (n) => events.next({ ...n, ts: now() } as McpLiveEvent),
+      onNotice: (n) => events.next({ ...n, ts: now() }),
     },
   ).pipe(tap((input) => (latestInput = input)));
 

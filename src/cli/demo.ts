@@ -9,7 +9,7 @@ export const DEMO_DIR = fileURLToPath(new URL('../../../examples/demo/', import.
  * `--demo`: the demo workspace and a demo home (user settings, approvals), so nothing of the
  * user's own settings is read or written.
  */
-export async function demoOptions(): Promise<McpLiveOptions> {
+export function demoOptions(): McpLiveOptions {
   const home = join(DEMO_DIR, 'home');
   return {
     cwd: join(DEMO_DIR, 'workspace'),

@@ -8,7 +8,7 @@ import { runPlan } from './planCommand.js';
 import { runStatus } from './statusCommand.js';
 
 /** CLI options → library options (the demo brings its own workspace and home). */
-export async function toLiveOptions(o: CommonOptions): Promise<McpLiveOptions> {
+export function toLiveOptions(o: CommonOptions): McpLiveOptions {
   const base: McpLiveOptions = {
     cwd: o.cwd,
     profile: o.profile,
@@ -20,7 +20,7 @@ export async function toLiveOptions(o: CommonOptions): Promise<McpLiveOptions> {
     debounceMs: o.debounceMs,
     strategy: o.reconcile,
   };
-  return o.demo ? { ...base, ...(await demoOptions()) } : base;
+  return o.demo ? { ...base, ...demoOptions() } : base;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -29,7 +29,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const options = await toLiveOptions(command.options);
+  const options = toLiveOptions(command.options);
   switch (command.kind) {
     case 'plan':
       return runPlan(options, command.json, process.stdout);

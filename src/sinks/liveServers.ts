@@ -9,6 +9,8 @@ import {
   defer,
   from,
   ignoreElements,
+  lastValueFrom,
+  noop,
   map,
   switchMap,
   tap,
@@ -242,9 +244,8 @@ export class LiveServers {
       if (e.conn) {
         const conn = e.conn;
         e.conn = undefined;
-        closing.push(new Promise<void>((resolve) => {
-          from(conn.close()).subscribe({ complete: resolve, error: () => resolve() });
-        }));
+        // A close that fails still counts as closed: dispose must not hang on one server.
+        closing.push(lastValueFrom(from(conn.close()), { defaultValue: undefined }).then(noop, noop));
       }
     }
     await Promise.all(closing);

@@ -280,7 +280,7 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     expect(await cli.waitFor((e) => e.type === 'result' && e.id === 9)).toMatchObject({ ok: false });
     cli.send({ cmd: 'status', id: 10 });
     const status = await cli.waitFor((e) => e.type === 'result' && e.id === 10);
-    expect((status.data as { servers: Ev[] }).servers.map((s) => s.name)).toEqual(['a', 'r']);
+    expect((status.data as { servers: Ev[] }).servers.map((s) => s.name as string)).toEqual(['a', 'r']);
     expect(cli.servers().get('r')?.state).toBe('error');
 
     const pid = cli.servers().get('a')!.pid as number;
