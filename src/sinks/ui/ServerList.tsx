@@ -1,7 +1,7 @@
-import { Box, Text, useInput } from 'ink';
-import { useState } from 'react';
+import { Box, Text } from 'ink';
 import type { ServerStatus } from '../../model/status.js';
 import { countServers, listCounts, plural, stateIcon, statusText } from './serverSummary.js';
+import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
 import { Spinner } from './Spinner.js';
 
 export interface ServerListProps {
@@ -19,21 +19,23 @@ export interface ServerListProps {
  */
 export function ServerList({ servers, isActive = true, onOpen }: ServerListProps) {
   // Selection follows the name, so a server added above it does not move the cursor.
-  const [selectedName, setSelectedName] = useState<string | undefined>(undefined);
-  const found = servers.findIndex((s) => s.name === selectedName);
-  const selected = found >= 0 ? found : 0;
+  const [selectedName, setSelectedName, selectedRef] = useSyncState<string | undefined>(undefined);
+  const indexOf = (name: string | undefined) => Math.max(0, servers.findIndex((s) => s.name === name));
+  const selected = indexOf(selectedName);
 
-  useInput(
+  useKeys(
     (_input, key) => {
-      if (servers.length === 0) return;
-      if (key.upArrow) setSelectedName(servers[Math.max(0, selected - 1)]?.name);
-      else if (key.downArrow) setSelectedName(servers[Math.min(servers.length - 1, selected + 1)]?.name);
+      if (servers.length === 0) return false;
+      const at = indexOf(selectedRef.current);
+      if (key.upArrow) setSelectedName(servers[Math.max(0, at - 1)]?.name);
+      else if (key.downArrow) setSelectedName(servers[Math.min(servers.length - 1, at + 1)]?.name);
       else if (key.return) {
-        const name = servers[selected]?.name;
+        const name = servers[at]?.name;
         if (name !== undefined) onOpen?.(name);
-      }
+      } else return false;
+      return true;
     },
-    { isActive },
+    { priority: KEY_PRIORITY.list, isActive },
   );
 
   if (servers.length === 0) {
