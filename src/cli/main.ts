@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 import { createMcpLive, type McpLiveOptions } from '../createMcpLive.js';
-import { demoOptions } from './demo.js';
-import { parseCliArgs, UsageError, USAGE, type CommonOptions } from './args.js';
+import { startDemo } from './demo.js';
+import { parseCliArgs, UsageError, USAGE, type CliCommand, type CommonOptions } from './args.js';
 import { runApprovals } from './approvalsCommand.js';
 import { runJsonSession } from './runJsonSession.js';
 import { runPlan } from './planCommand.js';
 import { runStatus } from './statusCommand.js';
 
-/** CLI options → library options (the demo brings its own workspace and home). */
+/** CLI options → library options. */
 export function toLiveOptions(o: CommonOptions): McpLiveOptions {
-  const base: McpLiveOptions = {
+  return {
     cwd: o.cwd,
     profile: o.profile,
     userSettings: o.userSettings,
@@ -20,7 +20,6 @@ export function toLiveOptions(o: CommonOptions): McpLiveOptions {
     debounceMs: o.debounceMs,
     strategy: o.reconcile,
   };
-  return o.demo ? { ...base, ...demoOptions() } : base;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -29,7 +28,17 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const options = toLiveOptions(command.options);
+  // The demo brings its own workspace, home and HTTP server.
+  const demo = command.options.demo ? await startDemo() : undefined;
+  const options = { ...toLiveOptions(command.options), ...demo?.options };
+  try {
+    return await run(command, options);
+  } finally {
+    await demo?.stop();
+  }
+}
+
+async function run(command: Exclude<CliCommand, { kind: 'help' }>, options: McpLiveOptions): Promise<number> {
   switch (command.kind) {
     case 'plan':
       return runPlan(options, command.json, process.stdout);
