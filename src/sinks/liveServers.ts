@@ -77,6 +77,8 @@ const EMPTY_LISTS: Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> = {
  */
 export class LiveServers {
   private readonly entries = new Map<string, Entry>();
+  /** Every known name, sorted: the order of `servers$`. */
+  private readonly names: string[] = [];
   private readonly statusSubject = new BehaviorSubject<readonly ServerStatus[]>([]);
   private readonly changesSubject = new Subject<ServerStatus>();
   private readonly scheduler: SchedulerLike;
@@ -272,6 +274,8 @@ export class LiveServers {
         pastStderr: [],
       };
       this.entries.set(name, e);
+      // Kept sorted on insert, so publishing a change costs O(servers), not a sort.
+      this.names.splice(sortedIndex(this.names, name), 0, name);
     }
     return e;
   }
@@ -386,11 +390,21 @@ export class LiveServers {
     }
     if (equal(next, before)) return;
     e.status = next;
-    this.statusSubject.next(
-      [...this.entries.values()].map((x) => x.status).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-    );
+    this.statusSubject.next(this.names.map((n) => this.entries.get(n)!.status));
     this.changesSubject.next(next);
   }
+}
+
+/** Where `name` goes in the sorted `names` (binary search). */
+function sortedIndex(names: readonly string[], name: string): number {
+  let lo = 0;
+  let hi = names.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (names[mid]! < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function errorMessage(err: unknown): string {

@@ -296,6 +296,15 @@ describe('reconcile pipeline (virtual time)', () => {
       });
     });
 
+    it('servers$ lists every known server sorted by name, whenever it arrived', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const h = harness(ts, hot('a 499ms b', { a: input({ z: srv(), m: srv() }), b: input({ z: srv(), m: srv(), a: srv(), q: srv() }) }));
+        flush();
+        expect(h.snapshots.at(-1)!.map((s) => s.name)).toEqual(['a', 'm', 'q', 'z']);
+      });
+    });
+
     it('a removed server is disconnected and keeps the reason removed', () => {
       const ts = newScheduler();
       ts.run(({ hot, flush }) => {
