@@ -14,8 +14,8 @@ const HASH_SUFFIX_LENGTH = 9;
  * `[A-Za-z0-9_-]` replaced by `_` (one `_` per code point), at most 64 characters. A longer name
  * is cut to 55 characters and gets `_` + the first 8 hex digits of SHA-256 of the **unsanitised**
  * `server\0tool`, so two long names that share their first 55 characters stay distinct.
- * (Short names that differ only in replaced characters, `a.b` vs `a_b`, do collide: the registry
- * must detect that.)
+ * (Short names that differ only in replaced characters, `a.b` vs `a_b`, collide here;
+ * {@link qualifyTools} makes them unique within a server.)
  */
 export function qualifiedToolName(server: string, tool: string): string {
   const sanitised = `${QUALIFIED_PREFIX}${server}${SEPARATOR}${tool}`.replace(/[^A-Za-z0-9_-]/gu, '_');
@@ -46,4 +46,22 @@ export function filterTools<T extends { readonly name: string }>(tools: readonly
   const include = view.includeTools === undefined ? undefined : new Set(view.includeTools);
   const exclude = new Set(view.excludeTools ?? []);
   return tools.filter((tool) => (include === undefined || include.has(tool.name)) && !exclude.has(tool.name));
+}
+
+/**
+ * Qualified names for every tool of one server, unique within it: a name already taken (short
+ * names that differ only in replaced characters, `a.b` and `a_b`) gets the hash suffix of
+ * {@link qualifiedToolName}'s long form, so every tool stays callable under a stable name.
+ */
+export function qualifyTools(server: string, tools: readonly string[]): string[] {
+  const taken = new Set<string>();
+  return tools.map((tool) => {
+    let name = qualifiedToolName(server, tool);
+    if (taken.has(name)) {
+      const hash = sha256Hex(`${server}\0${tool}`).slice(0, HASH_SUFFIX_LENGTH - 1);
+      name = `${name.slice(0, MAX_TOOL_NAME_LENGTH - HASH_SUFFIX_LENGTH)}_${hash}`;
+    }
+    taken.add(name);
+    return name;
+  });
 }

@@ -22,7 +22,7 @@ import type { Connection, Connector } from '../model/connection.js';
 import type { LiveEntry, WantedServer } from '../model/plan.js';
 import type { HistoryEntry, QualifiedTool, ServerStatus } from '../model/status.js';
 import type { NotAllowedBy, Reason, Scope, ServerLists } from '../model/types.js';
-import { filterTools, parseQualifiedToolName, qualifiedToolName } from '../model/toolNames.js';
+import { filterTools, parseQualifiedToolName, qualifiedToolName, qualifyTools } from '../model/toolNames.js';
 import { toolNotFoundMessage } from '../model/messages.js';
 import { backoffDelay } from '../operators/backoffDelay.js';
 
@@ -362,9 +362,11 @@ export class LiveServers {
   private listsPatch(name: string, e: Entry): Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> {
     if (!e.lists) return EMPTY_LISTS;
     const view = e.server?.view ?? {};
+    const tools = filterTools(e.lists.tools, view);
+    const names = qualifyTools(name, tools.map((t) => t.name));
     return {
-      tools: filterTools(e.lists.tools, view).map((t) => ({
-        name: qualifiedToolName(name, t.name),
+      tools: tools.map((t, i) => ({
+        name: names[i]!,
         server: name,
         tool: t.name,
         description: t.description,

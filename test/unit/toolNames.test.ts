@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MAX_TOOL_NAME_LENGTH, filterTools, parseQualifiedToolName, qualifiedToolName } from '../../src/model/toolNames.js';
+import { MAX_TOOL_NAME_LENGTH, filterTools, parseQualifiedToolName, qualifiedToolName, qualifyTools } from '../../src/model/toolNames.js';
 import { sha256Hex } from '../../src/model/sha256Hex.js';
 
 describe('qualifiedToolName', () => {
@@ -88,5 +88,19 @@ describe('filterTools', () => {
   it('keeps the other fields of each tool', () => {
     const described = [{ name: 'a', description: 'x', inputSchema: {} }];
     expect(filterTools(described, { includeTools: ['a'] })[0]).toBe(described[0]);
+  });
+});
+
+describe('qualifyTools', () => {
+  it('keeps names unique within a server when sanitising makes two tools collide', () => {
+    const names = qualifyTools('srv', ['a.b', 'a_b', 'echo']);
+    expect(names[0]).toBe('mcp__srv__a_b');
+    expect(names[1]).toMatch(/^mcp__srv__a_b_[0-9a-f]{8}$/);
+    expect(names[2]).toBe('mcp__srv__echo');
+    expect(new Set(names).size).toBe(3);
+  });
+
+  it('gives the plain qualified names when nothing collides', () => {
+    expect(qualifyTools('s', ['x', 'y'])).toEqual([qualifiedToolName('s', 'x'), qualifiedToolName('s', 'y')]);
   });
 });
