@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { waitForNoLeftovers } from '../integration/processes.js';
+import { CLI, Workspace } from './cliSession.js';
+
+let ws: Workspace;
+afterEach(() => ws?.cleanup());
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+/** Runs the built CLI to completion: exit code, stdout, stderr. */
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+      env: { ...process.env, HOME: ws.home },
+      timeout: 30_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('mcp-live status | plan | approvals (the built CLI)', () => {
+  it('plan --json reviews what the repository would run and spawns nothing', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, { mcp: { excluded: ['ex'] }, mcpServers: { u: ws.server('u'), ex: ws.server('ex') } });
+    ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p'), bad: { command: 'x', args: 'oops' } } });
+    const { code, stdout } = await run(['plan', '--json', '--cwd', ws.cwd]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { servers: Record<string, unknown>[] };
+    const byName = Object.fromEntries(report.servers.map((s) => [s.name, s]));
+    expect(byName.u).toMatchObject({ scope: 'user', admitted: true, transport: 'stdio' });
+    expect(byName.u!.fingerprint).toMatch(/^[0-9a-f]{12}$/);
+    expect(byName.ex).toMatchObject({ admitted: false, reason: 'excluded', message: 'excluded by mcp.excluded' });
+    expect(byName.p).toMatchObject({ scope: 'project', source: ws.mcpJson, admitted: false, reason: 'pending_approval', approval: 'pending' });
+    expect(byName.p!.target).toContain('echo-server.mjs');
+    expect(byName.bad).toMatchObject({ reason: 'pending_approval' });
+    expect(readFileSync(ws.startLog, 'utf8')).toBe('');
+  });
+
+  it('plan prints a readable table', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, { mcpServers: { u: ws.server('u') } });
+    const { code, stdout } = await run(['plan', '--cwd', ws.cwd]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/SERVER\s+SCOPE\s+TRANSPORT/);
+    expect(stdout).toMatch(/u\s+user\s+stdio\s+[0-9a-f]{12}\s+would connect/);
+  });
+
+  it('status connects once, prints every state and exits 1 when a server failed — leaving no process', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, { mcpServers: { ok: ws.server('ok'), broken: { command: '/nonexistent/mcp-server' } } });
+    const { code, stdout } = await run(['status', '--json', '--cwd', ws.cwd]);
+    expect(code).toBe(1);
+    const { servers } = JSON.parse(stdout) as { servers: { name: string; state: string; tools: string[]; error?: string }[] };
+    expect(servers.find((s) => s.name === 'ok')).toMatchObject({ state: 'connected', tools: expect.arrayContaining(['mcp__ok__echo']) as string[] });
+    expect(servers.find((s) => s.name === 'broken')?.error).toContain('/nonexistent/mcp-server');
+
+    ws.write(ws.userSettings, { mcpServers: { ok: ws.server('ok') } });
+    expect((await run(['status', '--cwd', ws.cwd])).code).toBe(0);
+  });
+
+  it('approvals approve | list | reject | forget, bound to the current config', async () => {
+    ws = new Workspace();
+    ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
+    ws.write(ws.userSettings, { mcpServers: { u: ws.server('u') } });
+    expect((await run(['approvals', 'approve', 'p', '--cwd', ws.cwd])).code).toBe(0);
+    let list = JSON.parse((await run(['approvals', 'list', '--json', '--cwd', ws.cwd])).stdout) as { servers: unknown[] };
+    expect(list.servers).toEqual([{ name: 'p', scope: 'project', state: 'approved', stored: 'approved' }]);
+
+    // the config changes → the stored approval no longer applies
+    ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p', ['--tools', 'x']) } });
+    list = JSON.parse((await run(['approvals', 'list', '--json', '--cwd', ws.cwd])).stdout) as { servers: unknown[] };
+    expect(list.servers).toEqual([{ name: 'p', scope: 'project', state: 'pending', stored: 'approved' }]);
+
+    expect((await run(['approvals', 'reject', 'p', '--cwd', ws.cwd])).code).toBe(0);
+    expect((await run(['approvals', 'forget', 'p', '--cwd', ws.cwd])).code).toBe(0);
+    list = JSON.parse((await run(['approvals', 'list', '--json', '--cwd', ws.cwd])).stdout) as { servers: unknown[] };
+    expect(list.servers).toEqual([{ name: 'p', scope: 'project', state: 'pending', stored: '-' }]);
+
+    const notGated = await run(['approvals', 'approve', 'u', '--cwd', ws.cwd]);
+    expect(notGated.code).toBe(2);
+    expect(notGated.stderr).toContain('need no approval');
+  });
+
+  it('a bad flag exits 2 with a message naming it', async () => {
+    ws = new Workspace();
+    const { code, stderr } = await run(['--frobnicate']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--frobnicate');
+    expect(stderr).toContain('Usage:');
+  });
+});
