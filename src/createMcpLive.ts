@@ -20,6 +20,7 @@ import type { PendingApproval, QualifiedTool, ServerStatus } from './model/statu
 import type { NotAllowedBy, PromptInfo, Reason } from './model/types.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
 import { createApprovalsStore, projectRoot, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
+import type { ConnectionPool } from './sinks/connectionPool.js';
 import { connectMcp } from './sinks/connector.js';
 import { fromAllSources, type ExtraSource } from './streams/fromAllSources.js';
 import type { WatchFactory } from './streams/watchFactory.js';
@@ -48,6 +49,13 @@ export interface McpLiveOptions {
   env?: Record<string, string | undefined>;
   /** How servers are reached (default: the MCP SDK over stdio, SSE and Streamable HTTP). */
   connector?: Connector;
+  /**
+   * A connection pool shared with other sessions of this process (SPEC §10): servers are acquired
+   * from it instead of spawned, and released on disconnect. Admission, approvals, the registry and
+   * statuses stay per session. `dispose()` then releases this session's connections; the pool's
+   * owner disposes the pool. Give either `pool` or `connector`, not both.
+   */
+  pool?: ConnectionPool;
   extraSources?: readonly ExtraSource[];
   /** File watching seam (default chokidar). */
   watch?: WatchFactory;
@@ -83,7 +91,7 @@ export interface McpLive {
   readonly events$: Observable<McpLiveEvent>;
   /** Starts watching and reconciling; resolves after the first pass (`ready`). */
   start(): Promise<void>;
-  /** Stops watching and ends every server process. */
+  /** Stops watching and ends every server process (with a `pool`: releases them to the pool). */
   dispose(): Promise<void>;
   /** A manual reload: a pass now, through the same gate as the watcher. */
   reload(): void;
@@ -133,6 +141,9 @@ export function settingsPaths(options: McpLiveOptions) {
  * connections. The one place that subscribes.
  */
 export function createMcpLive(options: McpLiveOptions = {}): McpLive {
+  if (options.pool && options.connector) {
+    throw new Error('createMcpLive: give either `pool` or `connector`, not both (a pool brings its own connector)');
+  }
   const paths = settingsPaths(options);
   const root = paths.projectRoot;
   const store: ApprovalsStore = createApprovalsStore(paths.approvals);
@@ -161,7 +172,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   ).pipe(tap((input) => (latestInput = input)));
 
   const r: Reconciler = createReconciler(inputs$, {
-    connector: options.connector ?? connectMcp,
+    connector: options.pool?.connector ?? options.connector ?? connectMcp,
     allowedMcpServerNames: options.allowedMcpServerNames,
     env: options.env,
     scheduler,

@@ -21,6 +21,13 @@ export { planReport, type PlanReport, type PlannedServer } from './planReport.js
 export { createReconciler, type PassRequest, type Reconciler, type ReconcilerDeps } from './reconciler.js';
 export { connectMcp, createMcpConnector, type McpConnectorOptions } from './sinks/connector.js';
 export type { Connection, Connector } from './model/connection.js';
+export {
+  createConnectionPool,
+  DEFAULT_IDLE_GRACE_MS,
+  type ConnectionPool,
+  type ConnectionPoolOptions,
+  type PooledConnectionStats,
+} from './sinks/connectionPool.js';
 
 // Operators (SPEC §8).
 export { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';

@@ -1,0 +1,284 @@
+import {
+  EMPTY,
+  Observable,
+  Subject,
+  asyncScheduler,
+  defer,
+  from,
+  lastValueFrom,
+  takeUntil,
+  timer,
+  type SchedulerLike,
+  type Subscriber,
+  type Subscription,
+} from 'rxjs';
+import type { Connection, Connector } from '../model/connection.js';
+import { fingerprint } from '../model/fingerprint.js';
+import type { ServerLists } from '../model/types.js';
+
+/**
+ * The shared connection pool (SPEC §10): a {@link Connector} decorator, so a session needs no
+ * special path — it is handed `pool.connector` instead of the real one.
+ *
+ * ```
+ * key = fingerprint(resolved config)            (the server's name is not part of it)
+ *
+ * session A  acquire ─┐                      ┌─ handle A ──── close() ─┐
+ * session B  acquire ─┴─ inner connector ─C──┴─ handle B ──── close() ─┴─ idleGraceMs ─ C.close()
+ *                        (spawned once)                              refs 0 ──────────────▶
+ *
+ * C dies:    every handle's lists$ ──#  (same error), the entry is evicted at once:
+ *            the next acquire spawns a fresh one, the ones after it attach
+ * ```
+ */
+
+/** Options of {@link createConnectionPool}. */
+export interface ConnectionPoolOptions {
+  /** How pooled connections are opened (the real one is `connectMcp`). */
+  connector: Connector;
+  /** How long a connection nobody holds stays up for a re-acquire (default 30 000 ms). */
+  idleGraceMs?: number;
+  scheduler?: SchedulerLike;
+}
+
+/** One pooled connection, as {@link ConnectionPool.stats} reports it. */
+export interface PooledConnectionStats {
+  /** The fingerprint of the resolved config. */
+  key: string;
+  /** Handles out plus acquires waiting for the connection. */
+  refs: number;
+  /** Absent while the connection is still starting (or for remote servers). */
+  pid?: number;
+  /** Nobody holds it: it closes when the idle grace ends, unless it is acquired again. */
+  idle: boolean;
+}
+
+/** Connections shared by several sessions (several `createMcpLive` in one process). */
+export interface ConnectionPool {
+  /** A Connector for one session: subscribing acquires (attach or spawn), the handle's close() releases. */
+  readonly connector: Connector;
+  /** Live pooled connections (for tests, benchmarks, /mcp): key = fingerprint of the resolved config, refs, pid. */
+  stats(): PooledConnectionStats[];
+  /** Closes every pooled connection now (ends processes); acquires after it fail. */
+  dispose(): Promise<void>;
+}
+
+export const DEFAULT_IDLE_GRACE_MS = 30_000;
+
+/** The message of every acquire and every handle's `lists$` once the pool is disposed. */
+const DISPOSED = 'connection pool disposed';
+
+interface Entry {
+  readonly key: string;
+  /** Handles out plus acquires waiting. */
+  refs: number;
+  /** Set once the inner connector emitted. */
+  conn?: Connection;
+  /** The lists as of now: the initial ones with every `list_changed` applied. */
+  lists: ServerLists;
+  /** Fans the one inner `lists$` out to every handle; errors when the connection dies. */
+  readonly changes: Subject<Partial<ServerLists>>;
+  /** Acquires waiting for the connection to come up. */
+  readonly waiters: Set<Subscriber<Connection>>;
+  /** The inner connect, until it settled. */
+  attempt?: Subscription;
+  /** The subscription to the inner `lists$`. */
+  listening?: Subscription;
+  /** A pending idle close. */
+  idle?: Subscription;
+}
+
+const NO_LISTS: ServerLists = { tools: [], prompts: [], resources: [] };
+
+/**
+ * Creates a pool around `options.connector`.
+ *
+ * - Acquire = subscribing `pool.connector(name, config)`: a live connection for the key gets a new
+ *   handle; a connect in flight is waited for (concurrent acquires spawn once); otherwise it
+ *   spawns. A failed spawn is not kept: every waiter gets the error, the next acquire tries again.
+ * - Unsubscribing before the handle arrived drops that acquire's reference; when it was the last,
+ *   the spawn in flight is aborted (the inner connector ends what it started) — nobody wants it.
+ * - A handle's `close()` releases (idempotent, completes at once); at zero references the
+ *   connection closes after `idleGraceMs` on the scheduler, unless it is acquired again first.
+ */
+export function createConnectionPool(options: ConnectionPoolOptions): ConnectionPool {
+  const inner = options.connector;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const idleGraceMs = options.idleGraceMs ?? DEFAULT_IDLE_GRACE_MS;
+  const entries = new Map<string, Entry>();
+  /** Closes under way (idle ends and dispose), so dispose() can wait for every process. */
+  const closing = new Set<Promise<void>>();
+  let disposed = false;
+
+  const evict = (entry: Entry): void => {
+    if (entries.get(entry.key) === entry) entries.delete(entry.key);
+    entry.idle?.unsubscribe();
+    entry.idle = undefined;
+  };
+
+  /** Ends the inner connection for real and keeps the promise until the process is gone. */
+  const closeInner = (entry: Entry, reason?: Error): void => {
+    evict(entry);
+    entry.listening?.unsubscribe();
+    entry.listening = undefined;
+    if (reason) entry.changes.error(reason);
+    else entry.changes.complete();
+    const conn = entry.conn;
+    if (!conn) return;
+    // A close that fails has still ended what it could; dispose() waits, it does not judge.
+    const done = lastValueFrom(from(conn.close()), { defaultValue: undefined }).then(
+      () => undefined,
+      () => undefined,
+    );
+    closing.add(done);
+    void done.then(() => closing.delete(done));
+  };
+
+  /** The connection went away on its own: every handle hears it, and the next acquire spawns anew. */
+  const die = (entry: Entry, error: unknown): void => {
+    evict(entry);
+    entry.listening = undefined;
+    entry.changes.error(error);
+  };
+
+  const release = (entry: Entry): void => {
+    // A dead, failed or closed entry is out of the map: its references no longer count.
+    if (entries.get(entry.key) !== entry) return;
+    entry.refs -= 1;
+    if (entry.refs > 0) return;
+    if (!entry.conn) {
+      // The last waiter left before the connection came up: abort the spawn.
+      evict(entry);
+      entry.attempt?.unsubscribe();
+      entry.attempt = undefined;
+      return;
+    }
+    entry.idle = timer(idleGraceMs, scheduler).subscribe(() => {
+      entry.idle = undefined;
+      closeInner(entry);
+    });
+  };
+
+  const handleOf = (entry: Entry, conn: Connection): Connection => {
+    let released = false;
+    const closed = new Subject<void>();
+    return {
+      pid: conn.pid,
+      // The shared connection's lists now, not the ones it started with.
+      get lists() {
+        return entry.lists;
+      },
+      lists$: defer(() => (released ? EMPTY : entry.changes.pipe(takeUntil(closed)))),
+      callTool: (tool, args) =>
+        released ? Promise.reject(new Error('connection closed')) : conn.callTool(tool, args),
+      stderrTail: () => conn.stderrTail(),
+      close: () => {
+        if (!released) {
+          released = true;
+          closed.next();
+          closed.complete();
+          release(entry);
+        }
+        // Releasing never waits for the process: the pool ends it after the grace.
+        return EMPTY;
+      },
+    };
+  };
+
+  const opened = (entry: Entry, conn: Connection): void => {
+    entry.attempt = undefined;
+    entry.conn = conn;
+    entry.lists = conn.lists;
+    entry.listening = from(conn.lists$).subscribe({
+      next: (lists) => {
+        entry.lists = { ...entry.lists, ...lists };
+        entry.changes.next(lists);
+      },
+      error: (error: unknown) => die(entry, error),
+      // Only our own close completes it; anything else means the connection is gone.
+      complete: () => die(entry, new Error('connection closed')),
+    });
+    for (const waiter of [...entry.waiters]) {
+      entry.waiters.delete(waiter);
+      waiter.next(handleOf(entry, conn));
+      waiter.complete();
+    }
+  };
+
+  const failed = (entry: Entry, error: unknown): void => {
+    entry.attempt = undefined;
+    evict(entry);
+    for (const waiter of [...entry.waiters]) {
+      entry.waiters.delete(waiter);
+      waiter.error(error);
+    }
+  };
+
+  const spawn = (entry: Entry, name: string, config: Parameters<Connector>[1]): void => {
+    let emitted = false;
+    const attempt = inner(name, config).subscribe({
+      next: (conn) => {
+        emitted = true;
+        opened(entry, conn);
+      },
+      error: (error: unknown) => failed(entry, error),
+      complete: () => {
+        if (!emitted) failed(entry, new Error('the connector completed without a connection'));
+      },
+    });
+    // A connector that settled synchronously has nothing left to abort.
+    if (!attempt.closed) entry.attempt = attempt;
+  };
+
+  const connector: Connector = (name, config) =>
+    new Observable<Connection>((subscriber) => {
+      if (disposed) {
+        subscriber.error(new Error(DISPOSED));
+        return;
+      }
+      const key = fingerprint(config);
+      let entry = entries.get(key);
+      const fresh = entry === undefined;
+      if (!entry) {
+        entry = { key, refs: 0, lists: NO_LISTS, changes: new Subject(), waiters: new Set() };
+        entries.set(key, entry);
+      }
+      const current = entry;
+      current.refs += 1;
+      current.idle?.unsubscribe();
+      current.idle = undefined;
+      if (current.conn) {
+        subscriber.next(handleOf(current, current.conn));
+        subscriber.complete();
+        return;
+      }
+      current.waiters.add(subscriber);
+      if (fresh) spawn(current, name, config);
+      return () => {
+        // Still waiting: this acquire's reference goes with it.
+        if (current.waiters.delete(subscriber)) release(current);
+      };
+    });
+
+  return {
+    connector,
+    stats: () =>
+      [...entries.values()].map((e) => {
+        const s: PooledConnectionStats = { key: e.key, refs: e.refs, idle: e.refs === 0 && e.conn !== undefined };
+        if (e.conn?.pid !== undefined) s.pid = e.conn.pid;
+        return s;
+      }),
+    async dispose() {
+      disposed = true;
+      for (const entry of [...entries.values()]) {
+        if (entry.conn) {
+          closeInner(entry, new Error(DISPOSED));
+        } else {
+          entry.attempt?.unsubscribe();
+          failed(entry, new Error(DISPOSED));
+        }
+      }
+      await Promise.all([...closing]);
+    },
+  };
+}
