@@ -7,6 +7,8 @@ export interface InteractiveIo {
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
+  /** Ink's console patching, so stray `console.log`s do not tear the screen (default true). */
+  patchConsole?: boolean;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface InteractiveIo {
 export async function runInteractive(
   live: McpLive,
   io: InteractiveIo = {},
-  extra: Pick<AppProps, 'stderrOf' | 'configOf'> = {},
+  extra: Pick<AppProps, 'configOf'> = {},
 ): Promise<number> {
   const stdin = io.stdin ?? process.stdin;
   const stderr = io.stderr ?? process.stderr;
@@ -31,32 +33,36 @@ export async function runInteractive(
 
   let exit!: () => void;
   const exited = new Promise<void>((resolve) => (exit = resolve));
-  process.once('SIGINT', exit);
-  process.once('SIGTERM', exit);
-
-  const instance = render(<App live={live} onExit={exit} {...extra} />, {
-    stdin,
-    stdout: io.stdout ?? process.stdout,
-    stderr,
-    exitOnCtrlC: false,
-  });
-  // Either the user ends the session, or it never gets going (start fails): both clean up below.
-  const outcome = await Promise.race([
-    exited.then(() => ({ ok: true as const })),
-    live.start().then(
-      () => exited.then(() => ({ ok: true as const })),
-      (error: unknown) => ({ ok: false as const, error }),
-    ),
-  ]);
-
-  instance.unmount();
-  await instance.waitUntilExit();
-  process.removeListener('SIGINT', exit);
-  process.removeListener('SIGTERM', exit);
-  await live.dispose();
-  if (!outcome.ok) {
-    stderr.write(`mcp-live: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}\n`);
-    return 1;
+  // `on`, not `once`: Ink's signal-exit re-raises a signal that has no other listener left,
+  // which would kill us before dispose() ends the server processes.
+  process.on('SIGINT', exit);
+  process.on('SIGTERM', exit);
+  try {
+    const instance = render(<App live={live} onExit={exit} {...extra} />, {
+      stdin,
+      stdout: io.stdout ?? process.stdout,
+      stderr,
+      exitOnCtrlC: false,
+      patchConsole: io.patchConsole ?? true,
+    });
+    // Either the user ends the session, or it never gets going (start fails): both clean up.
+    const outcome = await Promise.race([
+      exited.then(() => ({ ok: true as const })),
+      live.start().then(
+        () => exited.then(() => ({ ok: true as const })),
+        (error: unknown) => ({ ok: false as const, error }),
+      ),
+    ]);
+    instance.unmount();
+    await instance.waitUntilExit();
+    if (!outcome.ok) {
+      stderr.write(`mcp-live: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', exit);
+    process.removeListener('SIGTERM', exit);
+    await live.dispose();
   }
-  return 0;
 }

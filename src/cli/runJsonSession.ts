@@ -17,8 +17,10 @@ export async function runJsonSession(
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // `on`, not `once`: signal-exit (used by write-file-atomic) re-raises a signal that has no
+  // listener left, which would kill us before every server process is ended.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
   // Commands run one after another, in the order they were typed.

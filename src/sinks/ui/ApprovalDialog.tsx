@@ -1,7 +1,9 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useState } from 'react';
 import type { McpLive } from '../../createMcpLive.js';
 import type { PendingApproval } from '../../model/status.js';
+import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
+import { pendingSetKey } from './useApprovalPrompt.js';
 
 /** The decisions the dialog can take (a subset of {@link McpLive}). */
 export type ApprovalActions = Pick<McpLive, 'approve' | 'approveAllPending' | 'reject'>;
@@ -23,15 +25,25 @@ export interface ApprovalDialogProps {
  * is being written.
  */
 export function ApprovalDialog({ pending, actions, onLater, isActive = true }: ApprovalDialogProps) {
-  const [busy, setBusy] = useState<string | undefined>(undefined);
+  // In refs too: "aa" in one chunk must not write two decisions.
+  const [busy, setBusy, busyRef] = useSyncState<string | undefined>(undefined);
+  // The set a decision was written for: until the pass that applies it changes the set, the
+  // same question stays on screen, and must not be answered twice.
+  const [decidedFor, setDecidedFor, decidedRef] = useSyncState<string | undefined>(undefined);
   const [failure, setFailure] = useState<{ name: string; message: string } | undefined>(undefined);
   const first = pending[0];
+  const setKey = pendingSetKey(pending);
+  const waiting = decidedFor === setKey;
 
   const run = (what: string, name: string, action: () => Promise<unknown>) => {
+    const askedFor = setKey;
     setBusy(what);
     setFailure(undefined);
     action().then(
-      () => setBusy(undefined),
+      () => {
+        setBusy(undefined);
+        setDecidedFor(askedFor);
+      },
       (err: unknown) => {
         setBusy(undefined);
         setFailure({ name, message: err instanceof Error ? err.message : String(err) });
@@ -39,17 +51,20 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
     );
   };
 
-  useInput(
+  // Modal: while it shows, every key is the dialog's (Ctrl-C still quits, it asks first).
+  useKeys(
     (input, key) => {
-      if (!first || busy !== undefined) return;
+      if (!first || busyRef.current !== undefined) return true;
       if (key.escape) onLater();
-      else if (input === 'a') run(`approving ${first.name}…`, first.name, () => actions.approve(first.name, { persist: true }));
-      else if (input === 's') {
-        run(`approving ${first.name} for this session…`, first.name, () => actions.approve(first.name, { persist: false }));
-      } else if (input === 'A') run('approving all pending servers…', first.name, () => actions.approveAllPending());
-      else if (input === 'r') run(`rejecting ${first.name}…`, first.name, () => actions.reject(first.name));
+      if (decidedRef.current === setKey) return true;
+      const { name } = first;
+      if (input === 'a') run(`approving ${name}…`, name, () => actions.approve(name, { persist: true }));
+      else if (input === 's') run(`approving ${name} for this session…`, name, () => actions.approve(name, { persist: false }));
+      else if (input === 'A') run('approving all pending servers…', name, () => actions.approveAllPending());
+      else if (input === 'r') run(`rejecting ${name}…`, name, () => actions.reject(name));
+      return true;
     },
-    { isActive: isActive && first !== undefined },
+    { priority: KEY_PRIORITY.dialog, isActive: isActive && first !== undefined },
   );
 
   if (!first) return null;
@@ -69,8 +84,8 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
       <Row label={isUrl ? 'url' : 'command'}>{first.target}</Row>
       <Text color="gray">It came with this workspace; approve only what you trust to run as you.</Text>
       <Box marginTop={1}>
-        {busy !== undefined ? (
-          <Text color="yellow">{busy}</Text>
+        {busy !== undefined || waiting ? (
+          <Text color="yellow">{busy ?? 'decided — waiting for the reconcile pass…'}</Text>
         ) : (
           <Text>
             <Key k="a" /> approve  <Key k="s" /> this session only  <Key k="A" /> approve all {pending.length} pending{'  '}

@@ -6,10 +6,12 @@ import { Spinner } from './Spinner.js';
 
 export interface ServerListProps {
   servers: readonly ServerStatus[];
-  /** Whether arrow keys and Enter go to the list (false while typing a command or in a dialog). */
+  /** Whether ↑ ↓ Enter may go to the list (a typed command line and a dialog ask first anyway). */
   isActive?: boolean;
   /** Enter on a row. */
   onOpen?: (name: string) => void;
+  /** Before the first pass an empty list means "not read yet", not "none configured". */
+  starting?: boolean;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface ServerListProps {
  * connected server or the reason in words for any other — and a footer that counts only real
  * failures as errors (SPEC §9: approval-skipped servers are not failures).
  */
-export function ServerList({ servers, isActive = true, onOpen }: ServerListProps) {
+export function ServerList({ servers, isActive = true, onOpen, starting = false }: ServerListProps) {
   // Selection follows the name, so a server added above it does not move the cursor.
   const [selectedName, setSelectedName, selectedRef] = useSyncState<string | undefined>(undefined);
   const indexOf = (name: string | undefined) => Math.max(0, servers.findIndex((s) => s.name === name));
@@ -41,7 +43,13 @@ export function ServerList({ servers, isActive = true, onOpen }: ServerListProps
   if (servers.length === 0) {
     return (
       <Box flexDirection="column">
-        <Text color="gray">No MCP servers configured.</Text>
+        {starting ? (
+          <Text>
+            <Spinner /> <Text color="gray">reading settings…</Text>
+          </Text>
+        ) : (
+          <Text color="gray">No MCP servers configured.</Text>
+        )}
       </Box>
     );
   }

@@ -19,7 +19,7 @@ function mask(value: unknown, key: string | undefined): unknown {
   if (typeof value === 'string') return key === 'url' || key === 'httpUrl' ? maskUrlPassword(value) : value;
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     const secretMap = SECRET_MAPS.has(k) && typeof v === 'object' && v !== null && !Array.isArray(v);
     // defineProperty, so a key named `__proto__` is copied as data, not as the prototype.
     Object.defineProperty(out, k, {

@@ -1,0 +1,61 @@
+import { render, cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServerDetail } from '../../src/sinks/ui/ServerDetail.js';
+import { plain, server, tool } from './fakeLive.js';
+
+afterEach(cleanup);
+
+const at = (h: number, m: number, s: number) => new Date(2026, 0, 2, h, m, s).getTime();
+
+describe('ServerDetail', () => {
+  it('shows the config summary, tools with descriptions, prompts, stderr tail and history', () => {
+    const s = server('echo', {
+      scope: 'workspace',
+      source: '/w/.qwen/settings.json',
+      transport: 'stdio',
+      fingerprint: 'abcdef0123456789abcdef',
+      pid: 4242,
+      tools: [tool('echo', 'say', 'Says it back\nsecond line')],
+      prompts: [{ name: 'greet', description: 'A greeting' }],
+      history: [
+        { ts: at(9, 5, 7), state: 'connecting' },
+        { ts: at(9, 5, 8), state: 'connected', message: '1 tool' },
+      ],
+    });
+    const { lastFrame } = render(
+      <ServerDetail server={s} stderr={Array.from({ length: 20 }, (_, i) => `line ${i + 1}`)} stderrLines={3} />,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toContain('echo connected (pid 4242)');
+    expect(frame).toMatch(/scope\s+workspace/);
+    expect(frame).toMatch(/source\s+\/w\/\.qwen\/settings\.json/);
+    expect(frame).toMatch(/transport\s+stdio/);
+    expect(frame).toMatch(/fingerprint\s+abcdef012345…/);
+    expect(frame).not.toContain('abcdef0123456789');
+    expect(frame).toContain('say mcp__echo__say — Says it back');
+    expect(frame).not.toContain('second line');
+    expect(frame).toContain('greet — A greeting');
+    expect(frame).toContain('stderr (last 3 of 20 lines)');
+    expect(frame).toMatch(/line 18\s+line 19\s+line 20/);
+    expect(frame).not.toContain('line 17');
+    expect(frame).toContain('09:05:07 connecting');
+    expect(frame).toContain('09:05:08 connected 1 tool');
+  });
+
+  it('shows the reason of a blocked server and the error of a failed one', () => {
+    const blocked = render(<ServerDetail server={server('b', { state: 'blocked', reason: 'rejected' })} />);
+    expect(plain(blocked.lastFrame())).toMatch(/reason\s+rejected – edit its config to be asked again/);
+    const failed = render(<ServerDetail server={server('f', { state: 'error', error: 'exit code 3: boom' })} />);
+    expect(plain(failed.lastFrame())).toMatch(/error\s+exit code 3: boom/);
+  });
+
+  it('shows a config with env and header values masked', () => {
+    const { lastFrame } = render(
+      <ServerDetail server={server('s')} config={{ command: 'node', env: { TOKEN: 'sk-live-999' }, headers: { A: 'b-secret' } }} />,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toContain('"TOKEN": "***"');
+    expect(frame).not.toContain('sk-live-999');
+    expect(frame).not.toContain('b-secret');
+  });
+});

@@ -1,0 +1,130 @@
+import { render, cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ServerList } from '../../src/sinks/ui/ServerList.js';
+import { countServers } from '../../src/sinks/ui/serverSummary.js';
+import { KEY, plain, server, tick, tool } from './fakeLive.js';
+
+afterEach(cleanup);
+
+const blocked = (name: string, patch: Parameters<typeof server>[1]) => server(name, { state: 'blocked', ...patch });
+
+describe('ServerList', () => {
+  it('shows every reason in words', () => {
+    const { lastFrame } = render(
+      <ServerList
+        servers={[
+          blocked('pend', { scope: 'workspace', reason: 'pending_approval' }),
+          blocked('rej', { scope: 'project', reason: 'rejected' }),
+          blocked('excl', { reason: 'excluded' }),
+          blocked('flagged', { reason: 'not_allowed', notAllowedBy: 'flag' }),
+          blocked('unlisted', { reason: 'not_allowed', notAllowedBy: 'settings' }),
+          blocked('untrusted', { scope: 'workspace', reason: 'untrusted_folder' }),
+          server('broken', { state: 'error', error: 'spawn nope ENOENT' }),
+        ]}
+      />,
+    );
+    const frame = plain(lastFrame());
+    const row = (name: string) => frame.split('\n').find((l) => l.includes(` ${name} `)) ?? '';
+    expect(row('pend')).toContain('needs approval');
+    expect(row('rej')).toContain('rejected – edit its config to be asked again');
+    expect(row('excl')).toContain('excluded by mcp.excluded');
+    expect(row('flagged')).toContain('not in --allowed-mcp-server-names');
+    expect(row('unlisted')).toContain('not in mcp.allowed');
+    expect(row('untrusted')).toContain('untrusted folder');
+    expect(row('broken')).toContain('spawn nope ENOENT');
+  });
+
+  it('shows name, scope, icon and counts for a connected server', () => {
+    const { lastFrame } = render(
+      <ServerList servers={[server('alpha', { tools: [tool('alpha', 'a'), tool('alpha', 'b')], prompts: [{ name: 'p' }] })]} />,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toMatch(/● alpha\s+user\s+2 tools · 1 prompt/);
+  });
+
+  it('shows a state icon per state, and a spinner while connecting', () => {
+    const { lastFrame } = render(
+      <ServerList
+        servers={[
+          server('on'),
+          server('wait', { state: 'connecting' }),
+          server('bad', { state: 'error', error: 'x' }),
+          server('off', { state: 'disconnected' }),
+          blocked('gate', { reason: 'pending_approval' }),
+        ]}
+      />,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toContain('● on');
+    expect(frame).toMatch(/◌ wait\s+user\s+[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] connecting/);
+    expect(frame).toContain('✖ bad');
+    expect(frame).toContain('○ off');
+    expect(frame).toContain('⊘ gate');
+  });
+
+  it('does not count approval-skipped or blocked servers as errors, and gives no error hint without one', () => {
+    const { lastFrame } = render(
+      <ServerList
+        servers={[
+          server('ok'),
+          blocked('pend', { scope: 'workspace', reason: 'pending_approval' }),
+          blocked('rej', { scope: 'project', reason: 'rejected' }),
+          blocked('excl', { reason: 'excluded' }),
+        ]}
+      />,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toContain('1 connected · 1 need approval · 0 errors');
+    expect(frame).not.toContain('view error logs');
+  });
+
+  it('counts a real error and hints at its logs', () => {
+    const { lastFrame } = render(
+      <ServerList
+        servers={[blocked('pend', { reason: 'pending_approval' }), server('crashy', { state: 'error', error: 'exited with code 1' })]}
+      />,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toContain('0 connected · 1 need approval · 1 error');
+    expect(frame).toContain('view error logs with /mcp crashy');
+  });
+
+  it('moves the selection with the arrow keys and opens the selected row with Enter', async () => {
+    const onOpen = vi.fn();
+    const { stdin, lastFrame } = render(<ServerList servers={[server('a'), server('b'), server('c')]} onOpen={onOpen} />);
+    await tick();
+    expect(plain(lastFrame())).toMatch(/› ● a/);
+    stdin.write(KEY.down);
+    await vi.waitFor(() => expect(plain(lastFrame())).toMatch(/› ● b/));
+    stdin.write(KEY.down);
+    stdin.write(KEY.down); // stays on the last row
+    await vi.waitFor(() => expect(plain(lastFrame())).toMatch(/› ● c/));
+    stdin.write(KEY.up);
+    await vi.waitFor(() => expect(plain(lastFrame())).toMatch(/› ● b/));
+    stdin.write(KEY.enter);
+    await vi.waitFor(() => expect(onOpen).toHaveBeenCalledWith('b'));
+  });
+
+  it('ignores keys while inactive', async () => {
+    const onOpen = vi.fn();
+    const { stdin } = render(<ServerList servers={[server('a')]} onOpen={onOpen} isActive={false} />);
+    await tick();
+    stdin.write(KEY.enter);
+    await tick();
+    expect(onOpen).not.toHaveBeenCalled();
+  });
+});
+
+describe('countServers', () => {
+  it('counts connected, promptable and failed servers apart', () => {
+    expect(
+      countServers([
+        server('a'),
+        server('b', { state: 'error', error: 'e' }),
+        server('c', { state: 'blocked', reason: 'pending_approval' }),
+        server('d', { state: 'blocked', reason: 'rejected' }),
+        server('e', { state: 'error', error: 'e' }),
+      ]),
+    ).toEqual({ connected: 1, needApproval: 1, errors: 2, firstError: 'b' });
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import {
+  COMMANDS,
+  executeCommand,
+  formatToolResult,
+  parseCommand,
+  runCommandLine,
+  type Command,
+} from '../../src/sinks/ui/commands.js';
+import { fakeLive, server, tool } from './fakeLive.js';
+
+describe('parseCommand', () => {
+  it.each<[string, Command]>([
+    ['/mcp', { kind: 'mcp' }],
+    ['  /mcp   alpha  ', { kind: 'mcp', server: 'alpha' }],
+    ['/reload', { kind: 'reload' }],
+    ['/reconnect alpha', { kind: 'reconnect', server: 'alpha' }],
+    ['/tools', { kind: 'tools' }],
+    ['/tools alpha', { kind: 'tools', server: 'alpha' }],
+    ['/call mcp__a__echo', { kind: 'call', tool: 'mcp__a__echo', args: {} }],
+    ['/call mcp__a__echo {"text": "hi there", "n": [1, 2]}', { kind: 'call', tool: 'mcp__a__echo', args: { text: 'hi there', n: [1, 2] } }],
+    ['/approve beta', { kind: 'approve', server: 'beta' }],
+    ['/reject beta', { kind: 'reject', server: 'beta' }],
+    ['/help', { kind: 'help' }],
+    ['/quit', { kind: 'quit' }],
+  ])('parses %j', (line, command) => {
+    expect(parseCommand(line)).toEqual({ ok: true, command });
+  });
+
+  it.each([
+    ['', 'Type a command'],
+    ['mcp', 'Commands start with "/"'],
+    ['/frobnicate', 'Unknown command "/frobnicate" — type /help'],
+    ['/mcp a b', 'Usage: /mcp [NAME]'],
+    ['/tools a b', 'Usage: /tools [NAME]'],
+    ['/reconnect', 'Usage: /reconnect NAME'],
+    ['/reconnect a b', 'Usage: /reconnect NAME'],
+    ['/approve', 'Usage: /approve NAME'],
+    ['/reject', 'Usage: /reject NAME'],
+    ['/reload now', 'Usage: /reload'],
+    ['/help me', 'Usage: /help'],
+    ['/quit now', 'Usage: /quit'],
+    ['/call', 'Usage: /call TOOL'],
+    ['/call t {not json', 'Arguments of /call must be a JSON object:'],
+    ['/call t [1,2]', 'Arguments of /call must be a JSON object'],
+    ['/call t "text"', 'Arguments of /call must be a JSON object'],
+    ['/call t null', 'Arguments of /call must be a JSON object'],
+  ])('rejects %j with a clear message', (line, message) => {
+    const result = parseCommand(line);
+    expect(result.ok).toBe(false);
+    expect(result.ok ? '' : result.error).toContain(message);
+  });
+});
+
+describe('executeCommand', () => {
+  const setup = () => {
+    const fake = fakeLive();
+    const servers = [
+      server('alpha', { tools: [tool('alpha', 'echo', 'Echoes'), tool('alpha', 'add')] }),
+      server('beta', { scope: 'workspace', state: 'blocked', reason: 'pending_approval' }),
+    ];
+    const ctx = { live: fake.live, servers, tools: servers.flatMap((s) => s.tools) };
+    return { ...fake, ctx, run: (line: string) => runCommandLine(line, ctx) };
+  };
+
+  it('/mcp shows the list, /mcp NAME the detail, an unknown name an error naming the known ones', async () => {
+    const { run } = setup();
+    expect(await run('/mcp')).toEqual({ view: { kind: 'list' } });
+    expect(await run('/mcp beta')).toEqual({ view: { kind: 'detail', server: 'beta' } });
+    expect(await run('/mcp nope')).toEqual({
+      output: { tone: 'error', lines: ['No MCP server "nope" is configured.', 'Known: alpha, beta'] },
+    });
+  });
+
+  it('/reload reloads', async () => {
+    const { run, callsOf } = setup();
+    const outcome = await run('/reload');
+    expect(callsOf('reload')).toEqual([[]]);
+    expect(outcome.output?.lines[0]).toContain('Reloading');
+  });
+
+  it('/reconnect NAME reconnects, and explains when it cannot', async () => {
+    const { run, callsOf, steer } = setup();
+    expect((await run('/reconnect alpha')).output).toEqual({ tone: 'info', lines: ['Reconnecting alpha…'] });
+    expect(callsOf('reconnect')).toEqual([['alpha']]);
+    steer.reconnectable = false;
+    expect((await run('/reconnect beta')).output).toEqual({ tone: 'error', lines: ['Cannot reconnect beta: needs approval.'] });
+    expect((await run('/reconnect nope')).output?.lines[0]).toBe('No MCP server "nope" is configured.');
+  });
+
+  it('/tools lists every tool, /tools NAME one server, a blocked server says why it has none', async () => {
+    const { run } = setup();
+    expect((await run('/tools')).output?.lines).toEqual(['2 tools:', 'mcp__alpha__echo  Echoes', 'mcp__alpha__add']);
+    expect((await run('/tools alpha')).output?.lines[0]).toBe('2 tools:');
+    expect((await run('/tools beta')).output?.lines).toEqual(['beta has no tools: needs approval.']);
+    expect((await run('/tools nope')).output?.tone).toBe('error');
+  });
+
+  it('/call calls an available tool with its arguments and shows the text result', async () => {
+    const { run, callsOf } = setup();
+    const outcome = await run('/call mcp__alpha__echo {"text":"ping"}');
+    expect(callsOf('callTool')).toEqual([['mcp__alpha__echo', { text: 'ping' }]]);
+    expect(outcome.output).toEqual({ tone: 'success', lines: ['pong'] });
+  });
+
+  it('/call of a missing tool shows the tool-not-found message, without calling', async () => {
+    const { run, callsOf } = setup();
+    const outcome = await run('/call mcp__beta__search {}');
+    expect(callsOf('callTool')).toEqual([]);
+    expect(callsOf('toolNotFoundMessage')).toEqual([['mcp__beta__search']]);
+    expect(outcome.output).toEqual({
+      tone: 'error',
+      lines: ['Tool "mcp__beta__search" is not available: MCP server "beta" needs approval – approve it with /mcp.'],
+    });
+  });
+
+  it('/call shows a failing or isError call as an error', async () => {
+    const { run, steer } = setup();
+    steer.callResult = { content: [{ type: 'text', text: 'bad input' }], isError: true };
+    expect((await run('/call mcp__alpha__echo')).output).toEqual({ tone: 'error', lines: ['bad input'] });
+    steer.callError = new Error('MCP server "alpha" went away');
+    expect((await run('/call mcp__alpha__echo')).output).toEqual({ tone: 'error', lines: ['MCP server "alpha" went away'] });
+  });
+
+  it('/approve persists, /reject rejects, and a failure is an error output', async () => {
+    const { run, callsOf, steer } = setup();
+    expect((await run('/approve beta')).output?.tone).toBe('success');
+    expect(callsOf('approve')).toEqual([['beta', { persist: true }]]);
+    expect((await run('/reject beta')).output?.lines).toEqual(['Rejected beta — edit its config to be asked again.']);
+    expect(callsOf('reject')).toEqual([['beta']]);
+    steer.approveError = new Error('server "zeta" is not configured');
+    expect((await run('/approve zeta')).output).toEqual({ tone: 'error', lines: ['server "zeta" is not configured'] });
+  });
+
+  it('/help lists every command, /quit quits, bad input is an error output that does nothing', async () => {
+    const { run, calls, ctx } = setup();
+    const help = (await run('/help')).output?.lines ?? [];
+    for (const c of COMMANDS) expect(help.some((l) => l.startsWith(c.usage))).toBe(true);
+    expect(await run('/quit')).toEqual({ quit: true });
+    expect(await run('/nope')).toEqual({ output: { tone: 'error', lines: ['Unknown command "/nope" — type /help for the list.'] } });
+    expect(await executeCommand({ kind: 'quit' }, ctx)).toEqual({ quit: true });
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('formatToolResult', () => {
+  it('shows text content, tags other content, and JSON for anything else', () => {
+    expect(
+      formatToolResult({
+        content: [
+          { type: 'text', text: 'a\nb' },
+          { type: 'image', mimeType: 'image/png', data: '…' },
+          { type: 'resource', resource: { uri: 'file:///x' } },
+        ],
+      }),
+    ).toEqual({ isError: false, lines: ['a', 'b', '[image image/png]', '[resource file:///x]'] });
+    expect(formatToolResult({ content: [] })).toEqual({ isError: false, lines: ['(empty result)'] });
+    expect(formatToolResult({ toolResult: 1 })).toEqual({ isError: false, lines: ['{', '  "toolResult": 1', '}'] });
+  });
+});

@@ -1,0 +1,146 @@
+import { BehaviorSubject, Subject } from 'rxjs';
+import type { McpLive, QualifiedPrompt, Unavailable } from '../../src/createMcpLive.js';
+import type { McpLiveEvent } from '../../src/model/events.js';
+import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/status.js';
+
+/** One recorded method call of the fake. */
+export interface Call {
+  method: string;
+  args: unknown[];
+}
+
+/**
+ * A controllable {@link McpLive}: its observables are subjects the test pushes to, and its
+ * methods record what they were called with. `callResult`, `approveError` etc. steer answers.
+ */
+export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: readonly PendingApproval[] } = {}) {
+  const servers = new BehaviorSubject<readonly ServerStatus[]>(init.servers ?? []);
+  const tools = new BehaviorSubject<readonly QualifiedTool[]>((init.servers ?? []).flatMap((s) => s.tools));
+  const prompts = new BehaviorSubject<readonly QualifiedPrompt[]>([]);
+  const pending = new BehaviorSubject<readonly PendingApproval[]>(init.pending ?? []);
+  const events = new Subject<McpLiveEvent>();
+  const calls: Call[] = [];
+  const steer: {
+    callResult: unknown;
+    callError?: Error;
+    approveError?: Error;
+    reconnectable: boolean;
+    stderr: Record<string, readonly string[]>;
+    notFound: (q: string) => string;
+  } = {
+    callResult: { content: [{ type: 'text', text: 'pong' }] },
+    reconnectable: true,
+    stderr: {},
+    notFound: (q) => `Tool "${q}" is not available: MCP server "beta" needs approval – approve it with /mcp.`,
+  };
+  const record = (method: string, ...args: unknown[]) => calls.push({ method, args });
+
+  const live: McpLive = {
+    cwd: '/work/demo',
+    profile: 'qwen',
+    watching: [],
+    servers$: servers.asObservable(),
+    tools$: tools.asObservable(),
+    prompts$: prompts.asObservable(),
+    pendingApprovals$: pending.asObservable(),
+    events$: events.asObservable(),
+    start: () => {
+      record('start');
+      return Promise.resolve();
+    },
+    dispose: () => {
+      record('dispose');
+      return Promise.resolve();
+    },
+    reload: () => void record('reload'),
+    reconnect: (name) => {
+      record('reconnect', name);
+      return steer.reconnectable;
+    },
+    approve: (name, options) => {
+      record('approve', name, options);
+      return steer.approveError ? Promise.reject(steer.approveError) : Promise.resolve();
+    },
+    approveAllPending: () => {
+      record('approveAllPending');
+      return Promise.resolve(pending.getValue().map((p) => p.name));
+    },
+    reject: (name) => {
+      record('reject', name);
+      return Promise.resolve();
+    },
+    addSessionServer: (name, config) => void record('addSessionServer', name, config),
+    removeSessionServer: (name) => void record('removeSessionServer', name),
+    callTool: (name, args) => {
+      record('callTool', name, args);
+      return steer.callError ? Promise.reject(steer.callError) : Promise.resolve(steer.callResult);
+    },
+    unavailableReason: (): Unavailable | undefined => undefined,
+    toolNotFoundMessage: (q) => {
+      record('toolNotFoundMessage', q);
+      return steer.notFound(q);
+    },
+    statusReport: () => servers.getValue(),
+    pendingApprovals: () => pending.getValue(),
+    stderrTail: (name) => steer.stderr[name] ?? [],
+  };
+
+  /** Replaces the servers (and the tools they carry). */
+  const setServers = (next: readonly ServerStatus[]) => {
+    servers.next(next);
+    tools.next(next.flatMap((s) => s.tools));
+  };
+  const callsOf = (method: string) => calls.filter((c) => c.method === method).map((c) => c.args);
+  return { live, servers, tools, pending, events, calls, callsOf, steer, setServers };
+}
+
+/** A server status with sensible defaults. */
+export function server(name: string, patch: Partial<ServerStatus> = {}): ServerStatus {
+  return {
+    name,
+    scope: 'user',
+    source: `/home/u/.qwen/settings.json`,
+    state: 'connected',
+    tools: [],
+    prompts: [],
+    resources: [],
+    history: [],
+    ...patch,
+  };
+}
+
+export function tool(serverName: string, toolName: string, description?: string): QualifiedTool {
+  return { name: `mcp__${serverName}__${toolName}`, server: serverName, tool: toolName, description };
+}
+
+export function pendingApproval(name: string, patch: Partial<PendingApproval> = {}): PendingApproval {
+  return {
+    name,
+    scope: 'workspace',
+    source: '/work/demo/.qwen/settings.json',
+    target: `node ${name}-server.mjs`,
+    hash: `hash-${name}`,
+    ...patch,
+  };
+}
+
+/** Key sequences as a terminal sends them. */
+export const KEY = {
+  up: '\u001B[A',
+  down: '\u001B[B',
+  left: '\u001B[D',
+  right: '\u001B[C',
+  enter: '\r',
+  escape: '\u001B',
+  tab: '\t',
+  backspace: '\u007F',
+  ctrlC: '\u0003',
+} as const;
+
+export const tick = (ms = 50) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A frame without colour codes, so assertions read the words. */
+export function plain(frame: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  return (frame ?? '').replace(/\u001B\[[0-9;]*m/g, '');
+}
