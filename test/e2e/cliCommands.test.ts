@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
+import type { PlannedServer } from '../../src/planReport.js';
 import { CLI, Workspace } from './cliSession.js';
 
 let ws: Workspace;
@@ -32,8 +33,8 @@ describe('mcp-live status | plan | approvals (the built CLI)', () => {
     ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p'), bad: { command: 'x', args: 'oops' } } });
     const { code, stdout } = await run(['plan', '--json', '--cwd', ws.cwd]);
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { servers: Record<string, unknown>[] };
-    const byName = Object.fromEntries(report.servers.map((s) => [s.name, s]));
+    const report = JSON.parse(stdout) as { servers: PlannedServer[] };
+    const byName: Record<string, PlannedServer> = Object.fromEntries(report.servers.map((s) => [s.name, s]));
     expect(byName.u).toMatchObject({ scope: 'user', admitted: true, transport: 'stdio' });
     expect(byName.u!.fingerprint).toMatch(/^[0-9a-f]{12}$/);
     expect(byName.ex).toMatchObject({ admitted: false, reason: 'excluded', message: 'excluded by mcp.excluded' });
