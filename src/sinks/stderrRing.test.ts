@@ -46,4 +46,21 @@ describe('StderrRing', () => {
     ring.write('x'.repeat(100_000));
     expect(ring.lines()[0]!.length).toBeLessThan(10_000);
   });
+
+  it('skips the Node.js version line that ends a crash report', () => {
+    const ring = new StderrRing();
+    ring.write("Error: Cannot find package '@modelcontextprotocol/sdk'\n    at resolve (node:internal)\n\nNode.js v20.20.2\n");
+    expect(ring.lastLine()).toBe("Error: Cannot find package '@modelcontextprotocol/sdk'");
+  });
+
+  it('prefers the error line of a crash report over the stack frames after it, else the last line', () => {
+    const ring = new StderrRing();
+    ring.write('starting\nTypeError [ERR_X]: bad thing\n    at a (x.js:1)\n    at b (y.js:2)\n');
+    expect(ring.lastLine()).toBe('TypeError [ERR_X]: bad thing');
+    ring.write('recovered and running\n');
+    expect(ring.lastLine()).toBe('TypeError [ERR_X]: bad thing');
+    const plain = new StderrRing();
+    plain.write('listening\nshutting down\n');
+    expect(plain.lastLine()).toBe('shutting down');
+  });
 });

@@ -10,6 +10,13 @@ export const STDERR_RING_LINES = 200;
 /** Longest line kept; a server that writes megabytes without a newline must not grow us. */
 const MAX_LINE_CHARS = 8 * 1024;
 
+/** The `Node.js v20.20.2` line Node prints after an uncaught exception's stack. */
+const NODE_VERSION_TRAILER = /^Node\.js v\d+\.\d+\.\d+$/;
+/** A line that names an error (`Error: …`, `TypeError [ERR_X]: …`, `error: …`). */
+const ERROR_LINE = /^(\w*Error\b|error\b|fatal\b|panic\b)/i;
+/** How far back from the end an error line is looked for. */
+const CRASH_REPORT_LINES = 20;
+
 export class StderrRing {
   private readonly slots: string[] = [];
   /** Index of the oldest line once the ring is full. */
@@ -48,12 +55,14 @@ export class StderrRing {
 
   /** The last non-blank line, for error messages ("process exited with code 1: Error: boom"). */
   lastLine(): string | undefined {
-    const all = this.lines();
-    for (let i = all.length - 1; i >= 0; i--) {
-      const line = all[i]?.trim();
-      if (line) return line;
-    }
-    return undefined;
+    const recent = this.lines()
+      .map((line) => line.trim())
+      // Node ends a crash report with its version line, which says nothing about the crash.
+      .filter((line) => line !== '' && !NODE_VERSION_TRAILER.test(line))
+      .slice(-CRASH_REPORT_LINES);
+    // In a crash report, the error line says more than the stack frames after it.
+    const error = recent.findLast((line) => ERROR_LINE.test(line));
+    return error ?? recent.at(-1);
   }
 
   private pushLine(line: string): void {
