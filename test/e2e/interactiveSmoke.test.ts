@@ -1,0 +1,90 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, ROOT } from './cliSession.js';
+
+/**
+ * The real CLI in a real terminal: tmux runs `mcp-live --demo` (on a copy of the demo, inside the
+ * package so the demo servers resolve its node_modules), we type and read the screen.
+ */
+const SESSION = `mcp-live-smoke-${process.pid}`;
+const COPY = join(ROOT, '.tmp-test', `demo-${process.pid}`);
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', args, { encoding: 'utf8' });
+}
+
+function screen(): string {
+  return tmux('capture-pane', '-p', '-t', SESSION);
+}
+
+async function waitForScreen(pred: (s: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = screen();
+    if (pred(s)) return s;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Processes whose command line mentions the demo copy: the demo's MCP servers. */
+function demoServers(): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmd.includes(COPY) && cmd.includes('/servers/')) found.push(`${pid} ${cmd}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+afterAll(() => {
+  spawnSync('tmux', ['kill-session', '-t', SESSION]);
+  rmSync(COPY, { recursive: true, force: true });
+});
+
+describe('interactive session in a terminal (tmux)', () => {
+  it('starts the demo, approves through the dialog, follows an edit, and /quit leaves no process behind', async () => {
+    expect(spawnSync('tmux', ['-V']).status, 'tmux is needed for this test (.ci/run installs it)').toBe(0);
+    mkdirSync(join(ROOT, '.tmp-test'), { recursive: true });
+    cpSync(join(ROOT, 'examples/demo'), COPY, { recursive: true });
+    rmSync(join(COPY, 'home/.qwen/mcpApprovals.json'), { force: true });
+
+    tmux(
+      'new-session', '-d', '-s', SESSION, '-x', '150', '-y', '45',
+      `MCP_LIVE_DEMO_ROOT=${COPY} ${process.execPath} ${CLI} --demo --debounce 100; echo "EXITED $?"; sleep 600`,
+    );
+
+    // The servers come up, the gated one asks.
+    let s = await waitForScreen((x) => /● notes/.test(x) && /● clock/.test(x) && /● forecast/.test(x) && /Approve MCP server/.test(x), 'servers up and the dialog');
+    expect(s).toMatch(/⊘ legacy\s+user\s+excluded by mcp\.excluded/);
+    expect(s).toMatch(/⊘ repo-helper\s+project\s+needs approval/);
+    expect(s).toContain(join(COPY, 'workspace/.mcp.json'));
+    expect(s).toMatch(/3 connected · 1 need approval · 0 errors/);
+
+    // Approve with a keystroke.
+    tmux('send-keys', '-t', SESSION, 'a');
+    s = await waitForScreen((x) => /● repo-helper/.test(x), 'repo-helper connected');
+    expect(s).not.toMatch(/Approve MCP server/);
+    expect(s).toMatch(/\+repo-helper/);
+
+    // Edit a settings file: only clock restarts.
+    const settings = join(COPY, 'home/.qwen/settings.json');
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('Europe/Berlin', 'Asia/Tokyo'));
+    s = await waitForScreen((x) => /~clock\s+kept 4/.test(x), 'the reconcile line of the edit');
+
+    // A command: call a tool.
+    tmux('send-keys', '-t', SESSION, '/call mcp__clock__now {}', 'Enter');
+    s = await waitForScreen((x) => /GMT\+9/.test(x), 'the tool result');
+
+    tmux('send-keys', '-t', SESSION, '/quit', 'Enter');
+    await waitForScreen((x) => /EXITED 0/.test(x), 'a clean exit');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(demoServers()).toEqual([]);
+  });
+});
