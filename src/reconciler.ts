@@ -35,7 +35,7 @@ import type {
 import { desiredServers, plan, type Action, type PlanStep } from './model/plan.js';
 import { planFullRestart } from './model/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
-import type { DesiredState, NotAllowedBy, Reason } from './model/types.js';
+import type { DesiredState } from './model/types.js';
 import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
 import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
@@ -141,7 +141,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
         from(
           steps.flatMap((step) =>
             step.actions.filter(only).map(
-              (action): ServerTask<never> => ({ name: step.name, run: () => execute(step.name, action, req.desired, blocked) }),
+              (action): ServerTask<never> => ({ name: step.name, run: () => execute(step.name, action, req.desired) }),
             ),
           ),
         ).pipe(reconcileByServer<never>(deps.concurrency ?? 8), ignoreElements());
@@ -164,12 +164,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       }),
     );
 
-  const execute = (
-    name: string,
-    action: Action,
-    desired: DesiredState,
-    blocked: Readonly<Record<string, { reason: Reason; notAllowedBy?: NotAllowedBy }>>,
-  ): Observable<never> => {
+  /** One planned action as an observable that completes when it is done; failures are values. */
+  const execute = (name: string, action: Action, desired: DesiredState): Observable<never> => {
     switch (action.type) {
       case 'connect':
         return live.connect(action.server);
@@ -185,7 +181,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
           assembled?.scope ?? known?.scope ?? 'user',
           assembled?.source ?? known?.source ?? '',
           action.reason,
-          blocked[name]?.notAllowedBy,
+          action.notAllowedBy,
         );
       }
     }

@@ -6,6 +6,7 @@ import type { ApprovalsRead, ApprovalsStore } from '../sinks/approvalsStore.js';
 import { fromApprovals } from './fromApprovals.js';
 import { fromExtensions } from './fromExtensions.js';
 import { fromSettingsFile, type SettingsFileError, type SettingsFileEvent } from './fromSettingsFile.js';
+import type { ReadFileFn } from './readJsonc.js';
 import { classifyChange } from './restartRequired.js';
 import { fromTrustedFolders } from './trustedFolders.js';
 import type { WatchFactory } from './watchFactory.js';
@@ -47,6 +48,8 @@ export interface AllSourcesDeps {
   written$: Observable<ApprovalsRead>;
   extraSources?: readonly ExtraSource[];
   watch?: WatchFactory;
+  /** How settings files are read (default `fs.readFile`): the seam for read failures in tests. */
+  readFile?: ReadFileFn;
   onNotice: (notice: SourceNotice) => void;
 }
 
@@ -69,7 +72,7 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
   const fileSource = (file: string, scope: Scope): Observable<SourceSnapshot[]> =>
     defer(() => {
       let emitted = false;
-      return fromSettingsFile(file, scope, watchDeps).pipe(
+      return fromSettingsFile(file, scope, { ...watchDeps, ...(deps.readFile ? { readFile: deps.readFile } : {}) }).pipe(
         mergeMap((e: SettingsFileEvent): SourceSnapshot[][] => {
           // A file broken from its first read arrives as an error, then as empty content.
           if (e.kind === 'error') {

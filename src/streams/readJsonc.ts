@@ -1,5 +1,5 @@
 import { readFile as readFileOnDisk } from 'node:fs/promises';
-import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
 import { setOwn } from './ownProperties.js';
 
 /** A settings-like file, read: an object, nothing (missing file), or why it cannot be used. */
@@ -37,6 +37,13 @@ const PARSE_ERROR_WORDS: Readonly<Record<string, string>> = {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
+ * Deepest nesting of objects and lists a file may have. Settings need a handful of levels; the
+ * parser and everything after it (comparisons, hashes) recurse, and tens of thousands of levels
+ * overflow the stack.
+ */
+export const MAX_NESTING = 1000;
+
+/**
  * Reads a JSON-with-comments file whose top level must be an object (SPEC §2).
  * A missing file is an empty source (`value: undefined`); every other failure is an error
  * result with a message naming the file — it never throws.
@@ -57,7 +64,12 @@ export async function readJsonc(path: string, deps: ReadJsoncDeps = {}): Promise
   } catch {
     return { ok: false, error: `${path}: not UTF-8 text (settings files must be saved as UTF-8)` };
   }
-  return parseJsoncObject(text, path);
+  try {
+    return parseJsoncObject(text, path);
+  } catch (error) {
+    // Never thrown by design (the nesting limit guards the recursion); a reader must not throw.
+    return { ok: false, error: `${path}: cannot be parsed (${error instanceof Error ? error.message : String(error)})` };
+  }
 }
 
 function describeReadError(code: string | undefined, error: unknown): string {
@@ -80,6 +92,11 @@ function describeReadError(code: string | undefined, error: unknown): string {
  * Keys such as `__proto__` become own properties, never prototypes.
  */
 export function parseJsoncObject(text: string, label: string): JsoncReadResult {
+  const tooDeep = firstOffsetDeeperThan(text, MAX_NESTING);
+  if (tooDeep !== undefined) {
+    const { line, column } = lineAndColumn(text, tooDeep);
+    return { ok: false, error: `${label}:${line}:${column}: nested more than ${MAX_NESTING} levels deep`, line, column };
+  }
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
@@ -101,6 +118,33 @@ export function parseJsoncObject(text: string, label: string): JsoncReadResult {
     return { ok: false, error: `${label}: the top level must be a JSON object ({ … }), found ${found}` };
   }
   return { ok: true, value: toValue(root) as Record<string, unknown> };
+}
+
+/** jsonc-parser's `SyntaxKind` values (a const enum, which isolated modules cannot read). */
+const TOKEN = {
+  openBrace: 1 as SyntaxKind,
+  closeBrace: 2 as SyntaxKind,
+  openBracket: 3 as SyntaxKind,
+  closeBracket: 4 as SyntaxKind,
+  eof: 17 as SyntaxKind,
+} as const;
+
+/**
+ * Where the nesting of `{` and `[` first goes deeper than `limit` (brackets in strings and
+ * comments do not count), or `undefined`. Iterative, so any depth is safe to measure.
+ */
+function firstOffsetDeeperThan(text: string, limit: number): number | undefined {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  for (let token = scanner.scan(); token !== TOKEN.eof; token = scanner.scan()) {
+    if (token === TOKEN.openBrace || token === TOKEN.openBracket) {
+      depth += 1;
+      if (depth > limit) return scanner.getTokenOffset();
+    } else if (token === TOKEN.closeBrace || token === TOKEN.closeBracket) {
+      depth -= 1;
+    }
+  }
+  return undefined;
 }
 
 /** Builds the value of a parse tree node; properties are defined, so `__proto__` stays data. */

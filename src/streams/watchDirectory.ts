@@ -114,7 +114,7 @@ export function watchDirectory(
         subscriber.next();
         return;
       }
-      if (at !== target || event.event === 'raw') return;
+      if (at !== target) return;
       if (event.event === 'ready') {
         subscriber.next();
         return;

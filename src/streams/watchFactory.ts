@@ -1,4 +1,4 @@
-import { basename, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { watch } from 'chokidar';
 import { Observable } from 'rxjs';
 import { isEditorArtifact } from './editorArtifacts.js';
@@ -10,7 +10,10 @@ import { isEditorArtifact } from './editorArtifacts.js';
  */
 export interface WatchEvent {
   event: 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir' | 'ready' | 'raw';
-  /** The child (or, for `ready`, `raw` and the directory's own removal, the directory itself). */
+  /**
+   * The child (or, for `ready` and the directory's own removal, the directory itself). A `raw`
+   * event names the child the native watcher named, else the directory.
+   */
   path: string;
 }
 
@@ -30,6 +33,19 @@ export type WatchFactory = (dir: string) => Observable<WatchEvent>;
  * by one more `change` — a read that is sure to see the final content.
  */
 const TRAILING_CHECK_MS = 120;
+
+/**
+ * The direct child of `root` a native event is about, else `root`: fs.watch of the directory
+ * names the child; fs.watch of a child file names that file; events inside a child directory
+ * are not about a direct child. An editor artifact's event counts as the directory's.
+ */
+function rawChild(root: string, name: string | null | undefined, details: unknown): string {
+  const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+  const at = typeof watched === 'string' ? resolve(watched) : root;
+  const child = at === root ? (name ? join(root, name) : root) : dirname(at) === root ? at : root;
+  // Editor artifacts stay anonymous, as `ignored` keeps them out of the classified events.
+  return child !== root && isEditorArtifact(basename(child)) ? root : child;
+}
 
 /**
  * The default {@link WatchFactory}, on chokidar. `ignoreInitial`: the sources read the file
@@ -63,8 +79,10 @@ export const chokidarWatchFactory: WatchFactory = (dir) =>
     });
     watcher.on('ready', () => subscriber.next({ event: 'ready', path: root }));
     // chokidar does not always emit `unlinkDir` for the watched directory itself (under load it
-    // may only see its children go), but the native watcher always reports something.
-    watcher.on('raw', () => subscriber.next({ event: 'raw', path: root }));
+    // may only see its children go), nor anything at all when a child directory is replaced by a
+    // file of the same name (and then not for that file's later changes either); the native
+    // watcher always reports something, and names the child.
+    watcher.on('raw', (_event, name, details) => subscriber.next({ event: 'raw', path: rawChild(root, name, details) }));
     watcher.on('error', (error) => subscriber.error(error));
     return () => {
       for (const timer of trailing.values()) clearTimeout(timer);
