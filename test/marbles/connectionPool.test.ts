@@ -1,4 +1,4 @@
-import { TestScheduler } from 'rxjs/testing';
+import type { TestScheduler } from 'rxjs/testing';
 import { map, mergeMap, timer, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
@@ -12,37 +12,12 @@ import { resolveServerConfig } from '../../src/model/validate.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
 import { createConnectionPool } from '../../src/sinks/connectionPool.js';
 import { fakeConnector } from './fakeConnector.js';
-
-/** A fake stdio server whose behaviour is its args (see fakeConnector). */
-const srv = (...args: string[]) => ({ command: 'fake', args });
+import { input, newScheduler, srv } from './inputs.js';
 
 function resolved(config: unknown): ResolvedServerConfig {
   const r = resolveServerConfig(config, {});
   if (!r.ok) throw new Error(r.error);
   return r.resolved;
-}
-
-interface InputOptions {
-  project?: Record<string, unknown>;
-  approvals?: ApprovalDecisions;
-  sessionApprovals?: Record<string, string>;
-}
-
-/** Inputs as the sources would deliver them: user settings plus a `.mcp.json`. */
-function input(user: Record<string, unknown>, o: InputOptions = {}): AssembleInput {
-  return {
-    sources: [
-      { scope: 'user', file: '/home/u/.qwen/settings.json', servers: user },
-      { scope: 'project', file: '/work/p/.mcp.json', servers: o.project ?? {} },
-    ],
-    approvals: o.approvals ?? {},
-    sessionApprovals: o.sessionApprovals ?? {},
-    folderTrusted: true,
-  };
-}
-
-function newScheduler() {
-  return new TestScheduler((actual, expected) => expect(actual).toStrictEqual(expected));
 }
 
 const GRACE = 1_000;

@@ -1,40 +1,13 @@
-import { TestScheduler } from 'rxjs/testing';
+import type { TestScheduler } from 'rxjs/testing';
 import { timer, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import type { McpLiveEvent, ReconcileEvent } from '../../src/model/events.js';
 import type { ServerStatus } from '../../src/model/status.js';
-import type { ApprovalDecisions, McpSettings } from '../../src/model/types.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
-
-/** A fake stdio server whose behaviour is its args (see fakeConnector). */
-const srv = (...args: string[]) => ({ command: 'fake', args });
-
-interface InputOptions {
-  project?: Record<string, unknown>;
-  mcp?: McpSettings;
-  approvals?: ApprovalDecisions;
-  sessionApprovals?: Record<string, string>;
-}
-
-/** Inputs as the sources would deliver them: user settings plus a `.mcp.json`. */
-function input(user: Record<string, unknown>, o: InputOptions = {}): AssembleInput {
-  return {
-    sources: [
-      { scope: 'user', file: '/home/u/.qwen/settings.json', servers: user, mcp: o.mcp },
-      { scope: 'project', file: '/work/p/.mcp.json', servers: o.project ?? {} },
-    ],
-    approvals: o.approvals ?? {},
-    sessionApprovals: o.sessionApprovals ?? {},
-    folderTrusted: true,
-  };
-}
-
-function newScheduler() {
-  return new TestScheduler((actual, expected) => expect(actual).toStrictEqual(expected));
-}
+import { input, newScheduler, srv } from './inputs.js';
 
 /** Starts a reconciler on `inputs$` and records everything it says. */
 function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, deps: Partial<ReconcilerDeps> = {}) {

@@ -1,0 +1,32 @@
+import { expect } from 'vitest';
+import { TestScheduler } from 'rxjs/testing';
+import type { AssembleInput } from '../../src/model/assemble.js';
+import type { ApprovalDecisions, McpSettings } from '../../src/model/types.js';
+
+/** A fake stdio server whose behaviour is its args (see fakeConnector). */
+export const srv = (...args: string[]) => ({ command: 'fake', args });
+
+export interface InputOptions {
+  project?: Record<string, unknown>;
+  mcp?: McpSettings;
+  approvals?: ApprovalDecisions;
+  sessionApprovals?: Record<string, string>;
+}
+
+/** Inputs as the sources would deliver them: user settings plus a `.mcp.json`. */
+export function input(user: Record<string, unknown>, o: InputOptions = {}): AssembleInput {
+  return {
+    sources: [
+      { scope: 'user', file: '/home/u/.qwen/settings.json', servers: user, mcp: o.mcp },
+      { scope: 'project', file: '/work/p/.mcp.json', servers: o.project ?? {} },
+    ],
+    approvals: o.approvals ?? {},
+    sessionApprovals: o.sessionApprovals ?? {},
+    folderTrusted: true,
+  };
+}
+
+/** A TestScheduler whose frame assertions are vitest's `toStrictEqual`. */
+export function newScheduler(): TestScheduler {
+  return new TestScheduler((actual, expected) => expect(actual).toStrictEqual(expected));
+}
