@@ -17,7 +17,7 @@ import type { Connector } from './model/connection.js';
 import type { McpLiveEvent } from './model/events.js';
 import { reasonText } from './model/messages.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
-import type { NotAllowedBy, PromptInfo, Reason } from './model/types.js';
+import type { DesiredState, NotAllowedBy, PromptInfo, Reason } from './model/types.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
 import { createApprovalsStore, projectRoot, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
@@ -107,6 +107,8 @@ export interface McpLive {
   toolNotFoundMessage(qualifiedName: string): string;
   /** The current status of every known server (for `status` and `{"cmd":"status"}`). */
   statusReport(): readonly ServerStatus[];
+  /** A server's entry as written (before `$VAR` expansion), for review; show it masked. */
+  serverConfig(name: string): unknown;
   /** The last stderr lines of a stdio server (at most 200, secrets masked). */
   stderrTail(name: string): readonly string[];
   /** The current promptable set. */
@@ -155,6 +157,12 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const sessionApprovals = new BehaviorSubject<Readonly<Record<string, string>>>({});
   const written = new Subject<ApprovalsRead>();
   let latestInput: AssembleInput | undefined;
+  let latestDesired: DesiredState | undefined;
+  /** The desired state of the latest inputs, assembled once per change of them. */
+  const desiredNow = (): DesiredState | undefined => {
+    if (latestInput && !latestDesired) latestDesired = assemble(latestInput);
+    return latestDesired;
+  };
   let promptable: readonly PendingApproval[] = [];
   let subscription: Subscription | undefined;
 
@@ -169,7 +177,12 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       watch: options.watch,
       onNotice: (n) => events.next({ ...n, ts: now() }),
     },
-  ).pipe(tap((input) => (latestInput = input)));
+  ).pipe(
+    tap((input) => {
+      latestInput = input;
+      latestDesired = undefined;
+    }),
+  );
 
   const r: Reconciler = createReconciler(inputs$, {
     connector: options.pool?.connector ?? options.connector ?? connectMcp,
@@ -183,7 +196,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
 
   /** The approval hash of a gated server as assembled now. */
   const currentHash = (name: string): string => {
-    const server = latestInput ? assemble(latestInput).servers[name] : undefined;
+    const server = desiredNow()?.servers[name];
     if (!server) throw new Error(`server "${name}" is not configured`);
     if (server.scope !== 'project' && server.scope !== 'workspace') {
       throw new Error(`server "${name}" comes from ${server.scope} settings, which need no approval`);
@@ -289,6 +302,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     statusReport: () => r.list(),
     pendingApprovals: () => promptable,
     stderrTail: (name) => r.stderrTail(name),
+    serverConfig: (name) => desiredNow()?.servers[name]?.config,
   };
   return live;
 }

@@ -1,6 +1,6 @@
 import { render } from 'ink';
 import type { McpLive } from '../createMcpLive.js';
-import { App, type AppProps } from '../sinks/ui/App.js';
+import { App } from '../sinks/ui/App.js';
 
 /** Streams of the terminal session; the process's own by default (tests pass fakes). */
 export interface InteractiveIo {
@@ -21,7 +21,6 @@ export interface InteractiveIo {
 export async function runInteractive(
   live: McpLive,
   io: InteractiveIo = {},
-  extra: Pick<AppProps, 'configOf'> = {},
 ): Promise<number> {
   const stdin = io.stdin ?? process.stdin;
   const stderr = io.stderr ?? process.stderr;
@@ -38,7 +37,7 @@ export async function runInteractive(
   process.on('SIGINT', exit);
   process.on('SIGTERM', exit);
   try {
-    const instance = render(<App live={live} onExit={exit} {...extra} />, {
+    const instance = render(<App live={live} onExit={exit} />, {
       stdin,
       stdout: io.stdout ?? process.stdout,
       stderr,

@@ -75,6 +75,17 @@ describe('App', () => {
     await vi.waitFor(() => expect(s.frame()).toContain('1 connected · 1 need approval'));
   });
 
+  it('the detail view shows the entry as written, with env and header values masked', async () => {
+    const s = session();
+    s.steer.configs.alpha = { command: 'node', args: ['srv.mjs'], env: { API_TOKEN: 'sk-live-123456' }, headers: { Authorization: 'Bearer abcdef123' } };
+    await tick();
+    await s.type('/mcp alpha', KEY.enter);
+    await vi.waitFor(() => expect(s.frame()).toContain('API_TOKEN'));
+    expect(s.frame()).toContain('srv.mjs');
+    expect(s.frame()).not.toContain('sk-live-123456');
+    expect(s.frame()).not.toContain('abcdef123');
+  });
+
   it('arrows browse the history while a line is typed, and select rows while it is empty', async () => {
     const s = session();
     await tick();

@@ -26,11 +26,13 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     approveError?: Error;
     reconnectable: boolean;
     stderr: Record<string, readonly string[]>;
+    configs: Record<string, unknown>;
     notFound: (q: string) => string;
   } = {
     callResult: { content: [{ type: 'text', text: 'pong' }] },
     reconnectable: true,
     stderr: {},
+    configs: {},
     notFound: (q) => `Tool "${q}" is not available: MCP server "beta" needs approval – approve it with /mcp.`,
   };
   const record = (method: string, ...args: unknown[]) => calls.push({ method, args });
@@ -83,6 +85,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     statusReport: () => servers.getValue(),
     pendingApprovals: () => pending.getValue(),
     stderrTail: (name) => steer.stderr[name] ?? [],
+    serverConfig: (name) => steer.configs[name],
   };
 
   /** Replaces the servers (and the tools they carry). */

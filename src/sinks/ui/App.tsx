@@ -18,8 +18,6 @@ export interface AppProps {
   live: McpLive;
   /** Ctrl-C or `/quit`: the caller unmounts and disposes. */
   onExit: () => void;
-  /** A server's entry as written, for the detail view (shown masked). */
-  configOf?: (name: string) => unknown;
   /** Lines of command output shown before "… N more lines" (default 30). */
   maxOutputLines?: number;
 }
@@ -47,7 +45,7 @@ const STDERR_REFRESH_MS = 1000;
 const NO_SERVERS: readonly ServerStatus[] = [];
 const NO_TOOLS: readonly QualifiedTool[] = [];
 
-function Session({ live, onExit, configOf, maxOutputLines = 30 }: AppProps) {
+function Session({ live, onExit, maxOutputLines = 30 }: AppProps) {
   const servers = useThrottledObservable(live.servers$, NO_SERVERS);
   const tools = useThrottledObservable(live.tools$, NO_TOOLS);
   const approval = useApprovalPrompt(live.pendingApprovals$);
@@ -107,7 +105,7 @@ function Session({ live, onExit, configOf, maxOutputLines = 30 }: AppProps) {
         {view.kind === 'list' ? (
           <ServerList servers={servers} starting={!ready} onOpen={(server) => setView({ kind: 'detail', server })} />
         ) : detail ? (
-          <ServerDetail server={detail} stderr={live.stderrTail(detail.name)} config={configOf?.(detail.name)} />
+          <ServerDetail server={detail} stderr={live.stderrTail(detail.name)} config={live.serverConfig(detail.name)} />
         ) : (
           <Text color="yellow">MCP server “{view.server}” is not configured any more. Esc back to the list.</Text>
         )}
