@@ -1,0 +1,86 @@
+/**
+ * Shared pool (issue: connection pool): 10 sessions × the same 10 servers in one process. With
+ * the pool there should be 10 server processes, without it 100. Reports processes and memory
+ * (ours: RSS and heap; the servers': the sum of their RSS) side by side, pool on vs off.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { filter, firstValueFrom } from 'rxjs';
+import { createMcpLive, type McpLive } from '../src/createMcpLive.js';
+import { connectMcp } from '../src/sinks/connector.js';
+import { createConnectionPool } from '../src/sinks/connectionPool.js';
+import { RunDir, fixtureProcesses, fixtureServers, readStarts, waitForNoFixtures, writeJson } from './fixtures.js';
+
+export interface PoolModeResult {
+  sessions: number;
+  serversPerSession: number;
+  processes: number;
+  startsLogged: number;
+  /** Sum of the server processes' resident memory. */
+  serversRssMb: number;
+  /** Our own process, after a GC. */
+  ownRssMb: number;
+  ownHeapMb: number;
+  /** start() of every session until all are connected. */
+  connectMs: number;
+}
+
+export interface PoolResult {
+  pooled: PoolModeResult;
+  unpooled: PoolModeResult;
+}
+
+function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function runMode(dir: RunDir, pooled: boolean, sessions: number, servers: number): Promise<PoolModeResult> {
+  const root = dir.folder(pooled ? 'pool-on' : 'pool-off');
+  const startLog = join(root, 'starts.log');
+  const home = join(root, 'home');
+  writeJson(join(home, '.qwen', 'settings.json'), { mcpServers: fixtureServers(servers, startLog) });
+  const pool = pooled ? createConnectionPool({ connector: connectMcp, idleGraceMs: 1000 }) : undefined;
+  const lives: McpLive[] = [];
+  for (let i = 0; i < sessions; i++) {
+    const cwd = dir.folder(`${pooled ? 'pool-on' : 'pool-off'}/project-${i}`);
+    lives.push(createMcpLive({ cwd, homeDir: home, debounceMs: 50, ...(pool ? { pool } : {}) }));
+  }
+  const t0 = performance.now();
+  await Promise.all(lives.map((l) => l.start()));
+  await Promise.all(
+    lives.map((l) =>
+      firstValueFrom(l.servers$.pipe(filter((s) => s.filter((x) => x.state === 'connected').length === servers))),
+    ),
+  );
+  const connectMs = performance.now() - t0;
+  const pids = fixtureProcesses(root);
+  global.gc?.();
+  const mem = process.memoryUsage();
+  const result: PoolModeResult = {
+    sessions,
+    serversPerSession: servers,
+    processes: pids.length,
+    startsLogged: readStarts(startLog).length,
+    serversRssMb: Math.round(pids.reduce((sum, pid) => sum + rssOf(pid), 0)),
+    ownRssMb: Math.round(mem.rss / 2 ** 20),
+    ownHeapMb: Math.round(mem.heapUsed / 2 ** 20),
+    connectMs: Math.round(connectMs),
+  };
+  await Promise.all(lives.map((l) => l.dispose()));
+  await pool?.dispose();
+  const left = await waitForNoFixtures(root, 5000);
+  if (left.length > 0) throw new Error(`pool bench left ${left.length} server processes`);
+  return result;
+}
+
+/** Pool off first (it is the heavier run), then on, in the same process. */
+export async function runPoolSessions(dir: RunDir, sessions = 10, servers = 10): Promise<PoolResult> {
+  const unpooled = await runMode(dir, false, sessions, servers);
+  const pooled = await runMode(dir, true, sessions, servers);
+  return { pooled, unpooled };
+}
