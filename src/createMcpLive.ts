@@ -17,7 +17,7 @@ import type { Connector } from './model/connection.js';
 import type { McpLiveEvent } from './model/events.js';
 import { reasonText } from './model/messages.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
-import type { DesiredState, NotAllowedBy, PromptInfo, Reason } from './model/types.js';
+import { GATED_SCOPES, type DesiredState, type NotAllowedBy, type PromptInfo, type Reason } from './model/types.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
 import { createApprovalsStore, projectRoot, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
@@ -198,7 +198,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const currentHash = (name: string): string => {
     const server = desiredNow()?.servers[name];
     if (!server) throw new Error(`server "${name}" is not configured`);
-    if (server.scope !== 'project' && server.scope !== 'workspace') {
+    if (!GATED_SCOPES.has(server.scope)) {
       throw new Error(`server "${name}" comes from ${server.scope} settings, which need no approval`);
     }
     return approvalHash(server.config);
