@@ -1,0 +1,49 @@
+/**
+ * A child process for the idle scenario: one mcp-live session (real watcher, real servers) and
+ * nothing else, so its CPU and memory are the session's own — comparable with mcp-hub's
+ * process. Talks to the bench over IPC:
+ *
+ *   argv: <cwd> <homeDir> <debounceMs>
+ *   → { type: 'ready', ms }           after start() (all servers connected)
+ *   ← { type: 'sample', gc }  → { type: 'sample', cpu, memory, heapAfterGc? } (gc after reading CPU)
+ *   ← { type: 'stop' }    → { type: 'stopped' }, then exits
+ */
+import { createMcpLive } from '../src/createMcpLive.js';
+
+export interface IdleSample {
+  type: 'sample';
+  cpu: NodeJS.CpuUsage;
+  memory: NodeJS.MemoryUsage;
+  heapAfterGc?: number;
+}
+
+export type IdleChildMessage = { type: 'ready'; ms: number; connected: number } | IdleSample | { type: 'stopped' } | { type: 'failed'; error: string };
+
+const [cwd, homeDir, debounce] = process.argv.slice(2);
+const send = (m: IdleChildMessage) => process.send?.(m);
+
+const live = createMcpLive({ cwd, homeDir, debounceMs: Number(debounce ?? 300) });
+const t0 = performance.now();
+live.start().then(
+  () => send({ type: 'ready', ms: performance.now() - t0, connected: live.statusReport().filter((s) => s.state === 'connected').length }),
+  (error: unknown) => send({ type: 'failed', error: String(error) }),
+);
+
+process.on('message', (message: { type?: string; gc?: boolean }) => {
+  if (message.type === 'sample') {
+    // CPU and memory first: a gc asked for must not be counted as idle work.
+    const cpu = process.cpuUsage();
+    const memory = process.memoryUsage();
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (message.gc && gc) {
+      gc();
+      send({ type: 'sample', cpu, memory, heapAfterGc: process.memoryUsage().heapUsed });
+    } else send({ type: 'sample', cpu, memory });
+  }
+  if (message.type === 'stop') {
+    void live.dispose().then(() => {
+      // Exit once the message is out (an exit right after send() may drop it).
+      process.send?.({ type: 'stopped' } satisfies IdleChildMessage, undefined, undefined, () => process.exit(0));
+    });
+  }
+});

@@ -1,0 +1,198 @@
+/**
+ * The shape of `bench/results/<name>.json`: every raw sample plus its summaries, so the
+ * report (docs/benchmarks.md) can be regenerated from a file without running anything again.
+ */
+import type { ContestantId } from './contestant.js';
+import type { McpHubStatus } from './mcpHub.js';
+import type { Summary } from './stats.js';
+
+export type ChangeKind = 'edit' | 'add' | 'remove';
+
+/** One measured config change of one contestant. */
+export interface ChangeSample {
+  /** Write → the changed server usable with its new tools (edit, add) or its tools gone (remove). */
+  ms?: number;
+  /** Write → every configured server usable again (the session whole). */
+  allUsableMs?: number;
+  /** Longest time any server that was not changed had no tools. */
+  gapMs?: number;
+  /** Process starts after the write: all, and of servers that were not changed. */
+  restarts?: number;
+  unchangedRestarts?: number;
+  /** Passes (mcp-live) / config changes applied (mcp-hub) after the write. */
+  passes?: number;
+  /** mcp-live only: write → the pass acted on the server (watcher + debounce + plan). */
+  triggerMs?: number;
+  /** mcp-live only, edit: closing the old process (a disconnect finishes before its reconnect). */
+  closeMs?: number;
+  /** mcp-live only: connecting → connected of the new process. */
+  connectMs?: number;
+  error?: string;
+}
+
+export interface ChangeSummary {
+  ms: Summary;
+  allUsableMs: Summary;
+  gapMs: Summary;
+  restarts: Summary;
+  unchangedRestarts: Summary;
+  passes: Summary;
+  triggerMs?: Summary;
+  closeMs?: Summary;
+  connectMs?: Summary;
+  samples: ChangeSample[];
+}
+
+/** One burst: `saves` writes within `windowMs`. */
+export interface BurstSample {
+  passes?: number;
+  restarts?: number;
+  targetRestarts?: number;
+  unchangedRestarts?: number;
+  gapMs?: number;
+  /** Last save → the server usable with the content of the last save. */
+  lastSaveToUsableMs?: number;
+  /** Whether it ended on the content of the last save. */
+  converged: boolean;
+  /** First save → last save as written (the plan: `windowMs` minus one interval). */
+  spanMs?: number;
+  /** The longest time between two consecutive saves: a stalled writer makes a burst two. */
+  maxSaveGapMs?: number;
+  error?: string;
+}
+
+export interface BurstSummary {
+  passes: Summary;
+  restarts: Summary;
+  targetRestarts: Summary;
+  unchangedRestarts: Summary;
+  gapMs: Summary;
+  lastSaveToUsableMs: Summary;
+  converged: number;
+  maxSaveGapMs?: Summary;
+  samples: BurstSample[];
+}
+
+/** Per contestant, at one N. */
+export interface EntrantResult {
+  /** Start → all N usable (one sample: the set-up of this N). */
+  coldStartMs?: number;
+  /** Floor of this contestant: debounce (mcp-live) / write-stability window (mcp-hub). */
+  floorMs: number;
+  changes: Partial<Record<ChangeKind, ChangeSummary>>;
+  burst?: BurstSummary;
+  /** Why it did not take part or stopped early at this N. */
+  skipped?: string;
+}
+
+export interface SessionsAtN {
+  n: number;
+  /** Edited server (the middle one by name, so no strategy gets it first by luck). */
+  target: string;
+  reps: Partial<Record<ContestantId, number>>;
+  bareConnectMs: Summary;
+  entrants: Partial<Record<ContestantId, EntrantResult>>;
+}
+
+export interface ColdStartAtN {
+  n: number;
+  bounded: Summary;
+  sequential: Summary;
+  /** sequential / bounded, of the medians. */
+  ratio: number;
+  /** Heap / RSS growth of our process with N servers connected (after gc), bounded runs. */
+  heapDeltaMB: Summary;
+  rssDeltaMB: Summary;
+  bareConnectMs: Summary;
+}
+
+export interface ColdStartResult {
+  concurrency: number;
+  ns: ColdStartAtN[];
+  /** Marginal memory per connected server: slope between the two largest N, in KB. */
+  perServer: { heapKB: number; rssKB: number; between: [number, number] };
+  gcExposed: boolean;
+}
+
+export interface CpuAtN {
+  servers: number;
+  iterations: number;
+  /** One whole pass: assemble + admission (desiredServers → admitAll) + plan, µs. */
+  passUs: Summary;
+  assembleUs: Summary;
+  desiredUs: Summary;
+  planUs: Summary;
+  /** passUs.median / servers, in ns. */
+  nsPerServer: number;
+}
+
+export interface CpuResult {
+  ns: CpuAtN[];
+}
+
+export interface IdleSide {
+  /** CPU used over the whole idle window, ms (utime + stime from /proc, both sides alike). */
+  cpuMs: number;
+  /** mcp-live only: process.cpuUsage() over the same window (µs resolution). */
+  cpuUsageMs?: number;
+  /** Median CPU of the slices, ms per s: the steady cost. */
+  steadyMsPerS: number;
+  /** CPU of the busiest slice, ms. */
+  maxSliceMs: number;
+  /** Share of one core over the window, %. */
+  cpuPercent: number;
+  rssStartMB: number;
+  rssEndMB: number;
+  heapUsedMB?: number;
+  startMs: number;
+}
+
+export interface IdleResult {
+  servers: number;
+  seconds: number;
+  sides: Partial<Record<'mcp-live' | 'mcp-hub', IdleSide>>;
+  notes: string[];
+}
+
+export interface TargetVerdict {
+  target: string;
+  measured: string;
+  met: boolean | 'n/a';
+  why?: string;
+}
+
+export interface BenchResults {
+  name: string;
+  mode: 'full' | 'quick';
+  only?: string;
+  startedAt: string;
+  durationS: number;
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGiB: number;
+    node: string;
+    platform: string;
+    loadAverageStart: number[];
+    loadAverageEnd: number[];
+  };
+  commit?: string;
+  config: {
+    ns: number[];
+    reps: number;
+    debounceMs: number;
+    idleSeconds: number;
+    burst: { saves: number; windowMs: number; reps?: number };
+    fullMaxN: number;
+    hubMaxN?: number;
+    hubPollMs: number;
+  };
+  mcpHub: McpHubStatus;
+  coldStart?: ColdStartResult;
+  sessions?: SessionsAtN[];
+  cpu?: CpuResult;
+  idle?: IdleResult;
+  leftoverFixtures: { found: number[]; killed: boolean };
+  targets?: TargetVerdict[];
+  notes: string[];
+}

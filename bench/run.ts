@@ -1,0 +1,242 @@
+/**
+ * `npm run bench` / `npm run bench:quick`: runs the scenario groups, writes
+ * `bench/results/<name>.json` and regenerates `docs/benchmarks.md` (+ its SVG chart).
+ *
+ *   node --expose-gc dist/bench/run.js [--quick] [--only cpu|cold|sessions|edits|burst|idle]
+ *        [--reps R] [--ns 1,10,50] [--idle-seconds S] [--name NAME] [--docs | --no-docs]
+ *        [--no-hub] [--report bench/results/full.json]   (regenerate the docs from a file)
+ *
+ * Full: N = 1, 10, 50, 100 (full restart up to 50), 5 rounds, idle 30 s (~20 min).
+ * Quick: N = 1, 10, 3 rounds, idle 5 s (~4 min); writes results/quick.json, not the docs.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { ContestantId } from './contestant.js';
+import { runColdStart } from './coldStart.js';
+import { runCpu } from './cpu.js';
+import { ROOT, RunDir, fixtureProcesses, fixtureServers, killPids } from './fixtures.js';
+import { runIdle } from './idle.js';
+import { POLL_MS, checkMcpHub, type McpHubStatus } from './mcpHub.js';
+import { evaluateTargets, writeReport } from './report.js';
+import type { BenchResults } from './results.js';
+import { runSessions } from './sessions.js';
+
+const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle'] as const;
+type Group = (typeof GROUPS)[number];
+
+interface Flags {
+  quick: boolean;
+  only?: Group;
+  reps?: number;
+  ns?: number[];
+  idleSeconds?: number;
+  name?: string;
+  docs?: boolean;
+  hub: boolean;
+  report?: string;
+}
+
+function parseFlags(argv: readonly string[]): Flags {
+  const flags: Flags = { quick: false, hub: true };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--quick') flags.quick = true;
+    else if (arg === '--only') {
+      const g = value();
+      if (!(GROUPS as readonly string[]).includes(g)) throw new Error(`--only: one of ${GROUPS.join(', ')}`);
+      flags.only = g as Group;
+    } else if (arg === '--reps') flags.reps = positive(arg, value());
+    else if (arg === '--ns') flags.ns = value().split(',').map((v) => positive(arg, v));
+    else if (arg === '--idle-seconds') flags.idleSeconds = positive(arg, value());
+    else if (arg === '--name') flags.name = value();
+    else if (arg === '--docs') flags.docs = true;
+    else if (arg === '--no-docs') flags.docs = false;
+    else if (arg === '--no-hub') flags.hub = false;
+    else if (arg === '--report') flags.report = value();
+    else if (arg === '--help' || arg === '-h') {
+      console.log(readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0]);
+      process.exit(0);
+    } else throw new Error(`unknown flag ${arg}`);
+  }
+  return flags;
+}
+
+function positive(flag: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag}: a positive number, not "${v}"`);
+  return n;
+}
+
+function git(...args: string[]): string | undefined {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  if (flags.report) {
+    const results = JSON.parse(readFileSync(flags.report, 'utf8')) as BenchResults;
+    results.targets = evaluateTargets(results);
+    writeReport(results, join(ROOT, 'docs'));
+    console.log(`docs/benchmarks.md regenerated from ${flags.report}`);
+    return;
+  }
+  const quick = flags.quick;
+  const mode = quick ? 'quick' : 'full';
+  const reps = flags.reps ?? (quick ? 3 : 5);
+  const ns = flags.ns ?? (quick ? [1, 10] : [1, 10, 50, 100]);
+  const coldNs = ns.filter((n) => n <= 50);
+  const idleSeconds = flags.idleSeconds ?? (quick ? 5 : 30);
+  const debounceMs = 300;
+  const fullMaxN = 50;
+  const hubMaxN = 50;
+  const burst = { saves: 50, windowMs: 2_000, reps: quick ? 1 : 3 };
+  const runs = (g: Group) => !flags.only || flags.only === g || (flags.only === 'sessions' && (g === 'edits' || g === 'burst'));
+  const sessionsRun = runs('edits') || runs('burst');
+  const name = flags.name ?? (flags.only ? `${mode}-${flags.only}` : mode);
+  const writeDocs = flags.docs ?? (!quick && !flags.only);
+
+  const started = Date.now();
+  const log = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+  const run = new RunDir();
+  const tag = run.root;
+  const dirty = (git('status', '--porcelain') ?? '') !== '';
+  const results: BenchResults = {
+    name,
+    mode,
+    startedAt: new Date(started).toISOString(),
+    durationS: 0,
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 1024 ** 3),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      loadAverageStart: loadavg().map((l) => Math.round(l * 100) / 100),
+      loadAverageEnd: [],
+    },
+    commit: git('rev-parse', '--short', 'HEAD')?.concat(dirty ? ' + uncommitted changes' : ''),
+    config: { ns, reps, debounceMs, idleSeconds, burst, fullMaxN, hubMaxN, hubPollMs: POLL_MS },
+    mcpHub: { available: false, installScripts: [], dependencies: [], checks: [], reason: 'not checked (--no-hub)' },
+    leftoverFixtures: { found: [], killed: false },
+    notes: [],
+  };
+  if (flags.only) results.only = flags.only;
+
+  // Ctrl-C: end what this run started (its fixtures are found by the run folder in their argv).
+  const abort = () => {
+    killPids(fixtureProcesses(tag));
+    run.cleanup();
+    process.exit(130);
+  };
+  process.once('SIGINT', abort);
+  process.once('SIGTERM', abort);
+
+  if (typeof (globalThis as { gc?: unknown }).gc !== 'function') {
+    results.notes.push('run without --expose-gc: memory deltas are not after a forced gc');
+    log('warning: run with node --expose-gc for the memory figures');
+  }
+  log(`mcp-live bench (${mode}): N=${ns.join(', ')}, ${reps} rounds, ${cpus().length} cores, Node ${process.version}, temp ${run.root}`);
+
+  try {
+    let hub: McpHubStatus = results.mcpHub;
+    if (flags.hub && (sessionsRun || runs('idle'))) {
+      const dir = run.folder('mcp-hub-check');
+      hub = await checkMcpHub(dir, fixtureServers(1, join(dir, 'starts.log')));
+      results.mcpHub = hub;
+      log(`mcp-hub: ${hub.available ? `available (${hub.version})` : `not available — ${hub.reason}`}`);
+    }
+
+    if (runs('cpu')) {
+      log('cpu: assemble + admission + plan, one change');
+      results.cpu = runCpu({ ns: [100, 1_000, 10_000], budgetMs: quick ? 500 : 2_000, minIterations: 15, log });
+    }
+
+    if (runs('cold')) {
+      log(`cold start: N=${coldNs.join(', ')}, concurrency 8 vs 1`);
+      results.coldStart = await runColdStart({
+        ns: coldNs,
+        reps: (n) => (n >= 50 ? Math.min(reps, 3) : reps),
+        concurrency: 8,
+        debounceMs,
+        run,
+        log,
+      });
+    }
+
+    if (sessionsRun) {
+      results.sessions = [];
+      const contestants: ContestantId[] = ['incremental', 'full', 'mcp-hub'];
+      for (const n of ns) {
+        log(`sessions N=${n}: ${runs('edits') ? 'edit/add/remove' : ''}${runs('edits') && runs('burst') ? ' + ' : ''}${runs('burst') ? 'burst' : ''}`);
+        results.sessions.push(
+          await runSessions({
+            n,
+            reps,
+            editReps: () => reps,
+            addRemoveReps: (id, at) => (id === 'full' && at >= 50 ? Math.min(reps, 3) : reps),
+            burstReps: (id, at) => (id === 'full' && at >= 50 ? Math.min(burst.reps, 2) : burst.reps),
+            burst,
+            edits: runs('edits'),
+            bursts: runs('burst'),
+            contestants,
+            skip: (id, at) => {
+              if (id === 'full' && at > fullMaxN) return `not run above N=${fullMaxN} (time budget: every change restarts all ${at} servers)`;
+              if (id === 'mcp-hub' && !hub.available) return hub.reason ?? 'not available';
+              if (id === 'mcp-hub' && at > hubMaxN) return `not run above N=${hubMaxN} (time budget: it starts every server at once, and 100 took about 2.5 min on 2 cores)`;
+              return undefined;
+            },
+            debounceMs,
+            run,
+            log,
+          }),
+        );
+      }
+    }
+
+    if (runs('idle')) {
+      const servers = quick ? 10 : 50;
+      log(`idle: ${servers} servers, ${idleSeconds} s`);
+      results.idle = await runIdle({ servers, seconds: idleSeconds, settleSeconds: quick ? 3 : 20, debounceMs, withHub: hub.available, run, log });
+    }
+  } finally {
+    const left = fixtureProcesses(tag);
+    results.leftoverFixtures = { found: left, killed: left.length > 0 };
+    if (left.length > 0) {
+      killPids(left);
+      log(`LEFTOVER: ${left.length} fixture process(es) were still running and have been killed: ${left.join(', ')}`);
+    } else log('no fixture process left');
+    run.cleanup();
+  }
+
+  results.machine.loadAverageEnd = loadavg().map((l) => Math.round(l * 100) / 100);
+  results.durationS = Math.round((Date.now() - started) / 1000);
+  results.targets = evaluateTargets(results);
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  log(`results: ${file}`);
+  if (writeDocs) {
+    writeReport(results, join(ROOT, 'docs'));
+    log('docs/benchmarks.md and docs/benchmarks-growth.svg regenerated');
+  }
+  for (const t of results.targets) log(`target ${t.met === true ? 'MET    ' : t.met === false ? 'NOT MET' : 'n/a    '} ${t.target}: ${t.measured}`);
+  log(`done in ${results.durationS} s`);
+  if (results.leftoverFixtures.found.length > 0) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
