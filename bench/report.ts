@@ -5,6 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTESTANT_LABELS, type ContestantId } from './contestant.js';
+import type { PoolResult } from './poolSessions.js';
+import type { UiFramesResult } from './uiFrames.js';
 import type { BenchResults, ChangeKind, ChangeSummary, EntrantResult, SessionsAtN, TargetVerdict } from './results.js';
 import { median, type Summary } from './stats.js';
 
@@ -344,6 +346,8 @@ export function renderMarkdown(r: BenchResults): string {
   if (sessions.some((s) => IDS.some((id) => entrant(s, id)?.burst))) out.push(...burstSection(r), '');
   if (r.cpu) out.push(...cpuSection(r), '');
   if (r.idle) out.push(...idleSection(r), '');
+  if (r.pool) out.push(...poolSection(r.pool), '');
+  if (r.ui) out.push(...uiSection(r.ui), '');
   out.push(...hubSection(r), '');
   out.push(...methodSection(r));
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
@@ -577,6 +581,40 @@ function idleSection(r: BenchResults): string[] {
     ),
     '',
     ...i.notes.map((n) => `- ${n}`),
+  ];
+}
+
+function poolSection(p: PoolResult): string[] {
+  const row = (label: string, pick: (m: PoolResult['pooled']) => number) => [label, num(pick(p.unpooled)), num(pick(p.pooled)), ratio(pick(p.unpooled), pick(p.pooled))];
+  return [
+    `## Shared pool: ${p.pooled.sessions} sessions × the same ${p.pooled.serversPerSession} servers in one process`,
+    '',
+    'Every session has its own workspace and admission; the pool shares only the processes (keyed by fingerprint). One run each, pool off first.',
+    '',
+    table(
+      ['', 'pool off', 'pool on', 'off / on'],
+      [
+        row('server processes', (m) => m.processes),
+        row('process starts logged', (m) => m.startsLogged),
+        row('servers\' RSS, MB (sum)', (m) => m.serversRssMb),
+        row('our RSS, MB', (m) => m.ownRssMb),
+        row('our heap, MB', (m) => m.ownHeapMb),
+        row('all sessions connected, ms', (m) => m.connectMs),
+      ],
+    ),
+  ];
+}
+
+function uiSection(u: UiFramesResult): string[] {
+  return [
+    `## Interactive UI under load: ${u.servers} servers, a reconcile every 500 ms for ${u.seconds} s`,
+    '',
+    'The real `App` on a real session (real settings file and watcher), servers connected in memory so only the UI is measured; every pass changes a tenth of the servers. Target: no more than ~30 frames per second.',
+    '',
+    table(
+      ['passes', 'status changes', 'frames', 'frames / s', 'most frames in one second', 'target ≤ ~30/s'],
+      [[num(u.passes), num(u.statusChanges), num(u.frames), num(u.framesPerSecond, 1), num(u.maxFramesInOneSecond), u.maxFramesInOneSecond <= 31 ? '✅ met' : '❌ not met']],
+    ),
   ];
 }
 

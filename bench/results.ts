@@ -5,6 +5,8 @@
 import type { ContestantId } from './contestant.js';
 import type { McpHubStatus } from './mcpHub.js';
 import type { Summary } from './stats.js';
+import type { PoolResult } from './poolSessions.js';
+import type { UiFramesResult } from './uiFrames.js';
 
 export type ChangeKind = 'edit' | 'add' | 'remove';
 
@@ -192,6 +194,10 @@ export interface BenchResults {
   sessions?: SessionsAtN[];
   cpu?: CpuResult;
   idle?: IdleResult;
+  /** 10 sessions × 10 identical servers, pool off vs on (bench/poolSessions.ts). */
+  pool?: PoolResult;
+  /** Frames the Ink UI renders under a reconcile storm (bench/uiFrames.tsx). */
+  ui?: UiFramesResult;
   leftoverFixtures: { found: number[]; killed: boolean };
   targets?: TargetVerdict[];
   notes: string[];

@@ -22,8 +22,10 @@ import { POLL_MS, checkMcpHub, type McpHubStatus } from './mcpHub.js';
 import { evaluateTargets, writeReport } from './report.js';
 import type { BenchResults } from './results.js';
 import { runSessions } from './sessions.js';
+import { runPoolSessions } from './poolSessions.js';
+import { runUiFrames } from './uiFrames.js';
 
-const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle'] as const;
+const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle', 'pool', 'ui'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Flags {
@@ -155,6 +157,16 @@ async function main(): Promise<void> {
       hub = await checkMcpHub(dir, fixtureServers(1, join(dir, 'starts.log')));
       results.mcpHub = hub;
       log(`mcp-hub: ${hub.available ? `available (${hub.version})` : `not available — ${hub.reason}`}`);
+    }
+
+    if (runs('pool')) {
+      log('pool: 10 sessions × the same 10 servers, pool off vs on');
+      results.pool = await runPoolSessions(run, 10, 10);
+    }
+
+    if (runs('ui')) {
+      log('ui: 100 servers, a reconcile every 500 ms for 10 s, frames rendered');
+      results.ui = await runUiFrames({ servers: 100, seconds: 10, everyMs: 500 });
     }
 
     if (runs('cpu')) {
