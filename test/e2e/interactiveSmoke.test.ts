@@ -76,11 +76,11 @@ describe('interactive session in a terminal (tmux)', () => {
     // Edit a settings file: only clock restarts.
     const settings = join(COPY, 'home/.qwen/settings.json');
     writeFileSync(settings, readFileSync(settings, 'utf8').replace('Europe/Berlin', 'Asia/Tokyo'));
-    s = await waitForScreen((x) => /~clock\s+kept 4/.test(x), 'the reconcile line of the edit');
+    await waitForScreen((x) => /~clock\s+kept 4/.test(x), 'the reconcile line of the edit');
 
     // A command: call a tool.
     tmux('send-keys', '-t', SESSION, '/call mcp__clock__now {}', 'Enter');
-    s = await waitForScreen((x) => /GMT\+9/.test(x), 'the tool result');
+    await waitForScreen((x) => /GMT\+9/.test(x), 'the tool result');
 
     tmux('send-keys', '-t', SESSION, '/quit', 'Enter');
     await waitForScreen((x) => /EXITED 0/.test(x), 'a clean exit');
