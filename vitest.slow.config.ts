@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // One file at a time: the soak measures memory, descriptors and processes, and the timing
+    // scenarios must not compete with each other for two cores.
+    fileParallelism: false,
     globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -16,12 +16,12 @@ import {
   groupBy,
   map,
   mergeMap,
-  switchMap,
   throwError,
   timeout,
   type Subscription,
 } from 'rxjs';
 import type { Connection, Connector } from '../model/connection.js';
+import { exhaustMapWithTrailing } from '../operators/exhaustMapWithTrailing.js';
 import {
   DEFAULT_TIMEOUT_MS,
   type PromptInfo,
@@ -175,10 +175,13 @@ class McpSession implements McpConnection {
     this.refreshing = this.refresh$
       .pipe(
         groupBy((kind) => kind),
-        // Per list, the newest notification wins; a refresh that fails keeps the last good list.
+        // Per list, one refresh at a time, and one more after it for whatever arrived meanwhile:
+        // a server that notifies faster than it lists still gets its list refreshed (switchMap
+        // would drop every answer while the notifications keep coming), and requests are not
+        // piled up on it. A refresh that fails keeps the last good list.
         mergeMap((kind$) =>
           kind$.pipe(
-            switchMap((kind) =>
+            exhaustMapWithTrailing((kind) =>
               from(this.listAll(kind)).pipe(
                 map((items): Partial<ServerLists> => ({ [kind]: items })),
                 catchError(() => EMPTY),

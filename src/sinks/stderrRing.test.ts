@@ -63,4 +63,20 @@ describe('StderrRing', () => {
     plain.write('listening\nshutting down\n');
     expect(plain.lastLine()).toBe('shutting down');
   });
+
+  it('masks a secret that straddles the 8 KiB line cut whole, in kept and in unfinished lines (found by test/slow)', () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const mask = (line: string) => line.split(secret).join('***');
+    const ring = new StderrRing(5, mask);
+    // The cut falls inside the secret: all but its last character would be kept.
+    const line = `${'y'.repeat(8 * 1024 - secret.length + 1)}${secret} tail`;
+    ring.write(`${line}\n`);
+    ring.write(line.slice(0, 6000));
+    ring.write(line.slice(6000));
+    expect(ring.lines()).toHaveLength(2);
+    for (const kept of ring.lines()) {
+      expect(kept).not.toContain(secret.slice(0, 8));
+      expect(kept).toBe(`${'y'.repeat(8 * 1024 - secret.length + 1)}*** tail`);
+    }
+  });
 });

@@ -9,6 +9,11 @@ export const STDERR_RING_LINES = 200;
 
 /** Longest line kept; a server that writes megabytes without a newline must not grow us. */
 const MAX_LINE_CHARS = 8 * 1024;
+/**
+ * How much of a line is looked at before it is cut to {@link MAX_LINE_CHARS}: masking runs on
+ * this much, so a secret across the cut is masked whole instead of leaving a visible prefix.
+ */
+const MAX_SCANNED_CHARS = 2 * MAX_LINE_CHARS;
 
 /** The `Node.js v20.20.2` line Node prints after an uncaught exception's stack. */
 const NODE_VERSION_TRAILER = /^Node\.js v\d+\.\d+\.\d+$/;
@@ -35,7 +40,7 @@ export class StderrRing {
   /** Appends a decoded chunk of stderr output. */
   write(chunk: string): void {
     const pieces = (this.partial + chunk).split('\n');
-    this.partial = clip(pieces.pop() ?? '');
+    this.partial = clip(pieces.pop() ?? '', MAX_SCANNED_CHARS);
     for (const piece of pieces) this.pushLine(piece.replace(/\r$/, ''));
   }
 
@@ -49,7 +54,7 @@ export class StderrRing {
   lines(): readonly string[] {
     const ordered = [...this.slots.slice(this.start), ...this.slots.slice(0, this.start)];
     if (this.partial === '') return ordered;
-    const tail = [...ordered, this.redact(this.partial)];
+    const tail = [...ordered, clip(this.redact(this.partial))];
     return tail.length > this.capacity ? tail.slice(tail.length - this.capacity) : tail;
   }
 
@@ -66,7 +71,8 @@ export class StderrRing {
   }
 
   private pushLine(line: string): void {
-    const kept = this.redact(clip(line));
+    // Mask, then cut: cutting first could halve a secret, and half a secret is not recognised.
+    const kept = clip(this.redact(clip(line, MAX_SCANNED_CHARS)));
     if (this.slots.length < this.capacity) {
       this.slots.push(kept);
       return;
@@ -76,6 +82,6 @@ export class StderrRing {
   }
 }
 
-function clip(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+function clip(line: string, max = MAX_LINE_CHARS): string {
+  return line.length > max ? `${line.slice(0, max)}…` : line;
 }

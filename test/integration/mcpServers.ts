@@ -66,9 +66,9 @@ export interface RemoteServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts server-everything in `sse` or `streamableHttp` mode on a free loopback port and waits until it listens. */
-export async function startServerEverything(mode: 'sse' | 'streamableHttp'): Promise<RemoteServerProcess> {
-  const port = await freePort();
+/** Starts server-everything in `sse` or `streamableHttp` mode on a loopback port (default: a free one) and waits until it listens. */
+export async function startServerEverything(mode: 'sse' | 'streamableHttp', fixedPort?: number): Promise<RemoteServerProcess> {
+  const port = fixedPort ?? (await freePort());
   const child = spawn(process.execPath, [SERVER_EVERYTHING, mode], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],

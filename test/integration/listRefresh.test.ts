@@ -1,0 +1,25 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { connectMcp } from '../../src/sinks/connector.js';
+import { closeTracked, connectOnce, fixture, nodeServer, track } from './mcpServers.js';
+import { sleep, waitForNoLeftovers } from './processes.js';
+
+afterEach(closeTracked);
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+describe('list refresh under a list_changed storm (found by test/slow/server-faults)', () => {
+  it('a server notifying 100 times a second but listing in 50 ms still gets its list refreshed during the storm', async () => {
+    const config = nodeServer(fixture('tiny-server.mjs'), ['--storm-rate', '100', '--storm-ms', '600', '--list-delay', '50']);
+    const connection = track(await connectOnce(connectMcp('storm', config)));
+    const seen = new Set<string>();
+    const sub = connection.lists$.subscribe((lists) => {
+      for (const tool of lists.tools ?? []) if (tool.name.startsWith('gen_')) seen.add(tool.name);
+    });
+    await sleep(600);
+    sub.unsubscribe();
+    // switchMap dropped every answer while notifications kept arriving (at most 1 list);
+    // one refresh at a time plus a trailing one gives about one list per 50 ms.
+    expect(seen.size).toBeGreaterThan(4);
+  });
+});

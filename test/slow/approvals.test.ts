@@ -1,0 +1,224 @@
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { approvalHash } from '../../src/model/approvalHash.js';
+import { CLI, settleFor, Workspace, type CliSession } from '../e2e/cliSession.js';
+import { waitForNoLeftovers } from '../integration/processes.js';
+import { expectScannerWorks, fixturePath, report, startCli, stopAndScan, tiny } from './kit.js';
+
+/**
+ * Approvals under stress: concurrent writers, a corrupt store, renamed servers, and servers
+ * moving between gated and ungated scopes.
+ */
+
+const run = promisify(execFile);
+let ws: Workspace | undefined;
+let cli: CliSession | undefined;
+
+beforeAll(() => expectScannerWorks());
+afterEach(async () => {
+  if (cli) await stopAndScan(cli);
+  cli = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+/** A worker process that writes decisions when told to (test/fixtures/approve-worker.mjs). */
+class Worker {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly waiting = new Map<string, (line: string) => void>();
+
+  constructor(file: string) {
+    this.proc = spawn(process.execPath, [fixturePath('approve-worker.mjs'), file], { stdio: 'pipe' });
+    createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      const id = line.split(' ')[1]!;
+      this.waiting.get(id)?.(line);
+      this.waiting.delete(id);
+    });
+  }
+
+  decide(id: string, root: string, server: string, hash: string): Promise<string> {
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.proc.stdin.write(`${JSON.stringify({ id, root, server, hash, status: 'approved' })}\n`);
+    });
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.proc.once('exit', () => resolve());
+      this.proc.stdin.end();
+    });
+  }
+}
+
+function stored(file: string): Record<string, Record<string, { hash: string; status: string }>> {
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { hash: string; status: string }>>;
+}
+
+describe('approvals', () => {
+  it('two processes approving different servers at the same moment, 100 times: no decision lost', async () => {
+    ws = new Workspace();
+    const file = ws.approvals;
+    const root = realpathSync(ws.cwd);
+    const [one, two] = [new Worker(file), new Worker(file)];
+    const started = Date.now();
+    try {
+      for (let round = 0; round < 100; round++) {
+        const results = await Promise.all([
+          one.decide(`${round}`, root, `one-${round}`, `hash-one-${round}`),
+          two.decide(`${round}`, root, `two-${round}`, `hash-two-${round}`),
+        ]);
+        expect(results).toEqual([`done ${round}`, `done ${round}`]);
+        const decisions = stored(file)[root]!;
+        // Everything decided so far is there, this round's two included.
+        expect(Object.keys(decisions), `after round ${round}`).toHaveLength(2 * (round + 1));
+      }
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
+    }
+    const decisions = stored(file)[root]!;
+    for (let round = 0; round < 100; round++) {
+      expect(decisions[`one-${round}`]).toEqual({ hash: `hash-one-${round}`, status: 'approved' });
+      expect(decisions[`two-${round}`]).toEqual({ hash: `hash-two-${round}`, status: 'approved' });
+    }
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dirname(file)).filter((n) => n.startsWith(basename(file)) && n !== basename(file))).toEqual([]);
+    report('concurrent approvals', { rounds: 100, writers: 2, decisions: Object.keys(decisions).length, ms: Date.now() - started });
+  });
+
+  it('two `mcp-live approvals approve` at the same moment, 5 times, with a session watching: all 10 connect', async () => {
+    ws = new Workspace();
+    const w = ws;
+    const servers = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, tiny(`p${i}`)]));
+    w.write(w.mcpJson, { mcpServers: servers });
+    const c = (cli = startCli(w));
+    await c.waitFor((e) => e.type === 'ready');
+    const env = { ...process.env, HOME: w.home };
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([
+        run(process.execPath, [CLI, 'approvals', 'approve', `p${2 * round}`, '--cwd', w.cwd], { env }),
+        run(process.execPath, [CLI, 'approvals', 'approve', `p${2 * round + 1}`, '--cwd', w.cwd], { env }),
+      ]);
+    }
+    expect(Object.keys(stored(w.approvals)[realpathSync(w.cwd)]!)).toHaveLength(10);
+    for (let i = 0; i < 10; i++) await c.waitForState(`p${i}`, 'connected');
+  });
+
+  it('a corrupt approvals file: approved servers count as undecided (never the reverse), a new decision backs it up', async () => {
+    ws = new Workspace();
+    const w = ws;
+    w.write(w.mcpJson, { mcpServers: { p: tiny('p'), q: tiny('q') } });
+    const c = (cli = startCli(w));
+    await c.waitFor((e) => e.type === 'ready');
+    let mark = c.events.length;
+    c.send({ cmd: 'approve-all', id: 1 });
+    await c.waitForState('p', 'connected', mark);
+    await c.waitForState('q', 'connected', mark);
+
+    for (const garbage of ['{ "not": json', '[1, 2, 3]', '\u0000\u0001binary', '"approved"']) {
+      mark = c.events.length;
+      writeFileSync(w.approvals, garbage);
+      const warn = await c.waitFor((e) => e.type === 'log' && e.level === 'warn' && /approvals:/.test(e.message as string), { from: mark });
+      expect(warn.message).toMatch(/every gated server counts as undecided/);
+      await c.waitFor((e) => e.type === 'server' && e.name === 'p' && e.reason === 'pending_approval', { from: mark });
+      await c.waitFor((e) => e.type === 'approval-required', { from: mark });
+      expect(c.servers().get('q')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
+
+      // A decision now: the corrupt content is backed up first, never blindly overwritten.
+      mark = c.events.length;
+      c.send({ cmd: 'approve', server: 'p', id: `a-${garbage.length}` });
+      await c.waitForState('p', 'connected', mark);
+      const backups = readdirSync(dirname(w.approvals)).filter((n) => n.includes('.corrupt-'));
+      expect(backups.map((n) => readFileSync(`${dirname(w.approvals)}/${n}`, 'utf8'))).toContain(garbage);
+      expect(stored(w.approvals)[realpathSync(w.cwd)]).toEqual({ p: { hash: approvalHash(tiny('p')), status: 'approved' } });
+      expect(statSync(w.approvals).mode & 0o777).toBe(0o600);
+      c.send({ cmd: 'approve', server: 'q', id: `b-${garbage.length}` });
+      await c.waitForState('q', 'connected', mark);
+    }
+  });
+
+  it('a renamed server is asked again; renaming it back finds its decision', async () => {
+    ws = new Workspace();
+    const w = ws;
+    const p = tiny('p', { startLog: w.startLog });
+    w.write(w.mcpJson, { mcpServers: { p } });
+    const c = (cli = startCli(w));
+    await c.waitFor((e) => e.type === 'ready');
+    let mark = c.events.length;
+    c.send({ cmd: 'approve', server: 'p', id: 1 });
+    await c.waitForState('p', 'connected', mark);
+
+    mark = c.events.length;
+    w.write(w.mcpJson, { mcpServers: { renamed: p } });
+    const ask = await c.waitFor((e) => e.type === 'approval-required', { from: mark });
+    expect(ask.servers).toEqual([{ name: 'renamed', scope: 'project', source: w.mcpJson }]);
+    await c.waitFor((e) => e.type === 'reconcile', { from: mark });
+    expect(c.servers().get('renamed')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
+    expect(c.servers().get('p')).toMatchObject({ state: 'disconnected', reason: 'removed' });
+    expect(w.starts()).toEqual(['p']);
+
+    mark = c.events.length;
+    w.write(w.mcpJson, { mcpServers: { p } });
+    await c.waitForState('p', 'connected', mark);
+    expect(c.events.slice(mark).filter((e) => e.type === 'approval-required')).toEqual([]);
+    expect(w.starts()).toEqual(['p', 'p']);
+  });
+
+  it('a gated server moved into user settings by the user connects without approval', async () => {
+    ws = new Workspace();
+    const w = ws;
+    w.write(w.mcpJson, { mcpServers: { p: tiny('p') } });
+    const c = (cli = startCli(w));
+    await c.waitFor((e) => e.type === 'ready');
+    expect(c.servers().get('p')).toMatchObject({ reason: 'pending_approval' });
+
+    const mark = c.events.length;
+    w.write(w.userSettings, { mcpServers: { p: tiny('p') } });
+    w.write(w.mcpJson, { mcpServers: {} });
+    const up = await c.waitForState('p', 'connected', mark);
+    expect(up).toMatchObject({ scope: 'user', source: w.userSettings });
+    expect(existsSync(w.approvals), 'nothing was approved').toBe(false);
+  });
+
+  it('a same-named server appearing in .mcp.json does not inherit the user one: it waits for approval and never starts', async () => {
+    ws = new Workspace();
+    const w = ws;
+    const log = `${w.root}/starts-shadow.log`;
+    writeFileSync(log, '');
+    w.write(w.userSettings, { mcpServers: { u: tiny('u') } });
+    const c = (cli = startCli(w));
+    await c.waitFor((e) => e.type === 'ready');
+    const userPid = c.servers().get('u')!.pid as number;
+
+    // The repository brings its own "u" (project wins by name): it must be approved itself.
+    let mark = c.events.length;
+    w.write(w.mcpJson, { mcpServers: { u: tiny('u', { startLog: log, rev: 'evil' }) } });
+    const ask = await c.waitFor((e) => e.type === 'approval-required', { from: mark });
+    expect(ask.servers).toEqual([{ name: 'u', scope: 'project', source: w.mcpJson }]);
+    await c.waitFor((e) => e.type === 'server' && e.name === 'u' && e.reason === 'pending_approval', { from: mark });
+    expect(c.servers().get('u')).toMatchObject({ state: 'blocked', scope: 'project' });
+    await settleFor(500);
+    expect(readFileSync(log, 'utf8')).toBe('');
+
+    // The same config as the user's: still its own decision (none yet).
+    mark = c.events.length;
+    w.write(w.mcpJson, { mcpServers: { u: tiny('u') } });
+    await c.waitFor((e) => e.type === 'reconcile', { from: mark });
+    expect(c.servers().get('u')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
+
+    // The repository drops it: the user's own server is back, without asking.
+    mark = c.events.length;
+    w.write(w.mcpJson, { mcpServers: {} });
+    const back = await c.waitForState('u', 'connected', mark);
+    expect(back).toMatchObject({ scope: 'user' });
+    expect(back.pid).not.toBe(userPid);
+    expect(readFileSync(log, 'utf8')).toBe('');
+  });
+});
