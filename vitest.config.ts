@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
+    // CI runs with CI=true, which makes Ink render only its last frame; the UI tests (and the
+    // CLI they start in a terminal) test the interactive rendering a user sees.
+    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false' },
   },
 });

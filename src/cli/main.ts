@@ -49,6 +49,13 @@ async function run(command: Exclude<CliCommand, { kind: 'help' }>, options: McpL
     case 'session': {
       const live = createMcpLive(options);
       if (command.json) return runJsonSession(live, { stdin: process.stdin, stdout: process.stdout });
+      // Ink shows only the final frame when it believes it runs in CI (CI=true); a session the
+      // user opened in a terminal is interactive whatever the environment says. Ink reads the
+      // variable when it is first imported, which is the import below.
+      if (process.stdin.isTTY) {
+        delete process.env.CI;
+        delete process.env.CONTINUOUS_INTEGRATION;
+      }
       const { runInteractive } = await import('./runInteractive.js');
       return runInteractive(live);
     }
