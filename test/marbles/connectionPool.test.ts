@@ -4,15 +4,13 @@ import { describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import type { Connection, Connector } from '../../src/model/connection.js';
-import type { McpLiveEvent } from '../../src/model/events.js';
 import { fingerprint } from '../../src/model/fingerprint.js';
-import type { ServerStatus } from '../../src/model/status.js';
 import type { ApprovalDecisions, ResolvedServerConfig } from '../../src/model/types.js';
 import { resolveServerConfig } from '../../src/model/validate.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
 import { createConnectionPool } from '../../src/sinks/connectionPool.js';
 import { fakeConnector } from './fakeConnector.js';
-import { input, newScheduler, srv } from './inputs.js';
+import { input, newScheduler, observe, srv } from './inputs.js';
 
 function resolved(config: unknown): ResolvedServerConfig {
   const r = resolveServerConfig(config, {});
@@ -33,16 +31,7 @@ function world(ts: TestScheduler, idleGraceMs = GRACE) {
       acquires.push(`${ts.now()} ${label} ${name}`);
       return pool.connector(name, config);
     };
-    const r = createReconciler(inputs$, { connector: spy, scheduler: ts, env: {}, random: () => 0.5, ...deps });
-    const events: McpLiveEvent[] = [];
-    const snapshots: (readonly ServerStatus[])[] = [];
-    const pending: string[][] = [];
-    r.events$.subscribe((e) => events.push(e));
-    r.servers$.subscribe((s) => snapshots.push(s));
-    r.pendingApprovals$.subscribe((p) => pending.push(p.map((x) => x.name)));
-    r.start();
-    const server = (name: string) => snapshots.at(-1)?.find((s) => s.name === name);
-    return { r, events, snapshots, pending, server };
+    return observe(createReconciler(inputs$, { connector: spy, scheduler: ts, env: {}, random: () => 0.5, ...deps }));
   };
   const closes = (name: string) => fake.log.filter((l) => l.includes(` close ${name} `));
   return { fake, pool, acquires, session, closes };

@@ -2,6 +2,9 @@ import { expect } from 'vitest';
 import { TestScheduler } from 'rxjs/testing';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import type { ApprovalDecisions, McpSettings } from '../../src/model/types.js';
+import type { McpLiveEvent } from '../../src/model/events.js';
+import type { ServerStatus } from '../../src/model/status.js';
+import type { Reconciler } from '../../src/reconciler.js';
 
 /** A fake stdio server whose behaviour is its args (see fakeConnector). */
 export const srv = (...args: string[]) => ({ command: 'fake', args });
@@ -29,4 +32,17 @@ export function input(user: Record<string, unknown>, o: InputOptions = {}): Asse
 /** A TestScheduler whose frame assertions are vitest's `toStrictEqual`. */
 export function newScheduler(): TestScheduler {
   return new TestScheduler((actual, expected) => expect(actual).toStrictEqual(expected));
+}
+
+/** Records everything a reconciler says, then starts it. */
+export function observe(r: Reconciler) {
+  const events: McpLiveEvent[] = [];
+  const snapshots: (readonly ServerStatus[])[] = [];
+  const pending: string[][] = [];
+  r.events$.subscribe((e) => events.push(e));
+  r.servers$.subscribe((s) => snapshots.push(s));
+  r.pendingApprovals$.subscribe((p) => pending.push(p.map((x) => x.name)));
+  r.start();
+  const server = (name: string) => snapshots.at(-1)?.find((s) => s.name === name);
+  return { r, events, snapshots, pending, server };
 }

@@ -4,25 +4,16 @@ import { describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import type { McpLiveEvent, ReconcileEvent } from '../../src/model/events.js';
-import type { ServerStatus } from '../../src/model/status.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
-import { input, newScheduler, srv } from './inputs.js';
+import { input, newScheduler, observe, srv } from './inputs.js';
 
 /** Starts a reconciler on `inputs$` and records everything it says. */
 function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, deps: Partial<ReconcilerDeps> = {}) {
   const fake = fakeConnector(ts);
-  const r = createReconciler(inputs$, { connector: fake.connector, scheduler: ts, env: {}, random: () => 0.5, ...deps });
-  const events: McpLiveEvent[] = [];
-  const snapshots: (readonly ServerStatus[])[] = [];
-  const pending: string[][] = [];
-  r.events$.subscribe((e) => events.push(e));
-  r.servers$.subscribe((s) => snapshots.push(s));
-  r.pendingApprovals$.subscribe((p) => pending.push(p.map((x) => x.name)));
-  r.start();
-  const passes = () => events.filter((e): e is ReconcileEvent => e.type === 'reconcile');
-  const server = (name: string) => snapshots.at(-1)?.find((s) => s.name === name);
-  return { fake, r, events, snapshots, pending, passes, server };
+  const seen = observe(createReconciler(inputs$, { connector: fake.connector, scheduler: ts, env: {}, random: () => 0.5, ...deps }));
+  const passes = () => seen.events.filter((e): e is ReconcileEvent => e.type === 'reconcile');
+  return { fake, ...seen, passes };
 }
 
 describe('reconcile pipeline (virtual time)', () => {
