@@ -1,5 +1,5 @@
 import { GATED_SCOPES, type AssembledServer, type DesiredState, type NotAllowedBy, type Reason } from './types.js';
-import { matchesName } from './namePatterns.js';
+import { nameMatcher } from './namePatterns.js';
 
 /** Whether one server may connect, and if not, why (SPEC §4). */
 export type Admission = { admitted: true } | { admitted: false; reason: Reason; notAllowedBy?: NotAllowedBy };
@@ -19,21 +19,37 @@ export function admit(
   desired: DesiredState,
   flagAllowed?: readonly string[],
 ): Admission {
-  if (!desired.trusted) return { admitted: false, reason: 'untrusted_folder' };
-  const { gating } = desired;
-  if (matchesName(name, gating.excluded ?? [])) return { admitted: false, reason: 'excluded' };
-  if (flagAllowed !== undefined && !matchesName(name, flagAllowed)) {
-    return { admitted: false, reason: 'not_allowed', notAllowedBy: 'flag' };
-  }
-  if (gating.allowed !== undefined && !matchesName(name, gating.allowed)) {
-    return { admitted: false, reason: 'not_allowed', notAllowedBy: 'settings' };
-  }
-  if (isDisabled(server.config)) return { admitted: false, reason: 'disabled' };
-  if (GATED_SCOPES.has(server.scope)) {
-    if (gating.rejected?.includes(name)) return { admitted: false, reason: 'rejected' };
-    if (gating.pending?.includes(name)) return { admitted: false, reason: 'pending_approval' };
-  }
-  return { admitted: true };
+  return admission(desired, flagAllowed)(name, server);
+}
+
+/**
+ * The rules of {@link admit} prepared once for a desired state: pattern lists compiled, the
+ * rejected and pending names in sets, so admitting every server of a pass stays linear.
+ */
+function admission(
+  desired: DesiredState,
+  flagAllowed: readonly string[] | undefined,
+): (name: string, server: AssembledServer) => Admission {
+  const { gating, trusted } = desired;
+  const excluded = nameMatcher(gating.excluded ?? []);
+  const inFlag = flagAllowed === undefined ? undefined : nameMatcher(flagAllowed);
+  const inSettings = gating.allowed === undefined ? undefined : nameMatcher(gating.allowed);
+  const rejected = new Set(gating.rejected);
+  const pending = new Set(gating.pending);
+  return (name, server) => {
+    if (!trusted) return { admitted: false, reason: 'untrusted_folder' };
+    if (excluded(name)) return { admitted: false, reason: 'excluded' };
+    if (inFlag !== undefined && !inFlag(name)) return { admitted: false, reason: 'not_allowed', notAllowedBy: 'flag' };
+    if (inSettings !== undefined && !inSettings(name)) {
+      return { admitted: false, reason: 'not_allowed', notAllowedBy: 'settings' };
+    }
+    if (isDisabled(server.config)) return { admitted: false, reason: 'disabled' };
+    if (GATED_SCOPES.has(server.scope)) {
+      if (rejected.has(name)) return { admitted: false, reason: 'rejected' };
+      if (pending.has(name)) return { admitted: false, reason: 'pending_approval' };
+    }
+    return { admitted: true };
+  };
 }
 
 /** `disabled: true` in the entry as written; the entry may be anything, valid or not. */
@@ -53,8 +69,9 @@ function isDisabled(config: unknown): boolean {
  */
 export function admitAll(desired: DesiredState, flagAllowed?: readonly string[]): Record<string, Admission> {
   const admissions = Object.create(null) as Record<string, Admission>;
+  const admitOne = admission(desired, flagAllowed);
   for (const [name, server] of Object.entries(desired.servers)) {
-    admissions[name] = admit(name, server, desired, flagAllowed);
+    admissions[name] = admitOne(name, server);
   }
   return admissions;
 }

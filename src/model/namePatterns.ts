@@ -24,18 +24,27 @@ function compile(pattern: string): RegExp {
   return new RegExp(`^${source}$`, 'u');
 }
 
-/** Whether one pattern matches the name; a pattern without `*`/`?` is compared as a plain string. */
-function matchesPattern(name: string, pattern: string): boolean {
-  if (isLiteralPattern(pattern)) return name === pattern;
-  return compile(pattern).test(name);
-}
-
 /** Whether a glob-free pattern list entry names exactly one server. */
 export function isLiteralPattern(pattern: string): boolean {
   return !pattern.includes('*') && !pattern.includes('?');
 }
 
+/**
+ * A pattern list compiled once, for matching many names: the literal names in a set, the globs
+ * as RegExps. A pass over N servers then costs O(N) lookups, not N × (patterns compiled).
+ * An empty list matches nothing.
+ */
+export function nameMatcher(patterns: readonly string[]): (name: string) => boolean {
+  const literals = new Set<string>();
+  const globs: RegExp[] = [];
+  for (const pattern of patterns) {
+    if (isLiteralPattern(pattern)) literals.add(pattern);
+    else globs.push(compile(pattern));
+  }
+  return (name) => literals.has(name) || globs.some((glob) => glob.test(name));
+}
+
 /** Whether `name` matches any of `patterns` (an empty list matches nothing). */
 export function matchesName(name: string, patterns: readonly string[]): boolean {
-  return patterns.some((pattern) => matchesPattern(name, pattern));
+  return nameMatcher(patterns)(name);
 }

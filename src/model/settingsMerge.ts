@@ -1,5 +1,5 @@
 import type { Scope, SourceSnapshot } from './types.js';
-import { isLiteralPattern, matchesName } from './namePatterns.js';
+import { isLiteralPattern, nameMatcher } from './namePatterns.js';
 
 /** The admission keys after merging every settings file (SPEC §2). */
 export interface AdmissionSettings {
@@ -75,10 +75,14 @@ function narrow(bound: readonly string[] | undefined, next: readonly string[] | 
  */
 export function intersectAllowed(first: readonly string[], second: readonly string[]): string[] {
   const kept = new Set<string>();
-  const keep = (pattern: string, other: readonly string[]): void => {
-    if (other.includes(pattern) || (isLiteralPattern(pattern) && matchesName(pattern, other))) kept.add(pattern);
+  const keepFrom = (list: readonly string[], other: readonly string[]): void => {
+    const written = new Set(other);
+    const matches = nameMatcher(other);
+    for (const pattern of list) {
+      if (written.has(pattern) || (isLiteralPattern(pattern) && matches(pattern))) kept.add(pattern);
+    }
   };
-  for (const pattern of first) keep(pattern, second);
-  for (const pattern of second) keep(pattern, first);
+  keepFrom(first, second);
+  keepFrom(second, first);
   return [...kept];
 }

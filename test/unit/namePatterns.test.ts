@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isLiteralPattern, matchesName } from '../../src/model/namePatterns.js';
+import { isLiteralPattern, matchesName, nameMatcher } from '../../src/model/namePatterns.js';
 
 describe('matchesName', () => {
   it('matches exact names, case-sensitively', () => {
@@ -73,6 +73,28 @@ describe('matchesName', () => {
         expect(matchesName(name, [pattern])).toBe(name === pattern);
       }),
     );
+  });
+});
+
+describe('nameMatcher', () => {
+  it('property: a compiled list matches a name exactly when one of its patterns does on its own', () => {
+    const piece = fc.constantFrom('a', 'b', '.', '*', '?', '[', '');
+    const pattern = fc.array(piece, { maxLength: 4 }).map((parts) => parts.join(''));
+    const name = fc.array(fc.constantFrom('a', 'b', '.', '['), { maxLength: 4 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.array(pattern, { maxLength: 5 }), fc.array(name, { maxLength: 6 }), (patterns, names) => {
+        const matches = nameMatcher(patterns);
+        for (const n of names) {
+          expect(matches(n)).toBe(patterns.some((p) => matchesName(n, [p])));
+        }
+      }),
+    );
+  });
+
+  it('keeps literals and globs of one list apart', () => {
+    const matches = nameMatcher(['git*', 'a.b', 'x?z']);
+    expect(['github', 'a.b', 'xyz'].map(matches)).toEqual([true, true, true]);
+    expect(['agit', 'axb', 'xz', 'x.zz'].map(matches)).toEqual([false, false, false, false]);
   });
 });
 
