@@ -184,8 +184,10 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     }),
   );
 
+  const pool = options.pool;
   const r: Reconciler = createReconciler(inputs$, {
     connector: options.pool?.connector ?? options.connector ?? connectMcp,
+    restartShared: pool ? (key) => pool.restart(key) : undefined,
     allowedMcpServerNames: options.allowedMcpServerNames,
     env: options.env,
     scheduler,

@@ -20,7 +20,7 @@ export { planReport, type PlanReport, type PlannedServer } from './planReport.js
 // The reactive core, for hosts that bring their own sources or connector.
 export { createReconciler, type PassRequest, type Reconciler, type ReconcilerDeps } from './reconciler.js';
 export { connectMcp, createMcpConnector, type McpConnectorOptions } from './sinks/connector.js';
-export type { Connection, Connector } from './model/connection.js';
+export { SharedConnectionRestarted, type Connection, type Connector } from './model/connection.js';
 export {
   createConnectionPool,
   DEFAULT_IDLE_GRACE_MS,

@@ -40,7 +40,7 @@ import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnle
 import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
 import { settle } from './operators/settle.js';
-import { LiveServers } from './sinks/liveServers.js';
+import { LiveServers, type LiveServersDeps } from './sinks/liveServers.js';
 
 /** Options of the reconcile pipeline; everything with a side effect or a clock is injected. */
 export interface ReconcilerDeps {
@@ -60,6 +60,8 @@ export interface ReconcilerDeps {
   strategy?: 'incremental' | 'full';
   maxFailures?: number;
   random?: () => number;
+  /** With a shared pool (`ConnectionPool.restart`): `/reconnect NAME` restarts the shared process. */
+  restartShared?: LiveServersDeps['restartShared'];
 }
 
 /** A request for a pass: what to apply and why. Manual requests bypass the equality gate. */
@@ -116,6 +118,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     scheduler,
     maxFailures: deps.maxFailures,
     random: deps.random,
+    restartShared: deps.restartShared,
   });
   const manual = new Subject<Trigger>();
   const events = new Subject<McpLiveEvent>();

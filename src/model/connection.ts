@@ -34,3 +34,15 @@ export interface Connection {
  * before the emission aborts the attempt and ends anything it started — no orphans.
  */
 export type Connector = (name: string, config: ResolvedServerConfig) => Observable<Connection>;
+
+/**
+ * The error a shared connection's `lists$` ends with when one session restarted it on purpose
+ * (`/reconnect NAME` in pool mode): every other holder reconnects at once — no backoff, no failure
+ * counted — and attaches to the one fresh process.
+ */
+export class SharedConnectionRestarted extends Error {
+  constructor() {
+    super('restarted by /reconnect in another session');
+    this.name = 'SharedConnectionRestarted';
+  }
+}

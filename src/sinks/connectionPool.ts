@@ -1,4 +1,5 @@
 import {
+  AsyncSubject,
   EMPTY,
   Observable,
   Subject,
@@ -12,7 +13,7 @@ import {
   type Subscriber,
   type Subscription,
 } from 'rxjs';
-import type { Connection, Connector } from '../model/connection.js';
+import { SharedConnectionRestarted, type Connection, type Connector } from '../model/connection.js';
 import { fingerprint } from '../model/fingerprint.js';
 import type { ServerLists } from '../model/types.js';
 
@@ -29,6 +30,10 @@ import type { ServerLists } from '../model/types.js';
  *
  * C dies:    every handle's lists$ ──#  (same error), the entry is evicted at once:
  *            the next acquire spawns a fresh one, the ones after it attach
+ *
+ * restart(key): C.close() ─────────────▶ gone ─ spawn C'   (an acquire in between waits:
+ *               every handle's lists$ ──# SharedConnectionRestarted   two processes of one
+ *                                                                     config never overlap)
  * ```
  */
 
@@ -59,6 +64,14 @@ export interface ConnectionPool {
   readonly connector: Connector;
   /** Live pooled connections (for tests, benchmarks, /mcp): key = fingerprint of the resolved config, refs, pid. */
   stats(): PooledConnectionStats[];
+  /**
+   * Restarts the shared connection of `key` for every session holding it (`/reconnect NAME` in
+   * pool mode): closes it now, and every handle's `lists$` errors with
+   * {@link SharedConnectionRestarted} so its session reconnects at once. Acquires of `key` wait
+   * until the old process is gone, then one of them spawns. Returns an observable that completes
+   * when the old process is gone, or `undefined` when there is no live connection for `key`.
+   */
+  restart(key: string): Observable<void> | undefined;
   /** Closes every pooled connection now (ends processes); acquires after it fail. */
   dispose(): Promise<void>;
 }
@@ -106,8 +119,11 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   const scheduler = options.scheduler ?? asyncScheduler;
   const idleGraceMs = options.idleGraceMs ?? DEFAULT_IDLE_GRACE_MS;
   const entries = new Map<string, Entry>();
-  /** Closes under way (idle ends and dispose), so dispose() can wait for every process. */
-  const closing = new Set<Promise<void>>();
+  /**
+   * Closes under way, by key: a new acquire of that key waits for it (one config's processes never
+   * overlap), and dispose() waits for all. Each completes when the process is gone.
+   */
+  const closing = new Map<string, Observable<void>>();
   let disposed = false;
 
   const evict = (entry: Entry): void => {
@@ -116,22 +132,25 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     entry.idle = undefined;
   };
 
-  /** Ends the inner connection for real and keeps the promise until the process is gone. */
-  const closeInner = (entry: Entry, reason?: Error): void => {
+  /** Ends the inner connection for real; the returned observable completes once the process is gone. */
+  const closeInner = (entry: Entry, reason?: Error): Observable<void> => {
     evict(entry);
     entry.listening?.unsubscribe();
     entry.listening = undefined;
+    const conn = entry.conn;
+    const gone = new AsyncSubject<void>();
+    // Registered before the handles hear of it: a session that re-acquires at once must wait.
+    if (conn) closing.set(entry.key, gone);
     if (reason) entry.changes.error(reason);
     else entry.changes.complete();
-    const conn = entry.conn;
-    if (!conn) return;
-    // A close that fails has still ended what it could; dispose() waits, it does not judge.
-    const done = lastValueFrom(from(conn.close()), { defaultValue: undefined }).then(
-      () => undefined,
-      () => undefined,
-    );
-    closing.add(done);
-    void done.then(() => closing.delete(done));
+    if (!conn) return EMPTY;
+    const settle = (): void => {
+      if (closing.get(entry.key) === gone) closing.delete(entry.key);
+      gone.complete();
+    };
+    // A close that fails has still ended what it could: waiters go on, nobody judges.
+    from(conn.close()).subscribe({ error: settle, complete: settle });
+    return gone;
   };
 
   /** The connection went away on its own: every handle hears it, and the next acquire spawns anew. */
@@ -155,7 +174,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     }
     entry.idle = timer(idleGraceMs, scheduler).subscribe(() => {
       entry.idle = undefined;
-      closeInner(entry);
+      void closeInner(entry);
     });
   };
 
@@ -214,6 +233,18 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     }
   };
 
+  /** Spawns once the previous process of this key (if one is closing) is gone, and only if still wanted. */
+  const spawnAfterClose = (entry: Entry, name: string, config: Parameters<Connector>[1]): void => {
+    const previous = closing.get(entry.key);
+    if (!previous) return spawn(entry, name, config);
+    entry.attempt = previous.subscribe({
+      complete: () => {
+        entry.attempt = undefined;
+        if (entries.get(entry.key) === entry && !disposed) spawn(entry, name, config);
+      },
+    });
+  };
+
   const spawn = (entry: Entry, name: string, config: Parameters<Connector>[1]): void => {
     let emitted = false;
     const attempt = inner(name, config).subscribe({
@@ -253,7 +284,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
         return;
       }
       current.waiters.add(subscriber);
-      if (fresh) spawn(current, name, config);
+      if (fresh) spawnAfterClose(current, name, config);
       return () => {
         // Still waiting: this acquire's reference goes with it.
         if (current.waiters.delete(subscriber)) release(current);
@@ -268,17 +299,22 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
         if (e.conn?.pid !== undefined) s.pid = e.conn.pid;
         return s;
       }),
+    restart(key) {
+      const entry = entries.get(key);
+      if (!entry?.conn) return undefined;
+      return closeInner(entry, new SharedConnectionRestarted());
+    },
     async dispose() {
       disposed = true;
       for (const entry of [...entries.values()]) {
         if (entry.conn) {
-          closeInner(entry, new Error(DISPOSED));
+          void closeInner(entry, new Error(DISPOSED));
         } else {
           entry.attempt?.unsubscribe();
           failed(entry, new Error(DISPOSED));
         }
       }
-      await Promise.all([...closing]);
+      await Promise.all([...closing.values()].map((gone) => lastValueFrom(gone, { defaultValue: undefined })));
     },
   };
 }

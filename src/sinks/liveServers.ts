@@ -18,7 +18,7 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import type { Connection, Connector } from '../model/connection.js';
+import { SharedConnectionRestarted, type Connection, type Connector } from '../model/connection.js';
 import type { LiveEntry, WantedServer } from '../model/plan.js';
 import type { HistoryEntry, QualifiedTool, ServerStatus } from '../model/status.js';
 import type { NotAllowedBy, Reason, Scope, ServerLists } from '../model/types.js';
@@ -38,6 +38,12 @@ export interface LiveServersDeps {
   stableAfterMs?: number;
   /** How many history lines each server keeps. */
   historyLimit?: number;
+  /**
+   * With a shared pool: restarts the pooled connection of a fingerprint for every session
+   * (`ConnectionPool.restart`), so `/reconnect NAME` starts a fresh process instead of
+   * re-attaching to the one other sessions hold. Completes when the old process is gone.
+   */
+  restartShared?: (fingerprint: string) => Observable<void> | undefined;
 }
 
 interface Entry {
@@ -177,11 +183,13 @@ export class LiveServers {
       this.stopSession(e);
       const conn = e.conn;
       if (conn) this.keepStderr(e, '(process stopped)');
+      // `/reconnect NAME` on a pooled server: end the shared process, not only our hold on it.
+      const restarting = conn && e.forceReconnect && e.server ? this.deps.restartShared?.(e.server.fingerprint) : undefined;
       e.conn = undefined;
       e.lists = undefined;
       e.server = undefined;
       this.update(name, { state: 'disconnected', pid: undefined, error: undefined, ...EMPTY_LISTS });
-      return conn ? from(conn.close()).pipe(ignoreElements()) : EMPTY;
+      return conn ? concat(from(conn.close()), restarting ?? EMPTY).pipe(ignoreElements()) : EMPTY;
     });
   }
 
@@ -322,6 +330,11 @@ export class LiveServers {
             this.update(name, { state: 'error', error: message, pid: undefined, ...EMPTY_LISTS });
             if (settled) return settled();
             return this.scheduleRestart(e, server, message);
+          }
+          if (err instanceof SharedConnectionRestarted) {
+            // Another session restarted the shared process on purpose: follow it at once.
+            this.update(name, { state: 'error', error: message, pid: undefined, ...EMPTY_LISTS });
+            return this.open(e, server);
           }
           const upFor = this.scheduler.now() - (e.connectedAt ?? 0);
           if (upFor >= this.stableAfterMs) e.failures = 0;

@@ -11,14 +11,20 @@ const GRACE_MS = 300;
 
 const workspaces: Workspace[] = [];
 const sessions: McpLive[] = [];
-let pool: ConnectionPool | undefined;
+const pools: ConnectionPool[] = [];
 
 afterAll(async () => {
   // Whatever a failed assertion left running goes here.
   for (const s of sessions) await s.dispose().catch(() => undefined);
-  await pool?.dispose();
+  for (const p of pools) await p.dispose();
   for (const ws of workspaces) ws.cleanup();
 });
+
+function newPool(): ConnectionPool {
+  const p = createConnectionPool({ connector: connectMcp, idleGraceMs: GRACE_MS });
+  pools.push(p);
+  return p;
+}
 
 function workspace(): Workspace {
   const ws = new Workspace();
@@ -55,7 +61,7 @@ describe('two createMcpLive sessions sharing a pool, with real processes', () =>
     // A project server of A's workspace: gated, so it waits for approval and never starts.
     wsA.write(wsA.mcpJson, { mcpServers: { gated: wsA.server('gated-a') } });
 
-    pool = createConnectionPool({ connector: connectMcp, idleGraceMs: GRACE_MS });
+    const pool = newPool();
     const a = session(wsA, pool);
     const b = session(wsB, pool);
     await Promise.all([a.start(), b.start()]);
@@ -100,6 +106,39 @@ describe('two createMcpLive sessions sharing a pool, with real processes', () =>
     expect(pool.stats()).toEqual([]);
 
     expect(wsA.starts()).toEqual(['shared']);
+    await a.dispose();
+    await b.dispose();
+    await pool.dispose();
+    expect(await waitForNoLeftovers()).toEqual([]);
+  });
+
+  it('/reconnect in one session restarts the shared process for both: the old one exits, one new process serves both', async () => {
+    const ws = workspace();
+    const other = workspace();
+    const shared = ws.server('shared');
+    ws.write(ws.userSettings, { mcpServers: { echo: shared } });
+    other.write(other.userSettings, { mcpServers: { echo: shared } });
+    const pool = newPool();
+    const a = session(ws, pool);
+    const b = session(other, pool);
+    await Promise.all([a.start(), b.start()]);
+    const oldPid = a.statusReport().find((s) => s.name === 'echo')?.pid;
+    expect(oldPid).toBeTypeOf('number');
+
+    const reconnected = (live: McpLive) =>
+      firstValueFrom(live.servers$.pipe(filter((all) => all.some((s) => s.name === 'echo' && s.state === 'connected' && s.pid !== oldPid))));
+    const bothBack = Promise.all([reconnected(a), reconnected(b)]);
+    expect(a.reconnect('echo')).toBe(true);
+    await bothBack;
+
+    const newPid = a.statusReport().find((s) => s.name === 'echo')?.pid;
+    expect(newPid).not.toBe(oldPid);
+    expect(b.statusReport().find((s) => s.name === 'echo')).toMatchObject({ state: 'connected', pid: newPid });
+    expect(isAlive(oldPid!)).toBe(false);
+    expect(ws.starts()).toEqual(['shared', 'shared']);
+    expect(pool.stats()).toEqual([{ key: expect.any(String) as string, refs: 2, pid: newPid, idle: false }]);
+    await expect(b.callTool('mcp__echo__echo', { text: 'after' })).resolves.toMatchObject({ content: [{ text: 'after' }] });
+
     await a.dispose();
     await b.dispose();
     await pool.dispose();

@@ -290,7 +290,32 @@ describe('the shared connection pool (virtual time)', () => {
   });
 
   describe('reconnect', () => {
-    it('/reconnect in pool mode re-attaches to the live process: another session may hold it', () => {
+    it('/reconnect in pool mode restarts the shared process for every session: old gone first, one spawn', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, cold, flush }) => {
+        const w = world(ts);
+        const a = w.session('A', hot('a', { a: input({ s: srv('close=50') }) }), { restartShared: (key) => w.pool.restart(key) });
+        const b = w.session('B', hot('a', { a: input({ s: srv('close=50') }) }));
+        cold('1s x').subscribe(() => a.r.reconnect('s'));
+        flush();
+        expect(a.events.filter((e) => e.type === 'reconcile').at(-1)).toMatchObject({ trigger: 'reconnect', reconnected: ['s'] });
+        // B follows at once (no backoff); A after its disconnect finished, when the old process was gone.
+        expect(w.acquires).toEqual(['300 A s', '300 B s', '1000 B s', '1050 A s']);
+        expect(w.fake.log.filter((l) => / (connect|close|closed) s/.test(l))).toEqual([
+          '300 connect s',
+          '1000 close s pid=101',
+          '1050 closed s pid=101',
+          '1050 connect s',
+        ]);
+        for (const h of [a, b]) expect(h.server('s')).toMatchObject({ state: 'connected', pid: 102 });
+        expect(b.server('s')?.history.map((x) => x.message).filter(Boolean)).toEqual([
+          'restarted by /reconnect in another session',
+        ]);
+        expect(w.pool.stats()).toMatchObject([{ refs: 2, pid: 102 }]);
+      });
+    });
+
+    it('without restartShared, /reconnect re-attaches to the live process', () => {
       const ts = newScheduler();
       ts.run(({ hot, cold, flush }) => {
         const w = world(ts);
@@ -298,11 +323,61 @@ describe('the shared connection pool (virtual time)', () => {
         const b = w.session('B', hot('a', { a: input({ s: srv() }) }));
         cold('1s x').subscribe(() => a.r.reconnect('s'));
         flush();
-        expect(a.events.filter((e) => e.type === 'reconcile').at(-1)).toMatchObject({ trigger: 'reconnect', reconnected: ['s'] });
         expect(w.acquires).toEqual(['300 A s', '300 B s', '1000 A s']);
         expect(w.fake.starts('s')).toBe(1);
         expect(w.closes('s')).toEqual([]);
         for (const h of [a, b]) expect(h.server('s')).toMatchObject({ state: 'connected', pid: 101 });
+      });
+    });
+
+    it('restart(key) of a key with no live connection does nothing', () => {
+      const ts = newScheduler();
+      ts.run(({ flush }) => {
+        const w = world(ts);
+        expect(w.pool.restart('no-such-key')).toBeUndefined();
+        flush();
+        expect(w.fake.log).toEqual([]);
+      });
+    });
+  });
+
+  describe('one process per config at a time', () => {
+    it('an acquire while the idle close is under way waits until the old process is gone, then spawns', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const w = world(ts);
+        // released at 800, close starts at 1800 and takes 200 ms, acquired again at 1900 (save at 1600)
+        const a = w.session('A', hot('a 499ms b 1099ms c', { a: input({ s: srv('close=200') }), b: input({}), c: input({ s: srv('close=200') }) }));
+        flush();
+        expect(w.fake.log.filter((l) => / (connect|close|closed) s/.test(l))).toEqual([
+          '300 connect s',
+          '1800 close s pid=101',
+          '2000 closed s pid=101',
+          '2000 connect s',
+        ]);
+        expect(a.server('s')).toMatchObject({ state: 'connected', pid: 102 });
+      });
+    });
+
+    it('an acquire that gives up while waiting for the close spawns nothing', () => {
+      const ts = newScheduler();
+      ts.run(({ flush }) => {
+        const w = world(ts);
+        const config = resolved(srv('close=200'));
+        const first = w.pool.connector('s', config).subscribe((handle) => timer(100, ts).subscribe(() => handle.close()));
+        // Connected at 10, released at 110, idle close from 1110 to 1310; an acquire at 1200 waits and leaves at 1250.
+        timer(1200, ts).subscribe(() => {
+          const waiting = w.pool.connector('s', config).subscribe();
+          timer(50, ts).subscribe(() => waiting.unsubscribe());
+        });
+        flush();
+        first.unsubscribe();
+        expect(w.fake.log.filter((l) => / (connect|close|closed) s/.test(l))).toEqual([
+          '0 connect s',
+          '1110 close s pid=101',
+          '1310 closed s pid=101',
+        ]);
+        expect(w.pool.stats()).toEqual([]);
       });
     });
   });
