@@ -99,6 +99,8 @@ interface Entry {
   listening?: Subscription;
   /** A pending idle close. */
   idle?: Subscription;
+  /** The close of the inner connection, once it started (runs to its end, never cut short). */
+  closing?: Subscription;
 }
 
 const NO_LISTS: ServerLists = { tools: [], prompts: [], resources: [] };
@@ -149,7 +151,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       gone.complete();
     };
     // A close that fails has still ended what it could: waiters go on, nobody judges.
-    from(conn.close()).subscribe({ error: settle, complete: settle });
+    entry.closing = from(conn.close()).subscribe({ error: settle, complete: settle });
     return gone;
   };
 

@@ -1,5 +1,5 @@
 import type { TestScheduler } from 'rxjs/testing';
-import { map, mergeMap, timer, type Observable } from 'rxjs';
+import { map, mergeMap, takeUntil, tap, timer, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
@@ -364,14 +364,15 @@ describe('the shared connection pool (virtual time)', () => {
       ts.run(({ flush }) => {
         const w = world(ts);
         const config = resolved(srv('close=200'));
-        const first = w.pool.connector('s', config).subscribe((handle) => timer(100, ts).subscribe(() => handle.close()));
         // Connected at 10, released at 110, idle close from 1110 to 1310; an acquire at 1200 waits and leaves at 1250.
-        timer(1200, ts).subscribe(() => {
-          const waiting = w.pool.connector('s', config).subscribe();
-          timer(50, ts).subscribe(() => waiting.unsubscribe());
-        });
+        w.pool
+          .connector('s', config)
+          .pipe(mergeMap((handle) => timer(100, ts).pipe(tap(() => void handle.close()))))
+          .subscribe();
+        timer(1200, ts)
+          .pipe(mergeMap(() => w.pool.connector('s', config).pipe(takeUntil(timer(50, ts)))))
+          .subscribe();
         flush();
-        first.unsubscribe();
         expect(w.fake.log.filter((l) => / (connect|close|closed) s/.test(l))).toEqual([
           '0 connect s',
           '1110 close s pid=101',
