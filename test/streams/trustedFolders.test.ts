@@ -61,9 +61,12 @@ describe('fromTrustedFolders (real chokidar)', () => {
     await waitFor('trusted', () => last()?.trusted === true);
     expect(last()).toEqual({ trusted: true });
 
+    // writeFile truncates first: a read in between sees an empty file, an error without a
+    // position. Wait for the syntax error itself.
+    const syntaxError = /^.*trustedFolders\.json:1:\d+: /;
     await writeFile(file, `{ "${project}": "TRUST_FOLDER",`);
-    await waitFor('an error', () => last()?.error !== undefined);
-    expect(last()).toMatchObject({ trusted: false, error: expect.stringMatching(/^.*trustedFolders\.json:1:\d+: /) as unknown });
+    await waitFor('the syntax error', () => syntaxError.test(last()?.error ?? ''));
+    expect(last()).toMatchObject({ trusted: false, error: expect.stringMatching(syntaxError) as unknown });
 
     await writeFile(file, JSON.stringify({ [project]: 'TRUST_FOLDER', '/elsewhere': 'MAYBE' }));
     await waitFor('trusted again', () => last()?.trusted === true);
@@ -75,7 +78,16 @@ describe('fromTrustedFolders (real chokidar)', () => {
     await rm(file);
     await waitFor('untrusted after delete', () => last()?.trusted === false);
     expect(last()).toEqual({ trusted: false });
-    // Only changes are emitted.
-    expect(trust.values).toHaveLength(5);
+    // Only changes are emitted: no two in a row are equal, and apart from "the file is empty"
+    // (a save seen between its truncation and its write), these are all of them.
+    trust.values.slice(1).forEach((value, i) => expect(value).not.toEqual(trust!.values[i]));
+    const isTruncatedSave = (t: FolderTrust): boolean => t.error?.endsWith('the file is empty (expected a JSON object such as {})') ?? false;
+    expect(trust.values.filter((t) => !isTruncatedSave(t))).toEqual([
+      { trusted: false },
+      { trusted: true },
+      { trusted: false, error: expect.stringMatching(syntaxError) as unknown },
+      { trusted: true, error: expect.stringContaining('ignored "/elsewhere"') as unknown },
+      { trusted: false },
+    ]);
   });
 });

@@ -191,7 +191,9 @@ describe('watchFile (real chokidar)', () => {
         await writeFile(join(dir, name), 'x');
       }
       await writeFile(file, '{}');
-      await waitFor('the save of settings.json', () => log.join('|').includes('add settings.json|tick'));
+      // chokidar stats the new entries of one directory read in parallel, so `add 4913` may come
+      // after `add settings.json`: wait for both.
+      await waitFor('the save of settings.json and the add of 4913', () => log.join('|').includes('add settings.json|tick') && log.includes('add 4913'));
 
       // Editor artifacts never reach us (chokidar's `ignored`); other names reach us but do not tick.
       expect(log.filter((line) => /\.swp|~|\.orig|\.tmp/.test(line))).toEqual([]);
