@@ -29,7 +29,8 @@ describe('connectMcp over stdio: a live connection', () => {
     await connection.close();
     const started = Date.now();
     await expect(connection.callTool('echo', { text: 'x' })).rejects.toThrow('server "closed" is not connected');
-    expect(Date.now() - started).toBeLessThan(50);
+    // At once, not after the request timeout (10 s); a loaded machine may stall for a moment.
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('rejects a call in flight promptly when the process is killed', async () => {
@@ -41,7 +42,8 @@ describe('connectMcp over stdio: a live connection', () => {
     const started = Date.now();
     process.kill(connection.pid!, 'SIGKILL');
     await expect(call).rejects.toThrow('server "killed" is not connected: process was killed by SIGKILL');
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Promptly: not after the request timeout (20 s) nor the tool's answer (60 s).
+    expect(Date.now() - started).toBeLessThan(5_000);
     expect((await died).message).toBe('process was killed by SIGKILL');
   });
 
@@ -56,7 +58,7 @@ describe('connectMcp over stdio: a live connection', () => {
     const connection = track(
       await connectOnce(connectMcp('chatty', nodeServer(fixture('echo-server.mjs'), ['--stderr-lines', '500']))),
     );
-    const deadline = Date.now() + 3_000;
+    const deadline = Date.now() + 15_000;
     while (connection.stderrTail().at(-1) !== 'stderr line 500' && Date.now() < deadline) await sleep(25);
     const tail = connection.stderrTail();
     expect(tail).toHaveLength(200);
@@ -65,14 +67,15 @@ describe('connectMcp over stdio: a live connection', () => {
   });
 
   it('close() is idempotent, completes lists$ once, and escalates to SIGKILL for a stubborn server', async () => {
-    const connect = createMcpConnector({ stdinGraceMs: 100, killGraceMs: 300 });
+    // The kill grace gives the server time to say it ignores SIGTERM even on a loaded machine.
+    const connect = createMcpConnector({ stdinGraceMs: 100, killGraceMs: 1_500 });
     const connection = await connectOnce(connect('stubborn', nodeServer(fixture('echo-server.mjs'), ['--stubborn'])));
     const pid = connection.pid!;
     const events = lastValueFrom(connection.lists$.pipe(toArray()));
     const started = Date.now();
     const [first, second] = [connection.close(), connection.close()];
     await Promise.all([first, second]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_600);
     expect(isAlive(pid)).toBe(false);
     expect(connection.stderrTail()).toContain('ignoring SIGTERM');
     await expect(events).resolves.toEqual([]);
