@@ -84,14 +84,19 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
   it('an atomic save, a delete-and-recreate of .qwen/ and 20 saves in a burst each make one reconcile', async () => {
     ws = new Workspace();
     ws.write(ws.userSettings, { mcpServers: { u: ws.server('u', ['--tools', 't0']) } });
-    cli = CliSession.start(ws);
+    // The burst is 20 synchronous writes, a few ms; a loaded machine may still pause this process
+    // in the middle of it for longer than the usual 100 ms, which would rightly make two passes.
+    // So a debounce no such pause reaches, and quiet periods that outlast it.
+    const debounceMs = 1_000;
+    const quietMs = debounceMs + 500;
+    cli = CliSession.start(ws, ['--debounce', String(debounceMs)]);
     await cli.waitFor((e) => e.type === 'ready');
     const userSettings = (n: number) => ({ mcpServers: { u: ws.server('u', ['--tools', `t${n}`]) } });
 
     let mark = cli.events.length;
     ws.atomicWrite(ws.userSettings, userSettings(1));
     await cli.waitFor((e) => e.type === 'reconcile', { from: mark });
-    await settleFor(400);
+    await settleFor(quietMs);
     expect(cli.reconciles(mark)).toHaveLength(1);
     expect(cli.servers().get('u')?.tools).toContain('mcp__u__t1');
 
@@ -103,7 +108,7 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     mark = cli.events.length;
     ws.write(ws.userSettings, userSettings(2));
     await cli.waitFor((e) => e.type === 'reconcile', { from: mark, what: 're-created dir seen' });
-    await settleFor(400);
+    await settleFor(quietMs);
     expect(cli.reconciles(mark)).toHaveLength(1);
     expect(cli.servers().get('u')).toMatchObject({ state: 'connected' });
 
@@ -111,7 +116,7 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     mark = cli.events.length;
     for (let i = 3; i < 23; i++) ws.write(ws.userSettings, userSettings(i));
     await cli.waitFor((e) => e.type === 'reconcile', { from: mark });
-    await settleFor(500);
+    await settleFor(quietMs);
     expect(cli.reconciles(mark)).toHaveLength(1);
     expect(cli.servers().get('u')?.tools).toContain('mcp__u__t22');
   });
@@ -125,7 +130,12 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
 
     let mark = cli.events.length;
     ws.write(ws.userSettings, '{\n  "mcpServers": {\n    "a": { "command": \n');
-    const err = await cli.waitFor((e) => e.type === 'settings-error', { from: mark });
+    // The write truncates first: the file may be read empty ("the file is empty", no position)
+    // before the broken text is there. Wait for the syntax error itself.
+    const err = await cli.waitFor((e) => e.type === 'settings-error' && !String(e.error).includes('the file is empty'), {
+      from: mark,
+      what: 'the syntax error',
+    });
     expect(err.file).toBe(ws.userSettings);
     expect(err.line).toBeGreaterThan(0);
     expect(err.column).toBeGreaterThan(0);

@@ -83,7 +83,9 @@ describe('interactive session in a terminal (tmux)', () => {
 
     tmux('send-keys', '-t', SESSION, '/quit', 'Enter');
     await waitForScreen((x) => /EXITED 0/.test(x), 'a clean exit');
-    await new Promise((r) => setTimeout(r, 300));
+    // Exits are asynchronous: give them the patience the other process checks give (3 s).
+    const deadline = Date.now() + 3_000;
+    while (demoServers().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(demoServers()).toEqual([]);
   });
 });
