@@ -4,6 +4,8 @@
  * (desired against live), for 100, 1,000 and 10,000 servers of which one changed since the live
  * state was built. No processes, no I/O: what a pass costs before it touches anything.
  */
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { assemble, type AssembleInput } from '../src/model/assemble.js';
 import { desiredServers, plan, type LiveEntry } from '../src/model/plan.js';
 import type { CpuAtN, CpuResult } from './results.js';
@@ -50,13 +52,19 @@ export interface CpuOptions {
   log: (line: string) => void;
 }
 
-export function runCpu(o: CpuOptions): CpuResult {
+export async function runCpu(o: CpuOptions): Promise<CpuResult> {
   const result: CpuResult = { ns: [] };
+  // Garbage collections, to tell the collector's share of a pass from the model's own work.
+  const collections: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => collections.push(...list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
   for (const servers of o.ns) {
     const live = liveOf(servers);
     const changed = `server-${Math.floor(servers / 2)}`;
     const next = input(servers, changed);
     const pass: number[] = [];
+    /** [start, end] of each timed pass, ms on the performance clock. */
+    const windows: [number, number][] = [];
     const a: number[] = [];
     const d: number[] = [];
     const p: number[] = [];
@@ -73,6 +81,7 @@ export function runCpu(o: CpuOptions): CpuResult {
         throw new Error(`plan for ${servers} servers: expected one reconnect of ${changed}, got ${reconnected.length}`);
       }
       if (record) {
+        windows.push([t0, t3]);
         pass.push((t3 - t0) * 1000);
         a.push((t1 - t0) * 1000);
         d.push((t2 - t1) * 1000);
@@ -90,6 +99,15 @@ export function runCpu(o: CpuOptions): CpuResult {
       gc?.();
       once(true);
     }
+    // Observer entries arrive asynchronously (a timer turn later, not on the next immediate); the
+    // forced gc() calls fall between passes, not in them.
+    await sleep(50);
+    const gcUs = windows.map(([from, to]) =>
+      collections
+        .filter((c) => c.startTime >= from && c.startTime < to)
+        .reduce((sum, c) => sum + Math.min(c.duration, to - c.startTime) * 1000, 0),
+    );
+    collections.length = 0;
     const summary = summarize(pass);
     const atN: CpuAtN = {
       servers,
@@ -98,10 +116,15 @@ export function runCpu(o: CpuOptions): CpuResult {
       assembleUs: summarize(a),
       desiredUs: summarize(d),
       planUs: summarize(p),
+      gcUs: summarize(gcUs),
       nsPerServer: round((summary.median * 1000) / servers, 0),
+      nsPerServerWithoutGc: round((summarize(pass.map((us, i) => us - gcUs[i]!)).median * 1000) / servers, 0),
     };
-    o.log(`  cpu ${servers} servers: ${summary.median} µs per pass (${atN.nsPerServer} ns/server, ${pass.length} iterations)`);
+    o.log(
+      `  cpu ${servers} servers: ${summary.median} µs per pass (${atN.nsPerServer} ns/server, ${atN.nsPerServerWithoutGc} without gc, ${pass.length} iterations)`,
+    );
     result.ns.push(atN);
   }
+  observer.disconnect();
   return result;
 }

@@ -124,8 +124,12 @@ export interface CpuAtN {
   assembleUs: Summary;
   desiredUs: Summary;
   planUs: Summary;
+  /** Garbage collection inside the timed pass (V8 `gc` performance entries), µs; absent in older results. */
+  gcUs?: Summary;
   /** passUs.median / servers, in ns. */
   nsPerServer: number;
+  /** The median of (pass − its gc) / servers, in ns: the model's own work; absent in older results. */
+  nsPerServerWithoutGc?: number;
 }
 
 export interface CpuResult {

@@ -171,7 +171,7 @@ async function main(): Promise<void> {
 
     if (runs('cpu')) {
       log('cpu: assemble + admission + plan, one change');
-      results.cpu = runCpu({ ns: [100, 1_000, 10_000], budgetMs: quick ? 500 : 2_000, minIterations: 15, log });
+      results.cpu = await runCpu({ ns: [100, 1_000, 10_000], budgetMs: quick ? 500 : 2_000, minIterations: 15, log });
     }
 
     if (runs('cold')) {
