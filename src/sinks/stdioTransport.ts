@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { withParentDeathSignal } from './parentDeathSignal.js';
 import type { StderrRing } from './stderrRing.js';
 
 /**
@@ -96,7 +97,8 @@ export class StdioProcessTransport implements Transport {
     return new Promise<void>((resolve, reject) => {
       let child: ChildProcess;
       try {
-        child = spawn(command, [...args], {
+        const launch = withParentDeathSignal({ command, args }, env, cwd);
+        child = spawn(launch.command, [...launch.args], {
           env,
           cwd,
           stdio: ['pipe', 'pipe', 'pipe'],

@@ -127,7 +127,7 @@ export class CliSession {
   }
 
   /** Quits through the protocol (or kills after a grace) and returns the exit code. */
-  async stop(how: 'quit' | 'SIGTERM' | 'SIGINT' = 'quit'): Promise<number | null> {
+  async stop(how: 'quit' | 'SIGTERM' | 'SIGINT' | 'SIGKILL' = 'quit'): Promise<number | null> {
     if (this.proc.exitCode === null) {
       if (how === 'quit') this.send({ cmd: 'quit' });
       else this.proc.kill(how);
