@@ -87,8 +87,8 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     // The burst is 20 synchronous writes, a few ms; a loaded machine may still pause this process
     // in the middle of it for longer than the usual 100 ms, which would rightly make two passes.
     // So a debounce no such pause reaches, and quiet periods that outlast it.
-    const debounceMs = 1_000;
-    const quietMs = debounceMs + 500;
+    const debounceMs = 600;
+    const quietMs = debounceMs + 400;
     cli = CliSession.start(ws, ['--debounce', String(debounceMs)]);
     await cli.waitFor((e) => e.type === 'ready');
     const userSettings = (n: number) => ({ mcpServers: { u: ws.server('u', ['--tools', `t${n}`]) } });
