@@ -320,25 +320,21 @@ export class LiveServers {
           this.update(name, this.listsPatch(name, e));
         },
         error: (err: unknown) => {
-          this.keepStderr(e, `(process ended: ${errorMessage(err)})`);
+          const message = errorMessage(err);
+          this.keepStderr(e, `(process ended: ${message})`);
           e.conn = undefined;
           e.lists = undefined;
           e.session = undefined;
-          const message = errorMessage(err);
+          this.update(name, { state: 'error', error: message, pid: undefined, ...EMPTY_LISTS });
           if (!connected) {
             // A failed first attempt ends the action; a failed restart counts towards giving up.
-            this.update(name, { state: 'error', error: message, pid: undefined, ...EMPTY_LISTS });
             if (settled) return settled();
             return this.scheduleRestart(e, server, message);
           }
-          if (err instanceof SharedConnectionRestarted) {
-            // Another session restarted the shared process on purpose: follow it at once.
-            this.update(name, { state: 'error', error: message, pid: undefined, ...EMPTY_LISTS });
-            return this.open(e, server);
-          }
+          // Another session restarted the shared process on purpose: follow it at once.
+          if (err instanceof SharedConnectionRestarted) return this.open(e, server);
           const upFor = this.scheduler.now() - (e.connectedAt ?? 0);
           if (upFor >= this.stableAfterMs) e.failures = 0;
-          this.update(name, { state: 'error', error: message, pid: undefined, ...EMPTY_LISTS });
           this.scheduleRestart(e, server, message);
         },
       });
