@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { withParentDeathSignal } from '../../src/sinks/parentDeathSignal.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../integration/processes.js';
 import { CliSession, Workspace } from './cliSession.js';
 
@@ -8,7 +8,6 @@ import { CliSession, Workspace } from './cliSession.js';
  * itself; one that ignores EOF would live on, reparented to init — unless the kernel signals it
  * when its parent dies (src/sinks/parentDeathSignal.ts, Linux with util-linux's setpriv).
  */
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'];
 
 let ws: Workspace | undefined;
 /** Server pids of this test: reparented to init once the CLI is killed, so no longer our descendants. */
@@ -26,7 +25,8 @@ afterAll(async () => {
 describe('servers do not outlive a SIGKILLed session', () => {
   it('a server that ignores stdin EOF gets SIGTERM from the kernel when the CLI is killed', async () => {
     // The machines this runs on are Linux with util-linux (Debian's `setpriv`); elsewhere this fails loudly.
-    expect(process.platform === 'linux' && SETPRIV.some((p) => existsSync(p)), 'Linux with util-linux setpriv').toBe(true);
+    const launch = withParentDeathSignal({ command: process.execPath, args: [] }, process.env, undefined);
+    expect(launch.command, 'Linux with a util-linux setpriv that knows --pdeathsig').toMatch(/\/setpriv$/);
     ws = new Workspace();
     ws.write(ws.userSettings, { mcpServers: { deaf: ws.server('deaf', ['--ignore-eof']), plain: ws.server('plain') } });
     const cli = CliSession.start(ws);

@@ -34,7 +34,13 @@ function world(ts: TestScheduler, idleGraceMs = GRACE) {
     return observe(createReconciler(inputs$, { connector: spy, scheduler: ts, env: {}, random: () => 0.5, ...deps }));
   };
   const closes = (name: string) => fake.log.filter((l) => l.includes(` close ${name} `));
-  return { fake, pool, acquires, session, closes };
+  /** The connects, closes and closeds of NAME, in order. */
+  const lifecycle = (name: string) =>
+    fake.log.filter((l) => {
+      const [, what, who] = l.split(' ');
+      return who === name && (what === 'connect' || what === 'close' || what === 'closed');
+    });
+  return { fake, pool, acquires, session, closes, lifecycle };
 }
 
 const time = (entry: string | undefined) => Number(entry?.split(' ')[0]);
@@ -301,7 +307,7 @@ describe('the shared connection pool (virtual time)', () => {
         expect(a.events.filter((e) => e.type === 'reconcile').at(-1)).toMatchObject({ trigger: 'reconnect', reconnected: ['s'] });
         // B follows at once (no backoff); A after its disconnect finished, when the old process was gone.
         expect(w.acquires).toEqual(['300 A s', '300 B s', '1000 B s', '1050 A s']);
-        expect(w.fake.log.filter((l) => / (connect|close|closed) s/.test(l))).toEqual([
+        expect(w.lifecycle('s')).toEqual([
           '300 connect s',
           '1000 close s pid=101',
           '1050 closed s pid=101',
@@ -349,7 +355,7 @@ describe('the shared connection pool (virtual time)', () => {
         // released at 800, close starts at 1800 and takes 200 ms, acquired again at 1900 (save at 1600)
         const a = w.session('A', hot('a 499ms b 1099ms c', { a: input({ s: srv('close=200') }), b: input({}), c: input({ s: srv('close=200') }) }));
         flush();
-        expect(w.fake.log.filter((l) => / (connect|close|closed) s/.test(l))).toEqual([
+        expect(w.lifecycle('s')).toEqual([
           '300 connect s',
           '1800 close s pid=101',
           '2000 closed s pid=101',
@@ -373,7 +379,7 @@ describe('the shared connection pool (virtual time)', () => {
           .pipe(mergeMap(() => w.pool.connector('s', config).pipe(takeUntil(timer(50, ts)))))
           .subscribe();
         flush();
-        expect(w.fake.log.filter((l) => / (connect|close|closed) s/.test(l))).toEqual([
+        expect(w.lifecycle('s')).toEqual([
           '0 connect s',
           '1110 close s pid=101',
           '1310 closed s pid=101',
