@@ -1,10 +1,12 @@
 import { realpathSync } from 'node:fs';
-import { chmod, copyFile, mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { lock, type LockOptions } from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
 import type { ApprovalDecisions, ApprovalRecord } from '../model/types.js';
 import { getOwn, isPlainObject, setOwn } from '../streams/ownProperties.js';
+import { describeReadError } from '../streams/readJsonc.js';
+import { readRegularFile } from '../streams/readRegularFile.js';
+import { assertWritableTarget, writeOwnedFile } from './writeOwnedFile.js';
 
 /** Decisions for one project root, and why some could not be read. */
 export interface ApprovalsRead {
@@ -18,6 +20,14 @@ export interface ApprovalsStore {
   read(projectRoot: string): Promise<ApprovalsRead>;
   /** Stores `record` for `server` in `projectRoot`; `undefined` forgets the decision. */
   decide(projectRoot: string, server: string, record: ApprovalRecord | undefined): Promise<void>;
+  /** Stores every decision of the list in one locked read-modify-write ("approve all"). */
+  decideAll(projectRoot: string, decisions: readonly ApprovalChange[]): Promise<void>;
+}
+
+/** One decision for {@link ApprovalsStore.decideAll}; `record: undefined` forgets it. */
+export interface ApprovalChange {
+  server: string;
+  record: ApprovalRecord | undefined;
 }
 
 export interface ApprovalsStoreOptions {
@@ -27,6 +37,10 @@ export interface ApprovalsStoreOptions {
   lockRetries?: LockOptions['retries'];
   /** A lock older than this (ms) belongs to a dead process and is taken over (min 2000). */
   staleLockMs?: number;
+  /** The uid the file must belong to, to be read or written (default: `process.getuid()`). */
+  ownerUid?: number;
+  /** Writes the file and its backups (default {@link writeOwnedFile}); tests count writes here. */
+  writeFile?: typeof writeOwnedFile;
 }
 
 /**
@@ -45,10 +59,13 @@ const DEFAULT_LOCK_RETRIES: LockOptions['retries'] = {
   randomize: true,
 };
 
-interface QueuedDecision {
+interface Decision extends ApprovalChange {
   root: string;
-  server: string;
-  record: ApprovalRecord | undefined;
+}
+
+/** Decisions that are written together, never split across writes. */
+interface QueuedDecisions {
+  decisions: readonly Decision[];
   done: () => void;
   fail: (error: unknown) => void;
 }
@@ -82,29 +99,42 @@ function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
+function currentUid(): number | undefined {
+  return typeof process.getuid === 'function' ? process.getuid() : undefined;
+}
+
+const utf8 = new TextDecoder('utf-8');
+
 /**
  * The approvals file (SPEC §5): `{ "<project root>": { "<server>": { hash, status } } }`.
  *
  * Reading never turns anything doubtful into an approval: unreadable or corrupt content, a
  * project entry that is not an object, a malformed record — each reads as "no decision" for
- * what it covers, with a `warning`. Writing takes a lock (`<file>.lock`, so two sessions never
- * lose each other's decisions), reads the current content, changes the records decided since
- * the last write, and replaces the file atomically with mode 0600. Content it would have to drop (a corrupt file, a project entry
- * that is not an object) is first copied to `<file>.corrupt-<timestamp>.bak`. Malformed records
- * of other servers are left as they are. Server names and project roots such as `__proto__`
- * are plain keys.
+ * what it covers, with a `warning`. Only a regular file of at most 4 MiB that the user owns is
+ * read; a symlink is followed (a dotfile manager's link is the user's own), but a file of
+ * another owner is not trusted, since whoever owns it could plant approvals. Writing refuses a
+ * symlink, a special file or another user's file ({@link assertWritableTarget}): nothing is
+ * written, and `decide` rejects. Writing takes a lock (`<file>.lock`, so two sessions never lose
+ * each other's decisions), reads the current content, changes the records decided since the
+ * last write, and replaces the file atomically with mode 0600. Content it would have to drop (a
+ * corrupt file, a project entry that is not an object) is first copied, byte for byte, to
+ * `<file>.corrupt-<timestamp>.bak`. Malformed records of other servers are left as they are.
+ * Server names and project roots such as `__proto__` are plain keys.
  */
 export function createApprovalsStore(file: string, options: ApprovalsStoreOptions = {}): ApprovalsStore {
   const now = options.now ?? (() => new Date());
+  const ownerUid = options.ownerUid ?? currentUid();
+  const owned = ownerUid === undefined ? {} : { ownerUid };
+  const writeFile = options.writeFile ?? writeOwnedFile;
   const lockOptions: LockOptions = {
     realpath: false,
     retries: options.lockRetries ?? DEFAULT_LOCK_RETRIES,
     stale: Math.max(options.staleLockMs ?? 10_000, 2000),
   };
 
-  async function readText(): Promise<string | undefined> {
+  async function readBytes(): Promise<Uint8Array | undefined> {
     try {
-      return await readFile(file, 'utf8');
+      return await readRegularFile(file, owned);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return undefined;
       throw error;
@@ -113,15 +143,15 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
 
   async function read(root: string): Promise<ApprovalsRead> {
     const decisions = Object.create(null) as Record<string, ApprovalRecord>;
-    let text: string | undefined;
+    let bytes: Uint8Array | undefined;
     try {
-      text = await readText();
+      bytes = await readBytes();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { decisions, warning: `${file}: cannot be read (${reason}); every gated server counts as undecided` };
+      const reason = describeReadError(errorCode(error), error);
+      return { decisions, warning: `${file}: ${reason}; every gated server counts as undecided` };
     }
-    if (text === undefined) return { decisions };
-    const parsed = parseApprovals(text);
+    if (bytes === undefined) return { decisions };
+    const parsed = parseApprovals(utf8.decode(bytes));
     if (!parsed.ok) {
       return { decisions, warning: `${file}: ${parsed.problem}; every gated server counts as undecided` };
     }
@@ -141,19 +171,20 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
     return { decisions, warning: `${file}: ignored malformed decisions for ${names} in ${root}; they count as undecided` };
   }
 
-  async function backUp(): Promise<void> {
+  /** Keeps the exact bytes about to be dropped; the backup's name is checked like the file's. */
+  async function backUp(bytes: Uint8Array): Promise<void> {
     const stamp = now().toISOString().replace(/[:.]/g, '-');
-    const backup = `${file}.corrupt-${stamp}.bak`;
-    await copyFile(file, backup);
-    await chmod(backup, 0o600);
+    await writeFile(`${file}.corrupt-${stamp}.bak`, bytes, { mode: 0o600, ...owned });
   }
 
   /**
    * One locked read-modify-write for every decision queued meanwhile (group commit): "approve
    * all pending" is one write, and decisions of one store never contend with each other.
    */
-  async function commit(batch: readonly QueuedDecision[]): Promise<void> {
+  async function commit(batch: readonly Decision[]): Promise<void> {
     await mkdir(dirname(file), { recursive: true });
+    // Before the lock and any backup: a refused file gets nothing, not even a .bak beside it.
+    await assertWritableTarget(file, owned);
     const held: { compromised?: Error } = {};
     const release = await lock(file, {
       ...lockOptions,
@@ -166,13 +197,13 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
       if (held.compromised !== undefined) throw held.compromised;
     };
     try {
-      const text = await readText();
-      const parsed = text === undefined ? undefined : parseApprovals(text);
+      const bytes = await readBytes();
+      const parsed = bytes === undefined ? undefined : parseApprovals(utf8.decode(bytes));
       let content: Record<string, unknown> = {};
       let backedUp = false;
       const backUpOnce = async (): Promise<void> => {
-        if (backedUp) return;
-        await backUp();
+        if (backedUp || bytes === undefined) return;
+        await backUp(bytes);
         backedUp = true;
       };
       if (parsed?.ok === true) content = parsed.root;
@@ -198,14 +229,14 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
       }
       if (!changed) return;
       assertStillHeld();
-      await writeFileAtomic(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+      await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600, ...owned });
       assertStillHeld();
     } finally {
       await release().catch(() => undefined);
     }
   }
 
-  let queued: QueuedDecision[] = [];
+  let queued: QueuedDecisions[] = [];
   let draining = false;
 
   async function drain(): Promise<void> {
@@ -214,21 +245,31 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
       const batch = queued;
       queued = [];
       try {
-        await commit(batch);
-        for (const decision of batch) decision.done();
+        await commit(batch.flatMap((group) => group.decisions));
+        for (const group of batch) group.done();
       } catch (error) {
-        for (const decision of batch) decision.fail(error);
+        for (const group of batch) group.fail(error);
       }
     }
     draining = false;
   }
 
-  function decide(root: string, server: string, record: ApprovalRecord | undefined): Promise<void> {
+  /** Queues `decisions` as one group: they are in the same write, whatever else joins it. */
+  function enqueue(decisions: readonly Decision[]): Promise<void> {
+    if (decisions.length === 0) return Promise.resolve();
     return new Promise<void>((done, fail) => {
-      queued.push({ root, server, record, done, fail });
+      queued.push({ decisions, done, fail });
       if (!draining) void drain();
     });
   }
 
-  return { file, read, decide };
+  function decide(root: string, server: string, record: ApprovalRecord | undefined): Promise<void> {
+    return enqueue([{ root, server, record }]);
+  }
+
+  function decideAll(root: string, decisions: readonly ApprovalChange[]): Promise<void> {
+    return enqueue(decisions.map(({ server, record }) => ({ root, server, record })));
+  }
+
+  return { file, read, decide, decideAll };
 }

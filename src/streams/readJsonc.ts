@@ -1,13 +1,16 @@
-import { readFile as readFileOnDisk } from 'node:fs/promises';
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
 import { setOwn } from './ownProperties.js';
+import { readRegularFile } from './readRegularFile.js';
 
 /** A settings-like file, read: an object, nothing (missing file), or why it cannot be used. */
 export type JsoncReadResult =
   | { ok: true; value: Record<string, unknown> | undefined }
   | { ok: false; error: string; line?: number; column?: number };
 
-/** Reads a whole file as bytes; the seam tests replace. */
+/**
+ * Reads a whole file as bytes; the seam tests replace. The default, {@link readRegularFile},
+ * refuses special files and files over 4 MiB with a `code` that {@link describeReadError} knows.
+ */
 export type ReadFileFn = (path: string) => Promise<Uint8Array>;
 
 export interface ReadJsoncDeps {
@@ -49,7 +52,7 @@ export const MAX_NESTING = 1000;
  * result with a message naming the file — it never throws.
  */
 export async function readJsonc(path: string, deps: ReadJsoncDeps = {}): Promise<JsoncReadResult> {
-  const readFile = deps.readFile ?? readFileOnDisk;
+  const readFile = deps.readFile ?? readRegularFile;
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
@@ -72,8 +75,14 @@ export async function readJsonc(path: string, deps: ReadJsoncDeps = {}): Promise
   }
 }
 
-function describeReadError(code: string | undefined, error: unknown): string {
+/** Why a file could not be read, in words, without its path (`code` is the error's). */
+export function describeReadError(code: string | undefined, error: unknown): string {
   switch (code) {
+    case 'ENOTREG':
+    case 'EFBIG':
+    case 'ENOTOWNER':
+      // readRegularFile's refusals carry their words (the file's type, size or owner).
+      return reasonOf(error) ?? REFUSAL_WORDS[code];
     case 'EISDIR':
       return 'is a directory, expected a file';
     case 'ENOTDIR':
@@ -84,6 +93,17 @@ function describeReadError(code: string | undefined, error: unknown): string {
     default:
       return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
   }
+}
+
+const REFUSAL_WORDS = {
+  ENOTREG: 'not a regular file',
+  EFBIG: 'file too large',
+  ENOTOWNER: 'owned by another user',
+} as const;
+
+function reasonOf(error: unknown): string | undefined {
+  const reason = (error as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === 'string' ? reason : undefined;
 }
 
 /**

@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, readdir, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord } from '../../src/model/types.js';
-import { createApprovalsStore, projectRoot } from '../../src/sinks/approvalsStore.js';
+import { createApprovalsStore, projectRoot, type ApprovalsStore } from '../../src/sinks/approvalsStore.js';
+import { writeOwnedFile } from '../../src/sinks/writeOwnedFile.js';
 import { fromApprovals } from '../../src/streams/fromApprovals.js';
+import { mkfifo, settlesWithin } from './specialFileKit.js';
 import { makeTempDir, record, removeDir, waitFor } from './streamTestKit.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -102,7 +104,10 @@ for (const file of files) {
         repo,
         build,
         'src/sinks/approvalsStore.ts',
+        'src/sinks/writeOwnedFile.ts',
         'src/streams/ownProperties.ts',
+        'src/streams/readJsonc.ts',
+        'src/streams/readRegularFile.ts',
       ],
       repo,
     );
@@ -249,5 +254,175 @@ describe('fromApprovals (real chokidar)', () => {
     } finally {
       decisions.subscription.unsubscribe();
     }
+  });
+});
+
+describe('approvals store: special files, links and other owners (issue 11, items 1 and 10)', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+    await mkdir(join(dir, '.qwen'));
+    file = join(dir, '.qwen', 'mcpApprovals.json');
+  });
+  afterEach(async () => {
+    await removeDir(dir);
+  });
+
+  const me = process.getuid!();
+  const approvalsOf = (server: string, hash: string): string => JSON.stringify({ [P]: { [server]: approved(hash) } });
+  /** Everything in .qwen but the approvals file: no lock, temp file or backup may be left. */
+  const leftovers = async (): Promise<string[]> => (await readdir(dirname(file))).filter((name) => name !== 'mcpApprovals.json');
+
+  it('reads a FIFO as no decisions with a warning, promptly, and refuses to write it', async () => {
+    mkfifo(file);
+    const store = createApprovalsStore(file);
+    const read = await settlesWithin(store.read(P), 3000, file);
+    expect(read).toEqual({
+      decisions: {},
+      warning: `${file}: is a FIFO (named pipe), not a regular file; every gated server counts as undecided`,
+    });
+    await expect(settlesWithin(store.decide(P, 'x', approved('h')), 3000, file)).rejects.toThrow(
+      `refusing to write ${file}: it is a FIFO (named pipe), not a regular file; mcp-live writes only regular files it owns`,
+    );
+    expect((await lstat(file)).isFIFO()).toBe(true);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('reads a symlink to /dev/zero as no decisions with a warning, promptly', async () => {
+    await symlink('/dev/zero', file);
+    const read = await settlesWithin(createApprovalsStore(file).read(P), 3000);
+    expect(read).toEqual({
+      decisions: {},
+      warning: `${file}: links to /dev/zero, which is a character device, not a regular file; every gated server counts as undecided`,
+    });
+  });
+
+  it('refuses to write through a symlink: the target keeps its content and mode, nothing is approved', async () => {
+    const victim = join(dir, 'victim.rc');
+    await writeFile(victim, 'export PATH=/usr/bin\n');
+    await chmod(victim, 0o644);
+    await symlink(victim, file);
+    const store = createApprovalsStore(file);
+    await expect(store.decide(P, 'x', approved('h'))).rejects.toThrow(
+      `refusing to write ${file}: it is a symbolic link (to ${victim}); mcp-live writes only regular files it owns`,
+    );
+    expect(await readFile(victim, 'utf8')).toBe('export PATH=/usr/bin\n');
+    expect((await stat(victim)).mode & 0o777).toBe(0o644);
+    expect((await lstat(file)).isSymbolicLink()).toBe(true);
+    expect((await store.read(P)).decisions).toEqual({});
+    // Not even a backup of the "corrupt" target beside it.
+    expect(await leftovers()).toEqual([]);
+    await expect(store.decideAll(P, [{ server: 'y', record: approved('h') }])).rejects.toThrow(/it is a symbolic link/);
+    expect(await readFile(victim, 'utf8')).toBe('export PATH=/usr/bin\n');
+  });
+
+  it('reads through a symlink the user made (a dotfile manager), but still refuses to write it', async () => {
+    const target = join(dir, 'dotfiles-approvals.json');
+    await writeFile(target, approvalsOf('fs', 'h1'));
+    await symlink(target, file);
+    const store = createApprovalsStore(file);
+    expect(await store.read(P)).toEqual({ decisions: { fs: approved('h1') } });
+    await expect(store.decide(P, 'web', approved('h2'))).rejects.toThrow(/it is a symbolic link/);
+    expect(await readFile(target, 'utf8')).toBe(approvalsOf('fs', 'h1'));
+  });
+
+  it('neither trusts nor writes a file owned by another uid', async () => {
+    await writeFile(file, approvalsOf('fs', 'h1'));
+    // The file is ours (uid `me`); a store for another user sees a foreign file. (chown would
+    // need root; this runs the same lstat/fstat checks on a real file either way.)
+    const other = me + 12345;
+    const store = createApprovalsStore(file, { ownerUid: other });
+    expect(await store.read(P)).toEqual({
+      decisions: {},
+      warning: `${file}: is owned by uid ${me}, not by you (uid ${other}); every gated server counts as undecided`,
+    });
+    await expect(store.decide(P, 'web', approved('h2'))).rejects.toThrow(
+      `refusing to write ${file}: it is owned by uid ${me}, not you (uid ${other}); mcp-live writes only regular files it owns`,
+    );
+    expect(await readFile(file, 'utf8')).toBe(approvalsOf('fs', 'h1'));
+    expect(await leftovers()).toEqual([]);
+    // The owner itself is fine.
+    expect(await createApprovalsStore(file, { ownerUid: me }).read(P)).toEqual({ decisions: { fs: approved('h1') } });
+  });
+
+  it('refuses a backup name that is a planted symlink, and then writes nothing', async () => {
+    const corrupt = '{ "broken": ';
+    await writeFile(file, corrupt);
+    const victim = join(dir, 'victim.rc');
+    await writeFile(victim, 'keep me\n');
+    const backup = `${file}.corrupt-1970-01-01T00-00-00-000Z.bak`;
+    await symlink(victim, backup);
+    const store = createApprovalsStore(file, { now: () => new Date(0) });
+    await expect(store.decide(P, 'x', approved('h'))).rejects.toThrow(
+      `refusing to write ${backup}: it is a symbolic link (to ${victim}); mcp-live writes only regular files it owns`,
+    );
+    expect(await readFile(victim, 'utf8')).toBe('keep me\n');
+    expect(await readFile(file, 'utf8')).toBe(corrupt);
+  });
+
+  it('refuses a file over 4 MiB when deciding, and reads it as no decisions', async () => {
+    await writeFile(file, '');
+    await truncate(file, 5 * 1024 * 1024);
+    const store = createApprovalsStore(file);
+    expect((await store.read(P)).warning).toBe(
+      `${file}: file too large (5242880 bytes; settings files may be at most 4 MiB); every gated server counts as undecided`,
+    );
+    await expect(store.decide(P, 'x', approved('h'))).rejects.toMatchObject({ code: 'EFBIG' });
+    expect((await stat(file)).size).toBe(5 * 1024 * 1024);
+  });
+});
+
+describe('approvals store: decideAll (issue 11, item 13)', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+    file = join(dir, 'mcpApprovals.json');
+  });
+  afterEach(async () => {
+    await removeDir(dir);
+  });
+
+  /** A store whose every write of the approvals file (not backups) is counted. */
+  function countingStore(): { store: ApprovalsStore; writes: () => number } {
+    let writes = 0;
+    const store = createApprovalsStore(file, {
+      writeFile: async (path, text, options) => {
+        await writeOwnedFile(path, text, options);
+        if (path === file) writes += 1;
+      },
+    });
+    return { store, writes: () => writes };
+  }
+
+  it('stores 500 decisions with one write', async () => {
+    const { store, writes } = countingStore();
+    // The counter sees every write: three decisions one after another are three writes.
+    for (const name of ['s1', 's2', 's3']) await store.decide(P, name, approved(`h-${name}`));
+    expect(writes()).toBe(3);
+
+    const decisions = Array.from({ length: 500 }, (_, i) => ({ server: `server-${i}`, record: approved(`hash-${i}`) }));
+    await store.decideAll(P, decisions);
+    expect(writes()).toBe(4);
+    const stored = JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, ApprovalRecord>>;
+    expect(Object.keys(stored[P]!)).toHaveLength(503);
+    expect(stored[P]!['server-0']).toEqual(approved('hash-0'));
+    expect(stored[P]!['server-499']).toEqual(approved('hash-499'));
+    expect(stored[P]!.s2).toEqual(approved('h-s2'));
+  });
+
+  it('keeps the list in one write while another write is running, and forgets with undefined', async () => {
+    const { store, writes } = countingStore();
+    const first = store.decide(P, 'early', approved('e'));
+    const all = store.decideAll(P, [
+      { server: 'a', record: rejected('ha') },
+      { server: 'early', record: undefined },
+    ]);
+    await Promise.all([first, all]);
+    expect(writes()).toBe(2);
+    expect((await store.read(P)).decisions).toEqual({ a: rejected('ha') });
+    await store.decideAll(P, []);
+    expect(writes()).toBe(2);
   });
 });

@@ -98,3 +98,16 @@ describe('readJsonc', () => {
     });
   });
 });
+
+describe('readJsonc: refusals through the readFile seam', () => {
+  it('describes ENOTREG and EFBIG by their reason, or by their code alone', async () => {
+    const refused = (code: string, reason?: string) => () =>
+      Promise.reject(Object.assign(new Error(`/x/s.json: ${reason ?? ''}`), { code, ...(reason === undefined ? {} : { reason }) }));
+    expect(await readJsonc('/x/s.json', { readFile: refused('ENOTREG', 'is a FIFO (named pipe), not a regular file') })).toEqual({
+      ok: false,
+      error: '/x/s.json: is a FIFO (named pipe), not a regular file',
+    });
+    expect(await readJsonc('/x/s.json', { readFile: refused('EFBIG') })).toEqual({ ok: false, error: '/x/s.json: file too large' });
+    expect(await readJsonc('/x/s.json', { readFile: refused('ENOTREG') })).toEqual({ ok: false, error: '/x/s.json: not a regular file' });
+  });
+});
