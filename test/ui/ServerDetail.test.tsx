@@ -49,13 +49,24 @@ describe('ServerDetail', () => {
     expect(plain(failed.lastFrame())).toMatch(/error\s+exit code 3: boom/);
   });
 
-  it('shows a config with env and header values masked', () => {
-    const { lastFrame } = render(
-      <ServerDetail server={server('s')} config={{ command: 'node', env: { TOKEN: 'sk-live-999' }, headers: { A: 'b-secret' } }} />,
-    );
-    const frame = plain(lastFrame());
+  it('shows the config as written: literal secrets masked, everything that affects what runs visible', () => {
+    // Issue 11: the detail view used to mask every env and header value (hiding NODE_OPTIONS,
+    // which decides what runs) and to show a URL's `?token=`. It now shows the entry as a
+    // reviewer must see it: only literal secrets (secret-named keys, token formats, URL user
+    // info and query values) are masked, and `${VAR}` references stay readable.
+    const config = {
+      command: 'node',
+      env: { TOKEN: 'sk-live-999', NODE_OPTIONS: '--require ./evil.cjs', GITHUB_TOKEN: '${GITHUB_TOKEN}' },
+      headers: { 'X-Api-Key': 'b-secret', 'X-Trace': 'on' },
+      url: 'https://me:hunter2@example.com/mcp?token=tok-in-query',
+    };
+    const frame = plain(render(<ServerDetail server={server('s')} config={config} />).lastFrame());
     expect(frame).toContain('"TOKEN": "***"');
-    expect(frame).not.toContain('sk-live-999');
-    expect(frame).not.toContain('b-secret');
+    expect(frame).toContain('"NODE_OPTIONS": "--require ./evil.cjs"');
+    expect(frame).toContain('"GITHUB_TOKEN": "${GITHUB_TOKEN}"');
+    expect(frame).toContain('"X-Api-Key": "***"');
+    expect(frame).toContain('"X-Trace": "on"');
+    expect(frame).toContain('"url": "https://***:***@example.com/mcp?token=***"');
+    for (const secret of ['sk-live-999', 'b-secret', 'hunter2', 'tok-in-query']) expect(frame).not.toContain(secret);
   });
 });

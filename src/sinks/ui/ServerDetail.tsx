@@ -1,15 +1,18 @@
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
+import { maskEntryAsWritten } from '../../model/secrets.js';
 import type { ServerStatus } from '../../model/status.js';
 import { formatClock } from './formatClock.js';
-import { maskConfig } from './maskConfig.js';
 import { stateIcon, statusText } from './serverSummary.js';
 
 export interface ServerDetailProps {
   server: ServerStatus;
   /** The server's last stderr lines (already redacted by the ring buffer), oldest first. */
   stderr?: readonly string[];
-  /** The entry as written; shown through {@link maskConfig}, so env and header values never show. */
+  /**
+   * The entry as written; shown through {@link maskEntryAsWritten}: what affects what runs stays
+   * visible (`NODE_OPTIONS`, `${VAR}` references), literal secrets never show.
+   */
   config?: unknown;
   /** How many stderr lines to show (default 12). */
   stderrLines?: number;
@@ -48,7 +51,7 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
 
       {config !== undefined && (
         <Section title="Config (secrets masked)">
-          <Text>{JSON.stringify(maskConfig(config), null, 2)}</Text>
+          <Text>{JSON.stringify(maskEntryAsWritten(config), null, 2)}</Text>
         </Section>
       )}
 
