@@ -1,9 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { withParentDeathSignal } from './parentDeathSignal.js';
+import type { ProcessGroupRegistry } from './processGroupRegistry.js';
+import {
+  descendantsOutsideGroup,
+  groupHasLiveMember,
+  isRunning,
+  processTable,
+  readProcessStat,
+  type ProcessIdentity,
+} from './processTable.js';
 import type { StderrRing } from './stderrRing.js';
 
 /**
@@ -17,7 +26,10 @@ import type { StderrRing } from './stderrRing.js';
  * (never inherited into our terminal).
  *
  * On POSIX the child leads its own process group, and signals go to the group, so wrappers such
- * as `sh -c …` or `npx …` do not leave their grandchildren behind.
+ * as `sh -c …` or `npx …` do not leave their grandchildren behind. A close also ends the
+ * descendants that left the group (`detached: true`), found in /proc before anything is
+ * signalled (Linux). While the group runs it is recorded in a {@link ProcessGroupRegistry}, so
+ * the next mcp-live can end it if this one is SIGKILLed.
  */
 
 export interface StdioLaunch {
@@ -33,6 +45,12 @@ export interface StdioShutdownGraces {
   stdinGraceMs: number;
   /** After SIGTERM, how long before SIGKILL. */
   killGraceMs: number;
+}
+
+/** Where the child's process group is recorded while it runs, and under which server name. */
+export interface GroupRecording {
+  registry?: ProcessGroupRegistry;
+  name?: string;
 }
 
 export interface ProcessExit {
@@ -65,11 +83,16 @@ export class StdioProcessTransport implements Transport {
   /** Resolved by {@link terminate}: cut the stdin grace short. */
   private hurry!: () => void;
   private readonly hurried: Promise<void>;
+  /** The registry our group is recorded in, until the group has ended. */
+  private recordedIn?: ProcessGroupRegistry;
+  /** Descendants outside the group, read when the close began; signalled with the group. */
+  private outsiders: ProcessIdentity[] = [];
 
   constructor(
     private readonly launch: StdioLaunch,
     private readonly stderr: StderrRing,
     private readonly graces: StdioShutdownGraces,
+    private readonly recording: GroupRecording = {},
   ) {
     this.exited = new Promise<ProcessExit>((resolve) => {
       this.markExited = (exit) => {
@@ -116,7 +139,8 @@ export class StdioProcessTransport implements Transport {
       let spawned = false;
       child.once('spawn', () => {
         spawned = true;
-        resolve();
+        // Started means recorded: a SIGKILL of ours right after still has its group ended later.
+        void this.recordGroup(child).then(resolve);
       });
       child.on('error', (error) => {
         if (!spawned) {
@@ -164,43 +188,82 @@ export class StdioProcessTransport implements Transport {
 
   private async shutdown(): Promise<void> {
     const child = this.child;
-    if (child && this.running(child)) {
+    // Before anything ends: a dying parent's children are reparented and no longer descend from it.
+    if (child?.pid !== undefined && usesProcessGroups) {
+      this.outsiders = descendantsOutsideGroup(child.pid, processTable() ?? []);
+    }
+    if (child && this.groupRunning(child)) {
       try {
         child.stdin?.end();
       } catch {
         // The pipe may already be broken; the signals below still apply.
       }
-      await this.endWithin(child, this.graces.stdinGraceMs, this.hurried);
+      await this.endWithin(() => this.groupRunning(child), this.graces.stdinGraceMs, this.hurried);
     }
-    if (child) await this.stopGroup(child);
+    if (child) {
+      await this.stopGroup(child);
+      await this.forgetGroup(child);
+    }
     this.readBuffer.clear();
     this.notifyClose();
   }
 
-  /** SIGTERM, then SIGKILL after the grace, until the child and everything in its group are gone. */
+  /** Records the child's group (POSIX with /proc, and a registry given). */
+  private async recordGroup(child: ChildProcess): Promise<void> {
+    const registry = this.recording.registry;
+    if (!usesProcessGroups || !registry || child.pid === undefined || this.exitInfo) return;
+    const leader = readProcessStat(child.pid);
+    if (!leader || leader.pgid !== child.pid) return;
+    this.recordedIn = registry;
+    await registry.add({
+      pgid: child.pid,
+      leaderStartTime: leader.startTime,
+      name: this.recording.name,
+      command: this.launch.command,
+    });
+  }
+
+  /** Drops the record once nothing of the group runs (a member that survived SIGKILL stays recorded). */
+  private async forgetGroup(child: ChildProcess): Promise<void> {
+    const registry = this.recordedIn;
+    if (!registry || child.pid === undefined || this.groupRunning(child)) return;
+    this.recordedIn = undefined;
+    await registry.remove(child.pid);
+  }
+
+  /**
+   * SIGTERM, then SIGKILL after the grace, until the child, everything in its group and the
+   * descendants outside it are gone.
+   */
   private async stopGroup(child: ChildProcess): Promise<void> {
-    if (!this.running(child)) return;
+    const running = () => this.running(child);
+    if (!running()) return;
     this.signal(child, 'SIGTERM');
-    if (await this.endWithin(child, this.graces.killGraceMs)) return;
+    if (await this.endWithin(running, this.graces.killGraceMs)) return;
     this.signal(child, 'SIGKILL');
     await this.exited;
     // SIGKILL cannot be refused; give the kernel a moment to deliver it to the rest of the group.
-    await this.endWithin(child, KILL_SETTLE_MS);
+    await this.endWithin(running, KILL_SETTLE_MS);
+  }
+
+  /** {@link groupRunning}, or a descendant outside the group still runs. */
+  private running(child: ChildProcess): boolean {
+    return this.groupRunning(child) || this.outsiders.some(isRunning);
   }
 
   /** Whether the child — or, on POSIX, anything left in its process group — still runs. */
-  private running(child: ChildProcess): boolean {
+  private groupRunning(child: ChildProcess): boolean {
     if (!this.exitInfo) return true;
     if (!usesProcessGroups || child.pid === undefined) return false;
     return groupAlive(child.pid);
   }
 
-  /** Waits up to `ms` (or until `cutShort`) for {@link running} to turn false; returns whether it did. */
-  private async endWithin(child: ChildProcess, ms: number, cutShort?: Promise<void>): Promise<boolean> {
+  /** Waits up to `ms` (or until `cutShort`) for `running` to turn false; returns whether it did. */
+  private async endWithin(running: () => boolean, ms: number, cutShort?: Promise<void>): Promise<boolean> {
     const deadline = Date.now() + ms;
     let cut = false;
     void cutShort?.then(() => (cut = true));
-    while (this.running(child) && !cut && Date.now() < deadline) {
+    while (running() && !cut && Date.now() < deadline) {
       // The leader's exit arrives as an event; a grandchild's only shows when we look again.
       let timer: NodeJS.Timeout | undefined;
       const tick = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(GROUP_POLL_MS, deadline - Date.now()))));
@@ -208,10 +271,19 @@ export class StdioProcessTransport implements Transport {
       await Promise.race([...leaderExit, tick, ...(cutShort ? [cutShort] : [])]);
       clearTimeout(timer);
     }
-    return !this.running(child);
+    return !running();
   }
 
   private signal(child: ChildProcess, signal: NodeJS.Signals): void {
+    for (const outsider of this.outsiders) {
+      // Checked first: a pid that ended during the grace may belong to someone else now.
+      if (!isRunning(outsider)) continue;
+      try {
+        process.kill(outsider.pid, signal);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
     if (usesProcessGroups && child.pid !== undefined) {
       try {
         process.kill(-child.pid, signal);
@@ -230,7 +302,7 @@ export class StdioProcessTransport implements Transport {
   private onExit(child: ChildProcess, exit: ProcessExit): void {
     this.markExited(exit);
     // The server died on its own: whatever it left in its group (a wrapper's children) goes too.
-    if (!this.stopping && this.running(child)) void this.stopGroup(child);
+    if (!this.stopping) void this.stopGroup(child).then(() => this.forgetGroup(child));
     // Report the close after the pipes drained, so the last stderr line is in the ring.
     const timer = setTimeout(() => this.notifyClose(), DRAIN_AFTER_EXIT_MS);
     child.once('close', () => {
@@ -291,19 +363,8 @@ function groupAlive(pgid: number): boolean {
   } catch {
     return false;
   }
-  if (!existsSync('/proc/self/stat')) return true;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // "pid (comm) state ppid pgrp …"; comm may contain spaces and parentheses.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') return true;
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return false;
+  const table = processTable();
+  return table === undefined || groupHasLiveMember(pgid, table);
 }
 
 function asError(error: unknown): Error {

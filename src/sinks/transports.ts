@@ -5,7 +5,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ResolvedServerConfig } from '../model/types.js';
 import type { StderrRing } from './stderrRing.js';
-import { StdioProcessTransport, type StdioShutdownGraces } from './stdioTransport.js';
+import { StdioProcessTransport, type GroupRecording, type StdioShutdownGraces } from './stdioTransport.js';
 
 /**
  * Picks and builds the transport for a resolved server config (SPEC §3): our stdio transport
@@ -16,6 +16,8 @@ export interface TransportOptions {
   graces: StdioShutdownGraces;
   /** Streamable HTTP: how the SDK retries a dropped server-to-client stream before we call it lost. */
   httpReconnection?: StreamableHTTPReconnectionOptions;
+  /** stdio: where the server's process group is recorded while it runs. */
+  processGroups?: GroupRecording;
 }
 
 export type McpTransport =
@@ -35,6 +37,7 @@ export function createTransport(
         { command: config.command, args: config.args, env: childEnvironment(config.env), cwd: config.cwd },
         stderr,
         options.graces,
+        options.processGroups,
       );
       return { kind: 'stdio', transport };
     }
