@@ -17,8 +17,18 @@
  * with the latest desired state. Values that arrive while that trailing inner runs are coalesced
  * the same way, so the latest value is never lost: the last value of the source is always
  * projected.
+ *
+ * ```
+ * source:    -a--b---------     inner a: ------A| piped takeUntil(superseded$)
+ * inner a:    ^--!              b arrives: a's superseded$ emits, a winds down (here: at once)
+ * inner b:       ^----B|
+ * result:    ---------B|
+ * ```
+ * An inner that must not hold up newer values can listen to `superseded$` and finish early; the
+ * trailing inner starts as soon as it has. A reconcile pass does: it stops waiting for a hung
+ * server's connect when a newer desired state arrives (issue 11).
  */
-import { from, Observable, type ObservableInput, type OperatorFunction, Subscription } from 'rxjs';
+import { AsyncSubject, from, Observable, type ObservableInput, type OperatorFunction, Subscription } from 'rxjs';
 
 /**
  * Maps each source value to an inner observable like `exhaustMap`, but instead of ignoring
@@ -42,10 +52,14 @@ import { from, Observable, type ObservableInput, type OperatorFunction, Subscrip
  * one more `concat` for every consecutive trailing inner, which grows without bound while
  * triggers keep arriving during passes; here each inner is subscribed on its own.
  *
- * @param project maps a value (and its projection index) to the inner to run
+ * - `superseded$` (the third argument of `project`) emits once and completes as soon as a value
+ *   arrives while that inner runs (a late subscriber still hears it); it never emits for an inner
+ *   that completes first. The operator never cuts an inner short: winding down is the inner's choice.
+ *
+ * @param project maps a value (its projection index, and a notifier of newer values) to the inner to run
  */
 export function exhaustMapWithTrailing<T, R>(
-  project: (value: T, index: number) => ObservableInput<R>,
+  project: (value: T, index: number, superseded$: Observable<void>) => ObservableInput<R>,
 ): OperatorFunction<T, R> {
   return (source) =>
     new Observable<R>((subscriber) => {
@@ -53,15 +67,19 @@ export function exhaustMapWithTrailing<T, R>(
       let active = false;
       let pending: { readonly value: T } | undefined;
       let sourceDone = false;
+      /** Told when a value arrives while the active inner runs. */
+      let newer: AsyncSubject<void> | undefined;
 
       const runInner = (value: T): void => {
         let input: ObservableInput<R>;
+        const superseded = new AsyncSubject<void>();
         try {
-          input = project(value, index++);
+          input = project(value, index++, superseded.asObservable());
         } catch (error: unknown) {
           subscriber.error(error);
           return;
         }
+        newer = superseded;
         active = true;
         // Held by the result's subscription so that unsubscribing (or an error) tears the
         // inner down, even when that happens while the inner is still being subscribed.
@@ -91,8 +109,12 @@ export function exhaustMapWithTrailing<T, R>(
           next: (value) => {
             // A synchronous source may go on emitting after the result has ended.
             if (subscriber.closed) return;
-            if (active) pending = { value };
-            else runInner(value);
+            if (!active) return runInner(value);
+            pending = { value };
+            // Read once: telling the inner may complete it and start the trailing one.
+            const told = newer;
+            told?.next();
+            told?.complete();
           },
           error: (error: unknown) => subscriber.error(error),
           complete: () => {

@@ -1,4 +1,4 @@
-import { EMPTY, Subject, defer, ignoreElements, map, merge, mergeMap, tap, throwError, timer, type SchedulerLike } from 'rxjs';
+import { EMPTY, NEVER, Subject, defer, ignoreElements, map, merge, mergeMap, tap, throwError, timer, type SchedulerLike } from 'rxjs';
 import type { Connection, Connector } from '../../src/model/connection.js';
 import type { ResolvedServerConfig, ServerLists } from '../../src/model/types.js';
 
@@ -7,17 +7,21 @@ interface FakeBehaviour {
   connectMs: number;
   closeMs: number;
   fail?: string;
+  /** Never answers `initialize`: the attempt ends only when it is unsubscribed (aborted). */
+  hang?: boolean;
   tools: string[];
 }
 
 /**
  * A process-free connector for virtual-time tests. A server's behaviour comes from its args
- * (`connect=30`, `close=20`, `fail=boom`, `tools=a,b`), so editing args in a test is a real
- * fingerprint change. Every connect, connected, failed, close and closed is logged with the
- * virtual time, so tests can check order and overlap.
+ * (`connect=30`, `close=20`, `fail=boom`, `tools=a,b`, `hang`), so editing args in a test is a
+ * real fingerprint change. Every connect, connected, failed, close and closed is logged with the
+ * virtual time, so tests can check order and overlap; attempts unsubscribed before they settled
+ * (aborted: the real connector ends their processes) go to `aborts`.
  */
 export function fakeConnector(scheduler: SchedulerLike) {
   const log: string[] = [];
+  const aborts: string[] = [];
   const live = new Map<string, Subject<Partial<ServerLists>>>();
   let pids = 100;
   const at = () => scheduler.now();
@@ -26,6 +30,8 @@ export function fakeConnector(scheduler: SchedulerLike) {
     defer(() => {
       const b = behaviour(config);
       log.push(`${at()} connect ${name}`);
+      const abortable = tap<Connection>({ unsubscribe: () => aborts.push(`${at()} aborted ${name}`) });
+      if (b.hang) return NEVER.pipe(abortable);
       if (b.fail !== undefined) {
         const fail = b.fail;
         return timer(b.connectMs, scheduler).pipe(
@@ -61,12 +67,14 @@ export function fakeConnector(scheduler: SchedulerLike) {
               }),
           };
         }),
+        abortable,
       );
     });
 
   return {
     connector,
     log,
+    aborts,
     /** Makes the live connection of NAME die as a crashed process would. */
     kill(name: string, message = 'process exited with code 1') {
       live.get(name)?.error(new Error(message));
@@ -90,6 +98,7 @@ function behaviour(config: ResolvedServerConfig): FakeBehaviour {
     if (k === 'close') b.closeMs = Number(v);
     if (k === 'fail') b.fail = v;
     if (k === 'tools') b.tools = v ? v.split(',') : [];
+    if (k === 'hang') b.hang = true;
   }
   return b;
 }

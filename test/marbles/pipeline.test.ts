@@ -6,7 +6,7 @@ import { approvalHash } from '../../src/model/approvalHash.js';
 import type { McpLiveEvent, ReconcileEvent } from '../../src/model/events.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
-import { input, newScheduler, observe, srv } from './inputs.js';
+import { input, newScheduler, observe, srv, type InputOptions } from './inputs.js';
 
 /** Starts a reconciler on `inputs$` and records everything it says. */
 function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, deps: Partial<ReconcilerDeps> = {}) {
@@ -14,6 +14,11 @@ function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, deps: Pa
   const seen = observe(createReconciler(inputs$, { connector: fake.connector, scheduler: ts, env: {}, random: () => 0.5, ...deps }));
   const passes = () => seen.events.filter((e): e is ReconcileEvent => e.type === 'reconcile');
   return { fake, ...seen, passes };
+}
+
+/** When NAME last entered STATE (virtual ms). */
+function since(h: ReturnType<typeof harness>, name: string, state: string): number {
+  return h.server(name)?.history.filter((x) => x.state === state).at(-1)?.ts ?? Infinity;
 }
 
 describe('reconcile pipeline (virtual time)', () => {
@@ -108,7 +113,7 @@ describe('reconcile pipeline (virtual time)', () => {
   });
 
   describe('one pass at a time', () => {
-    it('changes during a running pass make exactly one trailing pass, with the latest state', () => {
+    it('a change during a running pass stops its waiting: the newer state applies at once, the slow connect goes on', () => {
       const ts = newScheduler();
       ts.run(({ hot, flush }) => {
         const slow = srv('connect=1000');
@@ -121,44 +126,234 @@ describe('reconcile pipeline (virtual time)', () => {
           }),
         );
         flush();
-        // pass 1: 300 → 1310 (slow connect); b settles at 650 and c at 1000, both during it.
-        expect(h.passes().map((p) => [p.generation, p.added])).toEqual([
-          [1, ['slow']],
-          [2, ['c1']],
+        // pass 1 from 300 (slow connects until 1300); b settles at 650: pass 1 stops waiting and
+        // pass 2 connects b1 at once; c settles at 1000: the same again. The last pass keeps slow's
+        // attempt and waits for it, so its reconcile event follows slow's `connected`.
+        expect(h.passes().map((p) => [p.generation, p.ts, p.added, p.removed, p.unchanged])).toEqual([
+          [1, 650, ['slow'], [], 0],
+          [2, 1000, ['b1'], [], 1],
+          [3, 1300, ['c1'], ['b1'], 1],
         ]);
-        expect(h.fake.starts('b1')).toBe(0);
-        expect(h.passes()[1]!.ts).toBeGreaterThanOrEqual(h.passes()[0]!.ts);
+        expect(h.server('b1')?.history.map((x) => [x.ts, x.state])).toEqual([
+          [650, 'connecting'],
+          [660, 'connected'],
+          [1000, 'disconnected'],
+        ]);
+        expect(h.events.findIndex((e) => e.type === 'server' && e.name === 'slow' && e.state === 'connected')).toBeLessThan(
+          h.events.findIndex((e) => e.type === 'reconcile' && e.generation === 3),
+        );
+        // One process for slow throughout: still wanted, never aborted, connected when it was ready.
+        expect(h.fake.starts('slow')).toBe(1);
+        expect(h.fake.aborts).toEqual([]);
+        expect(h.server('slow')?.history.map((x) => [x.ts, x.state])).toEqual([
+          [300, 'connecting'],
+          [1300, 'connected'],
+        ]);
       });
     });
 
-    it('a trailing pass is skipped when the latest state equals what was just applied', () => {
+    it('what a superseded pass had not started yet is planned again by the next pass', () => {
       const ts = newScheduler();
       ts.run(({ hot, flush }) => {
-        const slow = srv('connect=1000');
-        const h = harness(
-          ts,
-          hot('a 349ms b 349ms c', {
-            a: input({ slow }),
-            b: input({ slow, b1: srv() }),
-            c: input({ slow }),
-          }),
-        );
+        // One slot: h1 holds it until 5300, so s2 is still queued when b arrives.
+        const h1 = srv('connect=5000');
+        const h = harness(ts, hot('a 999ms b', { a: input({ h1, s2: srv() }), b: input({ h1, s2: srv(), t: srv() }) }), {
+          concurrency: 1,
+        });
         flush();
-        expect(h.passes()).toHaveLength(1);
-        expect(h.fake.starts('b1')).toBe(0);
+        expect(h.fake.starts('s2')).toBe(1);
+        expect(h.fake.starts('h1')).toBe(1);
+        expect(h.fake.aborts).toEqual([]);
+        // one slot: s2 then t, 10 ms each; h1 (kept, connecting) needs no slot
+        expect(since(h, 's2', 'connected')).toBe(1310);
+        expect(since(h, 't', 'connected')).toBe(1320);
+        expect(h.passes().map((p) => [p.ts, p.added, p.unchanged])).toEqual([
+          [1300, ['h1', 's2'], 0],
+          [5300, ['s2', 't'], 1],
+        ]);
       });
     });
 
-    it('a manual reload bypasses the gate but still waits for the running pass', () => {
+    it('a manual reload during a pass runs at once, without restarting the slow connect', () => {
       const ts = newScheduler();
       ts.run(({ hot, cold, flush }) => {
         const h = harness(ts, hot('a', { a: input({ slow: srv('connect=500') }) }));
         cold('400ms r 10ms r').subscribe(() => h.r.reload());
         flush();
-        // The first pass runs 300 → 810; both reloads coalesce into one trailing pass.
-        expect(h.passes().map((p) => p.trigger)).toEqual(['initial', 'reload']);
-        expect(h.passes()[1]!.unchanged).toBe(1);
+        // The first pass runs from 300 and stops waiting at 400; each reload is a pass of its own,
+        // and the last one waits for the connect it kept.
+        expect(h.passes().map((p) => [p.trigger, p.ts, p.unchanged])).toEqual([
+          ['initial', 400, 0],
+          ['reload', 411, 1],
+          ['reload', 800, 1],
+        ]);
         expect(h.fake.starts('slow')).toBe(1);
+        expect(h.server('slow')?.state).toBe('connected');
+      });
+    });
+  });
+
+  describe('a newer desired state never waits on a hung connect (issue 11)', () => {
+    // `hang` never answers initialize; `good` is connected. The newer input arrives at 1000 and
+    // settles at 1300 (debounce 300): everything it asks for is done by 1300 + the 5 ms close.
+    const hang = srv('hang');
+    const good = srv();
+    const APPLIED_BY = 1000 + 300 + 10;
+    const project = (o: InputOptions) => input({}, { ...o, project: { good, hang } });
+    const approved = { good: { hash: approvalHash(good), status: 'approved' as const }, hang: { hash: approvalHash(hang), status: 'approved' as const } };
+    const rejected = { good: { ...approved.good, status: 'rejected' as const }, hang: { ...approved.hang, status: 'rejected' as const } };
+    const untrusted = (a: AssembleInput): AssembleInput => ({
+      ...a,
+      folderTrusted: false,
+      sources: a.sources.map((src) => (src.scope === 'user' ? { ...src, folderTrustEnabled: true } : src)),
+    });
+
+    /** Starts with `before`, writes `after` at 1000; returns the harness after everything settled. */
+    function run(before: AssembleInput, after: AssembleInput) {
+      const ts = newScheduler();
+      let h!: ReturnType<typeof harness>;
+      ts.run(({ hot, flush }) => {
+        h = harness(ts, hot('a 999ms b', { a: before, b: after }));
+        flush();
+      });
+      return h;
+    }
+
+    const kills: [string, AssembleInput, AssembleInput, string, 'blocked' | 'disconnected'][] = [
+      ['excluded', input({ good, hang }), input({ good, hang }, { mcp: { excluded: ['good', 'hang'] } }), 'excluded', 'blocked'],
+      ['disabled', input({ good, hang }), input({ good: { ...good, disabled: true }, hang: { ...hang, disabled: true } }), 'disabled', 'blocked'],
+      ['removed', input({ good, hang }), input({}), 'removed', 'disconnected'],
+      ['not in mcp.allowed', input({ good, hang }), input({ good, hang }, { mcp: { allowed: [] } }), 'not_allowed', 'blocked'],
+      ['folder untrusted', input({ good, hang }), untrusted(input({ good, hang })), 'untrusted_folder', 'blocked'],
+      ['rejected', project({ approvals: approved }), project({ approvals: rejected }), 'rejected', 'blocked'],
+    ];
+    for (const [what, before, after, reason, state] of kills) {
+      it(`${what}: the hung connect is aborted and both servers are down by debounce + 10 ms`, async () => {
+        const h = run(before, after);
+        expect(h.fake.aborts).toEqual(['1300 aborted hang']);
+        for (const name of ['good', 'hang']) {
+          expect(h.server(name)).toMatchObject({ state, reason, tools: [] });
+          expect(since(h, name, state)).toBeLessThanOrEqual(APPLIED_BY);
+        }
+        expect(h.passes().map((p) => [p.generation, p.ts])).toEqual([
+          [1, 1300],
+          [2, 1305],
+        ]);
+        await expect(h.r.callTool('mcp__good__echo', {})).rejects.toThrow(/mcp__good__echo/);
+      });
+    }
+
+    it('changed: the hung attempt is aborted and the new config connects at once', () => {
+      const h = run(input({ good, hang }), input({ good, hang: srv('tools=fixed') }));
+      expect(h.fake.aborts).toEqual(['1300 aborted hang']);
+      expect(h.fake.log.filter((l) => l.endsWith('connect hang'))).toEqual(['300 connect hang', '1300 connect hang']);
+      expect(h.server('hang')).toMatchObject({ state: 'connected', tools: [{ tool: 'fixed' }] });
+      expect(h.passes()[1]).toMatchObject({ ts: 1310, reconnected: ['hang'], unchanged: 1 });
+    });
+
+    it('a change that does not concern the hung server keeps its attempt, and applies at once', () => {
+      const h = run(input({ good, hang }), input({ good, hang, other: srv() }));
+      expect(h.fake.aborts).toEqual([]);
+      expect(h.fake.starts('hang')).toBe(1);
+      expect(h.server('hang')?.state).toBe('connecting');
+      expect(since(h, 'other', 'connected')).toBe(1310);
+      // The second pass keeps hang's attempt and, as any pass, waits for it: no report yet.
+      expect(h.passes().map((p) => [p.generation, p.ts])).toEqual([[1, 1300]]);
+    });
+
+    it('ready comes after the first pass that ran to its end, not after a superseded one', () => {
+      const h = run(input({ good, hang }), input({ good, hang }, { mcp: { excluded: ['hang'] } }));
+      expect(h.events.filter((e) => e.type === 'reconcile' || e.type === 'ready').map((e) => `${e.type}@${e.ts}`)).toEqual([
+        'reconcile@1300',
+        'reconcile@1300',
+        'ready@1300',
+      ]);
+    });
+
+    it('/reconnect of a hung server aborts its attempt and starts a new one at once', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const h = harness(ts, hot('a', { a: input({ good, hang }) }));
+        timer(1000, ts).subscribe(() => h.r.reconnect('hang'));
+        flush();
+        expect(h.fake.aborts).toEqual(['1000 aborted hang']);
+        expect(h.fake.log.filter((l) => l.endsWith('connect hang'))).toEqual(['300 connect hang', '1000 connect hang']);
+        // The first pass stopped waiting at 1000; the reconnect's pass waits for the new attempt.
+        expect(h.passes().map((p) => [p.trigger, p.ts])).toEqual([['initial', 1000]]);
+        expect(h.server('hang')?.history.map((x) => [x.ts, x.state])).toEqual([
+          [300, 'connecting'],
+          [1000, 'disconnected'],
+          [1000, 'connecting'],
+        ]);
+      });
+    });
+
+    it('a hung server added in the same pass does not hold up the block of another (no slot needed)', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        // One slot, and `a1` sorts first: a block that queued for a slot would wait forever.
+        const h = harness(ts, hot('a 999ms b', { a: input({ good }), b: input({ good, a1: hang }, { mcp: { excluded: ['good'] } }) }), {
+          concurrency: 1,
+        });
+        flush();
+        expect(h.server('good')).toMatchObject({ state: 'blocked', reason: 'excluded' });
+        expect(since(h, 'good', 'blocked')).toBe(1305);
+        expect(h.server('a1')?.state).toBe('connecting');
+      });
+    });
+
+    it('a pass waiting for a wedged process to close does not hold up a newer state; the close still finishes', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const wedged = srv('close=5000');
+        const h = harness(
+          ts,
+          hot('a 999ms b 999ms c', {
+            a: input({ good, wedged }),
+            b: input({ good }),
+            c: input({ good }, { mcp: { excluded: ['good'] } }),
+          }),
+        );
+        flush();
+        // b (1300): wedged's tools go at once, its process takes until 6305 to end.
+        expect(since(h, 'wedged', 'disconnected')).toBe(1300);
+        // c (2300): good is blocked 5 ms later, while wedged is still closing.
+        expect(since(h, 'good', 'blocked')).toBe(2305);
+        expect(h.passes().map((p) => [p.generation, p.ts])).toEqual([
+          [1, 310],
+          [2, 2300],
+          // the pass of c blocked good at 2305, then waited for wedged's old process to end
+          [3, 6300],
+        ]);
+        expect(h.fake.log.filter((l) => l.includes(' wedged '))).toEqual(['310 connected wedged pid=102', '1300 close wedged pid=102', '6300 closed wedged pid=102']);
+        expect(h.server('wedged')).toMatchObject({ state: 'disconnected', reason: 'removed' });
+      });
+    });
+
+    it('a server whose old process is still closing connects only after it is gone', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const h = harness(
+          ts,
+          hot('a 999ms b 999ms c', {
+            a: input({ x: srv('close=5000') }),
+            b: input({ x: srv('close=5000', 'v2') }),
+            c: input({ x: srv('close=5000', 'v2'), y: srv() }),
+          }),
+        );
+        flush();
+        // b (1300): x's reconnect waits for the close (until 6300); c (2300) supersedes that pass,
+        // and the next pass keeps x's pending attempt: it starts only when the old process is gone.
+        expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
+          '300 connect x',
+          '310 connected x pid=101',
+          '1300 close x pid=101',
+          '6300 closed x pid=101',
+          '6300 connect x',
+          '6310 connected x pid=103',
+        ]);
+        expect(h.server('y')?.state).toBe('connected');
+        expect(since(h, 'y', 'connected')).toBe(2310);
       });
     });
   });
