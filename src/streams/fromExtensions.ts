@@ -1,9 +1,10 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Observable, Subscription, from, switchMap } from 'rxjs';
 import type { SourceSnapshot } from '../model/types.js';
 import { isEditorArtifact } from './editorArtifacts.js';
 import { fromSettingsFile, type SettingsFileDeps, type SettingsFileError } from './fromSettingsFile.js';
+import { setOwn } from './ownProperties.js';
 import { watchDirectory } from './watchDirectory.js';
 
 /**
@@ -11,14 +12,38 @@ import { watchDirectory } from './watchDirectory.js';
  * emission (a bad manifest, an unreadable extensions directory): events to report once, not state.
  */
 export interface ExtensionsEvent {
-  /** One snapshot per extension directory, sorted by directory name. */
+  /**
+   * One snapshot per extension directory, first installed first (install time, then directory
+   * name). A server name is in one snapshot only: the first installed extension's.
+   */
   snapshots: SourceSnapshot[];
   errors: SettingsFileError[];
+  /** Conflicts new since the previous emission: a later extension's server ignored, naming both. */
+  warnings: string[];
 }
 
 export interface ExtensionsDeps extends Omit<SettingsFileDeps, 'kind'> {
   /** Names of the directories (or symlinks to directories) in a directory; [] when it is missing. */
   listDirectories?: (dir: string) => Promise<string[]>;
+  /** When the extension at this path was installed, in ms (default {@link installTimeOnDisk}). */
+  installTime?: (path: string) => Promise<number>;
+}
+
+/**
+ * When an extension was installed: the birth time of its entry in the extensions directory, or
+ * its ctime where the filesystem reports no birth time. `lstat`: a linked extension was installed
+ * when the link was made, not when its target was. Both survive restarts and manifest edits
+ * (birth time never moves); ctime only moves forward and cannot be set back by anyone, while an
+ * mtime can be (`cp -a`, `tar`, `touch -d`) — so no later install can claim to be earlier.
+ * Unreadable (just removed): last.
+ */
+export async function installTimeOnDisk(path: string): Promise<number> {
+  try {
+    const info = await lstat(path);
+    return info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 async function listDirectoriesOnDisk(dir: string): Promise<string[]> {
@@ -46,6 +71,39 @@ async function listDirectoriesOnDisk(dir: string): Promise<string[]> {
 interface Installed {
   subscription: Subscription;
   snapshot: SourceSnapshot | undefined;
+  /** Read once when the directory is first seen, so an order never changes while it stays installed. */
+  installedAt: number | undefined;
+}
+
+/**
+ * Between extensions the first installed keeps a server name (issue 11 #6): `extensions` in
+ * install order, each server name dropped from every later one. Returns the snapshots (an
+ * extension without conflicts keeps its snapshot object) and the conflicts by key.
+ */
+function firstInstalledWins(
+  extensions: readonly { name: string; snapshot: SourceSnapshot }[],
+): { snapshots: SourceSnapshot[]; conflicts: Map<string, string> } {
+  const owner = new Map<string, string>();
+  const conflicts = new Map<string, string>();
+  const snapshots = extensions.map(({ name, snapshot }) => {
+    const servers: Record<string, unknown> = {};
+    let dropped = false;
+    for (const [server, config] of Object.entries(snapshot.servers)) {
+      const first = owner.get(server);
+      if (first === undefined) {
+        owner.set(server, name);
+        setOwn(servers, server, config);
+        continue;
+      }
+      dropped = true;
+      conflicts.set(
+        `${server}\0${first}\0${name}`,
+        `extension "${name}": MCP server "${server}" is ignored – extension "${first}", installed earlier, provides it`,
+      );
+    }
+    return dropped ? { ...snapshot, servers } : snapshot;
+  });
+  return { snapshots, conflicts };
 }
 
 /**
@@ -63,6 +121,11 @@ interface Installed {
  * and keeps that extension's last good servers (none, if it never parsed) — the others are not
  * touched. An emission waits until every listed extension has been read once, so a start or an
  * install never shows a half-read set. Cold.
+ *
+ * A server name two extensions provide belongs to the one installed first ({@link installTimeOnDisk},
+ * then directory name): the later definition is dropped with a warning naming both, so installing
+ * an extension can never swap another extension's server for its own (issue 11 #6). Uninstalling
+ * the first hands the name to the next. Scopes are not involved: a user server still wins over both.
  */
 export function fromExtensions(
   extensionsDir: string,
@@ -70,29 +133,40 @@ export function fromExtensions(
   deps: ExtensionsDeps = {},
 ): Observable<ExtensionsEvent> {
   const listDirectories = deps.listDirectories ?? listDirectoriesOnDisk;
+  const installTime = deps.installTime ?? installTimeOnDisk;
   return new Observable<ExtensionsEvent>((subscriber) => {
     const installed = new Map<string, Installed>();
     let errors: SettingsFileError[] = [];
+    /** The conflicts of the previous emission: a warning is for a conflict that is new. */
+    let reported = new Set<string>();
     let listed = false;
 
     const emitWhenComplete = (): void => {
       if (!listed) return;
-      const names = [...installed.keys()].sort();
-      const snapshots: SourceSnapshot[] = [];
-      for (const name of names) {
-        const snapshot = installed.get(name)!.snapshot;
-        if (snapshot === undefined) return;
-        snapshots.push(snapshot);
+      const ready: { name: string; snapshot: SourceSnapshot; installedAt: number }[] = [];
+      for (const [name, { snapshot, installedAt }] of installed) {
+        if (snapshot === undefined || installedAt === undefined) return;
+        ready.push({ name, snapshot, installedAt });
       }
+      ready.sort((a, b) => a.installedAt - b.installedAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const { snapshots, conflicts } = firstInstalledWins(ready);
+      const warnings = [...conflicts].filter(([key]) => !reported.has(key)).map(([, message]) => message);
+      reported = new Set(conflicts.keys());
       const raised = errors;
       errors = [];
-      subscriber.next({ snapshots, errors: raised });
+      subscriber.next({ snapshots, errors: raised, warnings });
     };
 
     const install = (name: string): void => {
       const manifest = join(extensionsDir, name, manifestName);
-      const entry: Installed = { subscription: new Subscription(), snapshot: undefined };
+      const entry: Installed = { subscription: new Subscription(), snapshot: undefined, installedAt: undefined };
       installed.set(name, entry);
+      entry.subscription.add(
+        from(installTime(join(extensionsDir, name)).catch(() => Number.POSITIVE_INFINITY)).subscribe((at) => {
+          entry.installedAt = at;
+          emitWhenComplete();
+        }),
+      );
       entry.subscription.add(
         fromSettingsFile(manifest, 'extension', { ...deps, kind: 'servers' }).subscribe({
           next: (event) => {

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fromExtensions, type ExtensionsEvent } from '../../src/streams/fromExtensions.js';
+import { fromExtensions, installTimeOnDisk, type ExtensionsEvent } from '../../src/streams/fromExtensions.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
 const MANIFEST = 'qwen-extension.json';
@@ -107,5 +107,99 @@ describe('fromExtensions (real chokidar)', () => {
     await writeFile(join(extensions, 'beta~', MANIFEST), manifest('no'));
     await install('gamma', manifest('g1'));
     await expectInstalled({ alpha: ['a1'], gamma: ['g1'] });
+  });
+});
+
+describe('fromExtensions: the first installed extension keeps a server name (issue 11 #6)', () => {
+  let home: string;
+  let extensions: string;
+  let events: Recording<ExtensionsEvent> | undefined;
+  beforeEach(async () => {
+    home = await makeTempDir();
+    extensions = join(home, '.qwen', 'extensions');
+  });
+  afterEach(async () => {
+    events?.subscription.unsubscribe();
+    events = undefined;
+    await removeDir(home);
+  });
+
+  async function install(name: string, servers: Record<string, unknown>): Promise<void> {
+    await mkdir(join(extensions, name), { recursive: true });
+    await writeFile(join(extensions, name, MANIFEST), JSON.stringify({ name, version: '1.0.0', mcpServers: servers }));
+  }
+  const manifestOf = (name: string) => join(extensions, name, MANIFEST);
+  /** Server name → the manifest that provides it, from the latest emission (every provider, to catch a duplicate). */
+  const providers = (): Record<string, string[]> => {
+    const out: Record<string, string[]> = {};
+    for (const s of events?.values.at(-1)?.snapshots ?? []) {
+      for (const server of Object.keys(s.servers)) (out[server] ??= []).push(s.file);
+    }
+    return out;
+  };
+  const config = (server: string) => {
+    const s = events?.values.at(-1)?.snapshots.find((snap) => Object.hasOwn(snap.servers, server));
+    return s?.servers[server];
+  };
+  const allWarnings = (): string[] => (events?.values ?? []).flatMap((e) => e.warnings);
+  const seen = (name: string) => () => (events?.values.at(-1)?.snapshots ?? []).some((s) => s.file === manifestOf(name));
+
+  it('real install times: a later extension, whatever its name, cannot take ext-one\'s server', async () => {
+    await install('ext-one', { 'ext-server': { command: 'one' } });
+    events = record(fromExtensions(extensions, MANIFEST));
+    await waitFor('ext-one', seen('ext-one'));
+    // A real delay: the next directory is born strictly later (checked below, not assumed).
+    const oneAt = await installTimeOnDisk(join(extensions, 'ext-one'));
+    await waitFor('the clock to pass ext-one\'s install time', () => Date.now() > oneAt + 5);
+
+    await install('aaa-later', { 'ext-server': { command: 'aaa' }, 'aaa-own': { command: 'aaa-own' } });
+    expect(await installTimeOnDisk(join(extensions, 'aaa-later'))).toBeGreaterThan(oneAt);
+    await waitFor('aaa-later', seen('aaa-later'));
+    await install('zzz-later', { 'ext-server': { command: 'zzz' } });
+    await waitFor('zzz-later', seen('zzz-later'));
+
+    expect(providers()['ext-server']).toEqual([manifestOf('ext-one')]);
+    expect(config('ext-server')).toEqual({ command: 'one' });
+    expect(providers()['aaa-own']).toEqual([manifestOf('aaa-later')]);
+    expect(allWarnings()).toEqual([
+      'extension "aaa-later": MCP server "ext-server" is ignored – extension "ext-one", installed earlier, provides it',
+      'extension "zzz-later": MCP server "ext-server" is ignored – extension "ext-one", installed earlier, provides it',
+    ]);
+
+    // An edit elsewhere re-emits without repeating the warnings.
+    const before = events.values.length;
+    await writeFile(manifestOf('aaa-later'), JSON.stringify({ mcpServers: { 'ext-server': { command: 'aaa' }, 'aaa-own': { command: 'v2' } } }));
+    await waitFor('the edit', () => JSON.stringify(config('aaa-own')) === '{"command":"v2"}');
+    expect(events.values.length).toBeGreaterThan(before);
+    expect(allWarnings()).toHaveLength(2);
+    expect(config('ext-server')).toEqual({ command: 'one' });
+  });
+
+  it('install time wins over the directory name; uninstalling the first hands the name to the next', async () => {
+    // Birth times cannot be set, so this case controls them through the seam; the dirs are real.
+    const installedAt: Record<string, number> = { 'ext-one': 100, 'aaa-later': 200, 'zzz-later': 300 };
+    await install('aaa-later', { 'ext-server': { command: 'aaa' } });
+    await install('zzz-later', { 'ext-server': { command: 'zzz' } });
+    await install('ext-one', { 'ext-server': { command: 'one' } });
+    const installTime = (path: string) => Promise.resolve(installedAt[path.slice(extensions.length + 1)]!);
+    events = record(fromExtensions(extensions, MANIFEST, { installTime }));
+    await waitFor('all three', () => events!.values.at(-1)?.snapshots.length === 3);
+
+    expect(events.values.at(-1)!.snapshots.map((s) => s.file)).toEqual(['ext-one', 'aaa-later', 'zzz-later'].map(manifestOf));
+    expect(providers()['ext-server']).toEqual([manifestOf('ext-one')]);
+    expect(config('ext-server')).toEqual({ command: 'one' });
+    expect(allWarnings()).toEqual([
+      'extension "aaa-later": MCP server "ext-server" is ignored – extension "ext-one", installed earlier, provides it',
+      'extension "zzz-later": MCP server "ext-server" is ignored – extension "ext-one", installed earlier, provides it',
+    ]);
+
+    await rm(join(extensions, 'ext-one'), { recursive: true });
+    await waitFor('ext-one gone', () => events!.values.at(-1)?.snapshots.length === 2);
+    expect(providers()['ext-server']).toEqual([manifestOf('aaa-later')]);
+    expect(config('ext-server')).toEqual({ command: 'aaa' });
+    expect(allWarnings().at(-1)).toBe(
+      'extension "zzz-later": MCP server "ext-server" is ignored – extension "aaa-later", installed earlier, provides it',
+    );
+    expect(allWarnings()).toHaveLength(3);
   });
 });

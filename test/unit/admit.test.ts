@@ -31,6 +31,18 @@ describe('admit: each reason', () => {
     expect(admitOne(server('b'), { excluded: ['a*'] })).toEqual({ admitted: true });
   });
 
+  it('excluded matches case-insensitively (it can only deny more); allowed and the flag stay exact', () => {
+    const blocked = { admitted: false, reason: 'excluded' };
+    expect(admitOne(server('blocked-server'), { excluded: ['BLOCKED-server'] })).toEqual(blocked);
+    expect(admitOne(server('Blocked-Server'), { excluded: ['blocked-*'] })).toEqual(blocked);
+    expect(admitOne(server('blocked-server'), { excluded: ['BLOCKED-*'] })).toEqual(blocked);
+    expect(admitOne(server('blocked-server'), { excluded: ['BLOCKED-X*'] })).toEqual({ admitted: true });
+    // A case mismatch in an allow list denies.
+    expect(admitOne(server('github'), { allowed: ['GitHub'] })).toEqual({ admitted: false, reason: 'not_allowed', notAllowedBy: 'settings' });
+    expect(admitOne(server('github'), {}, ['GITHUB'])).toEqual({ admitted: false, reason: 'not_allowed', notAllowedBy: 'flag' });
+    expect(admitOne(server('github'), { allowed: ['git*'] }, ['GIT*'])).toMatchObject({ admitted: false, notAllowedBy: 'flag' });
+  });
+
   it('disabled: true only (read defensively from any config)', () => {
     expect(admitOne(server('a', 'user', { command: 'a', disabled: true }))).toEqual({ admitted: false, reason: 'disabled' });
     expect(admitOne(server('a', 'user', { command: 'a', disabled: false }))).toEqual({ admitted: true });

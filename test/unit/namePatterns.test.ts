@@ -105,3 +105,59 @@ describe('isLiteralPattern', () => {
     expect(isLiteralPattern('a?')).toBe(false);
   });
 });
+
+describe('ignoreCase (mcp.excluded)', () => {
+  const ignoreCase = { ignoreCase: true };
+
+  it('matches literals and globs whatever the case of name or pattern', () => {
+    expect(matchesName('blocked-server', ['BLOCKED-server'], ignoreCase)).toBe(true);
+    expect(matchesName('BLOCKED-SERVER', ['blocked-server'], ignoreCase)).toBe(true);
+    expect(matchesName('blocked-server', ['BLOCKED-*'], ignoreCase)).toBe(true);
+    expect(matchesName('Blocked-Server', ['b?OCKED-s*'], ignoreCase)).toBe(true);
+    expect(matchesName('blocked-server', ['BLOCKED-'], ignoreCase)).toBe(false);
+    expect(matchesName('other', ['BLOCKED-*'], ignoreCase)).toBe(false);
+  });
+
+  it('is off by default: allow lists and the flag stay exact', () => {
+    expect(matchesName('blocked-server', ['BLOCKED-server'])).toBe(false);
+    expect(matchesName('blocked-server', ['BLOCKED-*'])).toBe(false);
+  });
+
+  it('folds one code point to one, so ? still matches exactly one character', () => {
+    expect(matchesName('STRASSE', ['stra?e'], ignoreCase)).toBe(false);
+    expect(matchesName('Straße', ['STRA?E'], ignoreCase)).toBe(true);
+    expect(matchesName('ΟΔΟΣ', ['οδος'], ignoreCase)).toBe(true);
+    expect(matchesName('οδος', ['*Σ'], ignoreCase)).toBe(true);
+    expect(matchesName('\u212Aelvin', ['kelvin'], ignoreCase)).toBe(true);
+  });
+
+  const piece = fc.constantFrom('a', 'A', 'ß', 'ẞ', 'Σ', 'ς', 'σ', 'İ', 'i', 'ſ', 'S', '*', '?', '.');
+  const text = fc.array(piece, { maxLength: 5 }).map((parts) => parts.join(''));
+
+  it('property: ignoring case only ever matches more (an exclusion can only deny more)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(text, fc.string()), { maxLength: 4 }), fc.oneof(text, fc.string()), (patterns, name) => {
+        if (matchesName(name, patterns)) expect(matchesName(name, patterns, ignoreCase)).toBe(true);
+      }),
+    );
+  });
+
+  it('property: on ASCII it is exact matching of the lower-cased name and patterns', () => {
+    const ascii = fc.string({ unit: fc.constantFrom('a', 'B', 'c', 'D', '-', '*', '?') });
+    fc.assert(
+      fc.property(fc.array(ascii, { maxLength: 4 }), ascii.filter((s) => !/[*?]/.test(s)), (patterns, name) => {
+        const lower = (s: string) => s.toLowerCase();
+        expect(matchesName(name, patterns, ignoreCase)).toBe(matchesName(lower(name), patterns.map(lower)));
+      }),
+    );
+  });
+
+  it('property: a compiled list matches exactly when one of its patterns does on its own', () => {
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 5 }), fc.array(text, { maxLength: 6 }), (patterns, names) => {
+        const matches = nameMatcher(patterns, ignoreCase);
+        for (const n of names) expect(matches(n)).toBe(patterns.some((p) => matchesName(n, [p], ignoreCase)));
+      }),
+    );
+  });
+});

@@ -1,0 +1,72 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { filter, firstValueFrom } from 'rxjs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createMcpLive, type McpLive } from '../../src/index.js';
+import type { LogEvent } from '../../src/model/events.js';
+import { fixture } from './mcpServers.js';
+import { isAlive, waitForNoLeftovers } from './processes.js';
+
+/**
+ * Issue 11 #6 end to end: installing a second extension that names the same server must not swap
+ * the running process for its own. Real extension directories, real watcher, real processes.
+ */
+
+let dir: string;
+let live: McpLive | undefined;
+
+afterEach(async () => {
+  await live?.dispose();
+  live = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+function installExtension(home: string, name: string, args: string[]): string {
+  const root = join(home, '.qwen', 'extensions', name);
+  mkdirSync(root, { recursive: true });
+  const manifest = join(root, 'qwen-extension.json');
+  const server = { command: process.execPath, args: [fixture('tiny-server.mjs'), ...args] };
+  writeFileSync(manifest, JSON.stringify({ name, version: '1.0.0', mcpServers: { 'ext-server': server } }));
+  return manifest;
+}
+
+describe('an extension cannot hijack another extension\'s server', () => {
+  it('zzz-later, installed second, is ignored with a warning naming both; ext-one\'s process keeps running', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-live-ext-conflict-'));
+    const home = join(dir, 'home');
+    const cwd = join(dir, 'project');
+    mkdirSync(cwd, { recursive: true });
+    const oneManifest = installExtension(home, 'ext-one', ['--from', 'one']);
+    live = createMcpLive({ homeDir: home, cwd, debounceMs: 30 });
+    // The warning, or (before the fix) the swap: whichever comes first, so a regression fails fast.
+    const outcome = firstValueFrom(
+      live.events$.pipe(
+        filter(
+          (e) =>
+            (e.type === 'log' && e.level === 'warn' && e.message.includes('zzz-later')) ||
+            (e.type === 'reconcile' && e.reconnected.includes('ext-server')),
+        ),
+      ),
+    );
+    await live.start();
+    const before = live.statusReport().find((s) => s.name === 'ext-server');
+    expect(before).toMatchObject({ state: 'connected', scope: 'extension', source: oneManifest });
+
+    installExtension(home, 'zzz-later', ['--from', 'zzz']);
+    expect(await outcome).toMatchObject({ type: 'log', level: 'warn' });
+    expect(((await outcome) as LogEvent).message).toBe(
+      'extension "zzz-later": MCP server "ext-server" is ignored – extension "ext-one", installed earlier, provides it',
+    );
+    // Give a (wrong) swap every chance: the next pass after the warning changes nothing.
+    const reloaded = firstValueFrom(live.events$.pipe(filter((e) => e.type === 'reconcile')));
+    live.reload();
+    await reloaded;
+    const after = live.statusReport().find((s) => s.name === 'ext-server');
+    expect(after).toMatchObject({ state: 'connected', source: oneManifest, pid: before!.pid });
+    expect(isAlive(before!.pid!)).toBe(true);
+  });
+});
