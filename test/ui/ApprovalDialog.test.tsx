@@ -1,5 +1,7 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { reviewEntry } from '../../src/model/reviewEntry.js';
+import type { PendingApproval } from '../../src/model/status.js';
 import { App } from '../../src/sinks/ui/App.js';
 import { fakeLive, KEY, pendingApproval, plain, tick } from './fakeLive.js';
 
@@ -10,7 +12,20 @@ function session(init: Parameters<typeof fakeLive>[0] = {}) {
   const fake = fakeLive(init);
   const ui = render(<App live={fake.live} onExit={() => undefined} />);
   const frame = () => plain(ui.lastFrame());
-  return { ...fake, ...ui, frame };
+  const decisions = () => fake.calls.filter((c) => ['approve', 'approveAllPending', 'reject'].includes(c.method));
+  return { ...fake, ...ui, frame, decisions };
+}
+
+/** A pending server whose review lines are built from `config` as the library builds them. */
+function pendingEntry(name: string, config: Record<string, unknown>, patch: Partial<PendingApproval> = {}): PendingApproval {
+  const { config: masked, readsEnv, lines } = reviewEntry(config);
+  return pendingApproval(name, { scope: 'project', source: '/w/.mcp.json', config: masked, readsEnv, review: lines, ...patch });
+}
+
+/** An entry with `n` review lines: its command, then `LINE_02=…` … env lines. */
+function longEntry(name: string, n: number): PendingApproval {
+  const env = Object.fromEntries(Array.from({ length: n - 1 }, (_, i) => [`LINE_${String(i + 2).padStart(2, '0')}`, 'v']));
+  return pendingEntry(name, { command: 'node', args: ['server.js'], env });
 }
 
 describe('ApprovalDialog', () => {
@@ -19,7 +34,7 @@ describe('ApprovalDialog', () => {
     await tick();
     expect(s.frame()).not.toContain('Approve MCP server');
 
-    s.pending.next([pendingApproval('gamma', { target: 'npx -y gamma-mcp', source: '/w/.mcp.json', scope: 'project' })]);
+    s.pending.next([pendingEntry('gamma', { command: 'npx', args: ['-y', 'gamma-mcp'] })]);
     await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
     const frame = s.frame();
     expect(frame).toContain('(1 of 1)');
@@ -31,33 +46,251 @@ describe('ApprovalDialog', () => {
     await vi.waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
   });
 
-  it('shows a URL target as url and counts the pending set', async () => {
-    const s = session({
-      pending: [pendingApproval('remote', { target: 'https://mcp.example.com/mcp' }), pendingApproval('other')],
-    });
+  it('shows a remote entry by its url and counts the pending set', async () => {
+    const s = session({ pending: [pendingEntry('remote', { httpUrl: 'https://mcp.example.com/mcp' }), pendingApproval('other')] });
     await vi.waitFor(() => expect(s.frame()).toContain('(1 of 2)'));
-    expect(s.frame()).toMatch(/url\s+https:\/\/mcp\.example\.com\/mcp/);
+    expect(s.frame()).toMatch(/httpUrl\s+https:\/\/mcp\.example\.com\/mcp/);
+  });
+
+  it('shows what a familiar command hides: env, cwd outside the workspace, trust — highlighted', async () => {
+    const s = session({
+      pending: [
+        pendingEntry('x', {
+          command: 'node',
+          args: ['server.js'],
+          env: { NODE_OPTIONS: '--require ./evil.cjs' },
+          cwd: '../elsewhere',
+          trust: true,
+          timeout: 600000,
+        }),
+      ],
+    });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    const frame = s.frame();
+    // The risky lines are marked "!" (and coloured); the ordinary ones are not.
+    expect(frame).toMatch(/│ {3}command\s+node server\.js/);
+    expect(frame).toMatch(/│ ! env\s+NODE_OPTIONS=--require \.\/evil\.cjs/);
+    expect(frame).toMatch(/│ ! cwd\s+\.\.\/elsewhere\s+\(outside the workspace\)/);
+    expect(frame).toMatch(/│ ! trust\s+true\s+\(its tool calls run without asking you\)/);
+    expect(frame).toMatch(/│ {3}timeout\s+600000/);
+  });
+
+  it('shows a header carrying ${GITHUB_TOKEN} as a reference, and what the entry reads from the environment', async () => {
+    const s = session({
+      pending: [
+        pendingEntry('gh', {
+          httpUrl: 'https://api.example.com/mcp',
+          headers: { Authorization: 'Bearer ${GITHUB_TOKEN}', 'X-Home': '$HOME' },
+        }),
+      ],
+    });
+    await vi.waitFor(() => expect(s.frame()).toContain('“gh”'));
+    const frame = s.frame();
+    expect(frame).toMatch(/│ ! header\s+Authorization: Bearer \$\{GITHUB_TOKEN\}/);
+    expect(frame).toMatch(/│ ! header\s+X-Home: \$HOME/);
+    expect(frame).toMatch(/│ ! reads\s+from your environment: GITHUB_TOKEN, HOME/);
+  });
+
+  it('wraps a long value instead of cutting it off', async () => {
+    const tail = 'the-very-end-of-the-argument';
+    const s = session({ pending: [pendingEntry('x', { command: 'node', args: ['server.js', `--flag=${'x'.repeat(150)}${tail}`] })] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    // Border and indentation aside, the whole argument is there.
+    expect(s.frame().replace(/[\s│]/g, '')).toContain(`--flag=${'x'.repeat(150)}${tail}`);
+  });
+
+  it('scrolls a long entry inside the dialog, and decides while scrolled', async () => {
+    const s = session({ pending: [longEntry('x', 40)] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    // No terminal height known: 24 rows assumed, 8 review lines.
+    expect(s.frame()).toMatch(/command\s+node server\.js/);
+    expect(s.frame()).toContain('LINE_08=v');
+    expect(s.frame()).not.toContain('LINE_09=v');
+    expect(s.frame()).toContain('↓ 32 more lines (↑/↓ to scroll)');
+
+    s.stdin.write(KEY.down);
+    await vi.waitFor(() => expect(s.frame()).toContain('LINE_09=v'));
+    expect(s.frame()).not.toContain('node server.js');
+    expect(s.frame()).toContain('↑ 1 line above · ↓ 31 more lines (↑/↓ to scroll)');
+
+    s.stdin.write(KEY.pageDown);
+    await vi.waitFor(() => expect(s.frame()).toContain('LINE_16=v'));
+    for (let i = 0; i < 40; i++) s.stdin.write(KEY.down); // past the end: stays on the last page
+    await vi.waitFor(() => expect(s.frame()).toContain('LINE_40=v'));
+    expect(s.frame()).toContain('↑ 32 lines above (↑/↓ to scroll)');
+    expect(s.frame()).toContain('LINE_33=v');
+
+    s.stdin.write(KEY.up);
+    await vi.waitFor(() => expect(s.frame()).toContain('LINE_32=v'));
+    expect(s.frame()).not.toContain('LINE_40=v');
+
+    s.stdin.write('a');
+    await vi.waitFor(() => expect(s.callsOf('approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
+  });
+
+  it('shows as many review lines as the terminal has room for, following resizes', async () => {
+    const s = session({ pending: [longEntry('x', 40)] });
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 32 more lines'));
+    Object.defineProperty(s.stdout, 'rows', { value: 40, configurable: true });
+    s.stdout.emit('resize');
+    // 40 rows less the dialog and session around it: 24 lines.
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 16 more lines'));
+    expect(s.frame()).toContain('LINE_24=v');
+    expect(s.frame()).not.toContain('LINE_25=v');
+    Object.defineProperty(s.stdout, 'rows', { value: 10, configurable: true });
+    s.stdout.emit('resize');
+    // Never fewer than 5.
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 35 more lines'));
+  });
+
+  it('starts the next entry at its top', async () => {
+    const s = session({ pending: [longEntry('x', 20), longEntry('y', 20)] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write(KEY.pageDown);
+    await vi.waitFor(() => expect(s.frame()).not.toContain('node server.js'));
+    s.pending.next([longEntry('y', 20)]);
+    await vi.waitFor(() => expect(s.frame()).toContain('“y”'));
+    expect(s.frame()).toMatch(/command\s+node server\.js/);
   });
 
   it.each([
-    ['a', 'approve', ['x', { persist: true }]],
-    ['s', 'approve', ['x', { persist: false }]],
-    ['A', 'approveAllPending', []],
-    ['r', 'reject', ['x']],
-  ] as const)('key %s calls %s', async (key, method, args) => {
+    ['a', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['s', 'approve', ['x', { persist: false, hash: 'hash-x' }]],
+    ['r', 'reject', ['x', { hash: 'hash-x' }]],
+  ] as const)('key %s calls %s with the hash of the entry shown', async (key, method, args) => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
     await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write(key);
     await vi.waitFor(() => expect(s.callsOf(method)).toEqual([args]));
     // No other decision was taken.
-    expect(s.calls.filter((c) => ['approve', 'approveAllPending', 'reject'].includes(c.method))).toHaveLength(1);
+    expect(s.decisions()).toHaveLength(1);
+  });
+
+  it('A lists every server it would approve and approves nothing until y', async () => {
+    const s = session({
+      pending: [
+        pendingEntry('alpha', { command: 'npx', args: ['-y', 'alpha-mcp'] }, { target: 'npx -y alpha-mcp' }),
+        pendingEntry('remote', { httpUrl: 'https://mcp.example.com/mcp' }, { target: 'https://mcp.example.com/mcp', scope: 'workspace', source: '/w/.qwen/settings.json' }),
+      ],
+    });
+    await vi.waitFor(() => expect(s.frame()).toContain('“alpha”'));
+    s.stdin.write('A');
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    const frame = s.frame();
+    expect(frame).toMatch(/alpha\s+project · \/w\/\.mcp\.json.*\n.*npx -y alpha-mcp/);
+    expect(frame).toMatch(/remote\s+workspace · \/w\/\.qwen\/settings\.json.*\n.*https:\/\/mcp\.example\.com\/mcp/);
+    expect(frame).toContain('y approve all 2  ·  Esc/n back');
+    await tick();
+    expect(s.decisions()).toEqual([]);
+
+    s.stdin.write('a'); // not a key of the confirmation
+    await tick();
+    expect(s.decisions()).toEqual([]);
+
+    s.stdin.write('y');
+    await vi.waitFor(() =>
+      expect(s.callsOf('approveAllPending')).toEqual([
+        [
+          [
+            { name: 'alpha', hash: 'hash-alpha' },
+            { name: 'remote', hash: 'hash-remote' },
+          ],
+        ],
+      ]),
+    );
+    expect(s.decisions()).toHaveLength(1);
+    await vi.waitFor(() => expect(s.frame()).toContain('waiting for the reconcile pass'));
+  });
+
+  it('never confirms a list that was not drawn: A and y in one chunk approve nothing', async () => {
+    const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write('A');
+    s.stdin.write('y'); // same chunk of input, before the confirmation is rendered
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await tick();
+    expect(s.decisions()).toEqual([]);
+    s.stdin.write('y');
+    await vi.waitFor(() => expect(s.callsOf('approveAllPending')).toHaveLength(1));
+  });
+
+  it.each([
+    ['Esc', KEY.escape],
+    ['n', 'n'],
+  ])('%s goes back from the confirmation without a decision', async (_name, key) => {
+    const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write('A');
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    s.stdin.write(key);
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “x”?'));
+    expect(s.frame()).not.toContain('Approve all 2 pending MCP servers?');
+    await tick();
+    expect(s.decisions()).toEqual([]);
+    s.stdin.write('r'); // the review keys are back
+    await vi.waitFor(() => expect(s.callsOf('reject')).toEqual([['x', { hash: 'hash-x' }]]));
+  });
+
+  it('follows a pending set that changes while the confirmation shows, and approves the set shown', async () => {
+    const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write('A');
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+
+    s.pending.next([pendingApproval('x', { hash: 'edited' }), pendingApproval('z', { target: 'node sneaky.mjs' })]);
+    await vi.waitFor(() => expect(s.frame()).toContain('node sneaky.mjs'));
+    const frame = s.frame();
+    expect(frame).toContain('Approve all 2 pending MCP servers?');
+    expect(frame).not.toMatch(/^\W*y\s+workspace/m);
+    expect(frame).toContain('The pending set changed while this was open — check the list again.');
+    expect(s.decisions()).toEqual([]);
+
+    s.stdin.write('y');
+    await vi.waitFor(() =>
+      expect(s.callsOf('approveAllPending')).toEqual([
+        [
+          [
+            { name: 'x', hash: 'edited' },
+            { name: 'z', hash: 'hash-z' },
+          ],
+        ],
+      ]),
+    );
+  });
+
+  it('scrolls a long confirmation list', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `srv${String(i + 1).padStart(2, '0')}`);
+    const s = session({ pending: names.map((n) => pendingApproval(n)) });
+    await vi.waitFor(() => expect(s.frame()).toContain('“srv01”'));
+    s.stdin.write('A');
+    // 8 lines, two a server: 4 servers.
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 8 more servers (↑/↓ to scroll)'));
+    expect(s.frame()).toContain('srv04');
+    expect(s.frame()).not.toContain('srv05');
+    s.stdin.write(KEY.pageDown);
+    await vi.waitFor(() => expect(s.frame()).toContain('srv07'));
+    expect(s.frame()).not.toContain('srv01');
+    s.stdin.write('y'); // scrolled: still the whole list, as its count said
+    await vi.waitFor(() => expect(s.callsOf('approveAllPending')).toEqual([[names.map((name) => ({ name, hash: `hash-${name}` }))]]));
+  });
+
+  it('closes a confirmation whose set emptied: the next set is reviewed first', async () => {
+    const s = session({ pending: [pendingApproval('x')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write('A');
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 1 pending MCP server?'));
+    s.pending.next([]);
+    await vi.waitFor(() => expect(s.frame()).not.toContain('Approve all'));
+    s.pending.next([pendingApproval('y')]);
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “y”?'));
+    expect(s.frame()).not.toContain('Approve all');
   });
 
   it('moves on to the next server once the rejected one leaves the pending set', async () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
     await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('r');
-    await vi.waitFor(() => expect(s.callsOf('reject')).toEqual([['x']]));
+    await vi.waitFor(() => expect(s.callsOf('reject')).toEqual([['x', { hash: 'hash-x' }]]));
     s.pending.next([pendingApproval('y')]);
     await vi.waitFor(() => expect(s.frame()).toContain('“y”'));
     expect(s.frame()).toContain('(1 of 1)');
@@ -84,10 +317,10 @@ describe('ApprovalDialog', () => {
     s.stdin.write('a'); // same chunk of input, before any render
     await vi.waitFor(() => expect(s.frame()).toContain('waiting for the reconcile pass'));
     s.stdin.write('r');
+    s.stdin.write('A');
     await tick();
-    expect(s.calls.filter((c) => c.method === 'approve' || c.method === 'reject')).toEqual([
-      { method: 'approve', args: ['x', { persist: true }] },
-    ]);
+    expect(s.frame()).not.toContain('Approve all');
+    expect(s.decisions()).toEqual([{ method: 'approve', args: ['x', { persist: true, hash: 'hash-x' }] }]);
     s.pending.next([pendingApproval('x', { hash: 'edited' })]); // its config changed: asked again
     await vi.waitFor(() => expect(s.frame()).toContain('r reject'));
   });
@@ -99,6 +332,39 @@ describe('ApprovalDialog', () => {
     s.stdin.write('a');
     await vi.waitFor(() => expect(s.frame()).toContain('✖ approvals file is locked'));
     expect(s.frame()).toContain('Approve MCP server “x”?');
+  });
+
+  it('shows a refused approval of a changed entry, then reviews and decides the new one', async () => {
+    const s = session({ pending: [pendingEntry('x', { command: 'probe', args: ['BENIGN'] }, { hash: 'h1' })] });
+    s.steer.approveError = new Error('x changed since it was shown; review it again');
+    await vi.waitFor(() => expect(s.frame()).toContain('probe BENIGN'));
+    s.stdin.write('a');
+    await vi.waitFor(() => expect(s.frame()).toContain('✖ x changed since it was shown; review it again'));
+    expect(s.callsOf('approve')).toEqual([['x', { persist: true, hash: 'h1' }]]);
+
+    // The library asks again with the entry as it is now.
+    s.steer.approveError = undefined;
+    s.pending.next([pendingEntry('x', { command: 'probe', args: ['MALICIOUS'] }, { hash: 'h2' })]);
+    await vi.waitFor(() => expect(s.frame()).toContain('probe MALICIOUS'));
+    s.stdin.write('s');
+    await vi.waitFor(() => expect(s.callsOf('approve')).toHaveLength(2));
+    expect(s.callsOf('approve')[1]).toEqual(['x', { persist: false, hash: 'h2' }]);
+  });
+
+  it('shows a refused "approve all" in the review, usable for the set that follows', async () => {
+    const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
+    s.steer.approveAllError = new Error('y changed since it was shown; review again');
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write('A');
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    s.stdin.write('y');
+    await vi.waitFor(() => expect(s.frame()).toContain('✖ y changed since it was shown; review again'));
+    expect(s.frame()).toContain('Approve MCP server “x”?');
+
+    s.pending.next([pendingApproval('x'), pendingApproval('y', { hash: 'edited' })]);
+    await vi.waitFor(() => expect(s.frame()).toContain('a approve'));
+    s.stdin.write('a');
+    await vi.waitFor(() => expect(s.callsOf('approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
   });
 
   it('keeps typed keys away from the command line while it shows', async () => {

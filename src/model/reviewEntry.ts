@@ -1,0 +1,75 @@
+import { maskEntryAsWritten, referencedVariables } from './secrets.js';
+
+/** One line of an entry under review: a label and what the file says, secrets masked. */
+export interface ReviewLine {
+  label: string;
+  value: string;
+}
+
+/** An entry as a person approving it must see it (issue 11, item 4). */
+export interface EntryReview {
+  /** The entry as written, `${VAR}` references kept, literal secrets masked. */
+  config: unknown;
+  /** Every variable the entry reads from the user's environment, sorted. */
+  readsEnv: string[];
+  /** Everything that decides what runs or where data goes, one line a fact. */
+  lines: ReviewLine[];
+}
+
+/**
+ * What the approval dialog, `approval-required` and `plan` show of an entry: command and args,
+ * `cwd`, every env key with its value as written, the URL, every header with its value as
+ * written, `type`, `trust`, `timeout`, `disabled`, and the environment variables it reads — so
+ * `env: {NODE_OPTIONS: "--require ./evil.cjs"}` or a header carrying `${GITHUB_TOKEN}` is never
+ * approved unseen. Values are taken from {@link maskEntryAsWritten}: only literal secrets are
+ * masked, references stay references.
+ */
+export function reviewEntry(entry: unknown): EntryReview {
+  const config = maskEntryAsWritten(entry);
+  const readsEnv = referencedVariables(entry);
+  const lines: ReviewLine[] = [];
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    lines.push({ label: 'entry', value: `${JSON.stringify(config) ?? String(config)} (not an object: it cannot run)` });
+    return { config, readsEnv, lines };
+  }
+  const c = config as Record<string, unknown>;
+  const field = (key: string): unknown => (Object.hasOwn(c, key) ? c[key] : undefined);
+  const push = (label: string, value: unknown): void => {
+    if (value !== undefined) lines.push({ label, value: typeof value === 'string' ? value : JSON.stringify(value) });
+  };
+
+  const command = field('command');
+  const args = field('args');
+  if (command !== undefined) {
+    const words = [command, ...(Array.isArray(args) ? (args as unknown[]) : [])].map(shellWord);
+    push('command', words.join(' '));
+    if (args !== undefined && !Array.isArray(args)) push('args', args);
+  } else {
+    push('args', args);
+  }
+  push('cwd', field('cwd'));
+  for (const [key, value] of entries(field('env'))) push('env', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  push('url', field('url'));
+  push('httpUrl', field('httpUrl'));
+  push('type', field('type'));
+  for (const [key, value] of entries(field('headers'))) {
+    push('header', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  }
+  push('trust', field('trust'));
+  push('timeout', field('timeout'));
+  push('disabled', field('disabled'));
+  if (readsEnv.length > 0) lines.push({ label: 'reads', value: `from your environment: ${readsEnv.join(', ')}` });
+  return { config, readsEnv, lines };
+}
+
+function entries(value: unknown): [string, unknown][] {
+  if (value === null || typeof value !== 'object') return [];
+  if (Array.isArray(value)) return [['(list)', value]];
+  return Object.entries(value as Record<string, unknown>);
+}
+
+/** A command word as a shell would need it written, so `a b` and `a` `b` never look alike. */
+function shellWord(word: unknown): string {
+  if (typeof word !== 'string') return JSON.stringify(word);
+  return /^[A-Za-z0-9_@%+=:,./${}-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,37 @@
+import type { ReviewLine } from '../../model/reviewEntry.js';
+
+/** Why a line of an entry under review deserves a second look: highlighted, with a short note. */
+export interface ReviewLineRisk {
+  note?: string;
+}
+
+/**
+ * Picks out the lines of an entry that change what a familiar-looking command does or what it
+ * sends away, so they stand out in the approval dialog: every `env` line (`NODE_OPTIONS`,
+ * `LD_PRELOAD` turn `node server.js` into anything), a `cwd` that leaves the workspace or comes
+ * from the environment, `trust: true` (its tool calls skip confirmation), a header that carries an
+ * environment variable, and the list of variables the entry reads. `undefined`: an ordinary line.
+ */
+export function reviewLineRisk({ label, value }: ReviewLine): ReviewLineRisk | undefined {
+  switch (label) {
+    case 'env':
+    case 'reads':
+      return {};
+    case 'header':
+      return REFERENCE.test(value) ? {} : undefined;
+    case 'trust':
+      return value === 'true' ? { note: 'its tool calls run without asking you' } : undefined;
+    case 'cwd':
+      if (value.startsWith('$')) return { note: 'set by your environment' };
+      return leavesWorkspace(value) ? { note: 'outside the workspace' } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+const REFERENCE = /\$\{?[A-Za-z_]/;
+
+/** Absolute (POSIX, Windows, `~`) or climbing out with a `..` segment. */
+function leavesWorkspace(path: string): boolean {
+  return /^(~|[\\/]|[A-Za-z]:)/.test(path) || path.split(/[\\/]/).includes('..');
+}
