@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   BehaviorSubject,
   Subject,
@@ -17,11 +18,12 @@ import type { Connector } from './model/connection.js';
 import type { McpLiveEvent } from './model/events.js';
 import { reasonText } from './model/messages.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
-import { GATED_SCOPES, type DesiredState, type NotAllowedBy, type PromptInfo, type Reason } from './model/types.js';
+import { GATED_SCOPES, type ApprovalRecord, type DesiredState, type NotAllowedBy, type PromptInfo, type Reason } from './model/types.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
 import { createApprovalsStore, projectRoot, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
 import { connectMcp } from './sinks/connector.js';
+import { defaultRuntimeDir, openProcessGroupRegistry } from './sinks/processGroupRegistry.js';
 import { fromAllSources, type ExtraSource } from './streams/fromAllSources.js';
 import type { WatchFactory } from './streams/watchFactory.js';
 
@@ -63,6 +65,11 @@ export interface McpLiveOptions {
   concurrency?: number;
   /** `full` restarts everything on any change: the old behaviour, for comparison only. */
   strategy?: 'incremental' | 'full';
+  /**
+   * Where stdio servers' process groups are recorded while they run, so that a later session can
+   * end what a SIGKILLed one left (default `$XDG_RUNTIME_DIR/mcp-live`, else `<home>/.<profile>/run`).
+   */
+  runtimeDir?: string;
 }
 
 /** Why a server has no tools right now, in data and in words. */
@@ -96,10 +103,20 @@ export interface McpLive {
   /** A manual reload: a pass now, through the same gate as the watcher. */
   reload(): void;
   reconnect(name: string): boolean;
-  approve(name: string, options?: { persist?: boolean }): Promise<void>;
-  /** Approves (persisted) every server waiting for a decision; returns their names. */
-  approveAllPending(): Promise<string[]>;
-  reject(name: string): Promise<void>;
+  /**
+   * Approves `name`'s entry as it was shown: `hash` (from `pendingApprovals$` / the
+   * `approval-required` event) or, without it, the entry as the last pass saw it — never a newer
+   * read. Refused ("… changed since it was shown; review it again", and the user is asked again)
+   * when the entry now in the file has another hash.
+   */
+  approve(name: string, options?: { persist?: boolean; hash?: string }): Promise<void>;
+  /**
+   * Approves (persisted, one write) exactly the set that was shown — `shown`, or the current
+   * promptable set — and returns their names. Refused as a whole if any of them changed since.
+   */
+  approveAllPending(shown?: readonly { name: string; hash: string }[]): Promise<string[]>;
+  /** Rejects the entry that was shown (`hash`, else as of the last pass). */
+  reject(name: string, options?: { hash?: string }): Promise<void>;
   addSessionServer(name: string, config: Record<string, unknown>): void;
   removeSessionServer(name: string): void;
   callTool(qualifiedName: string, args?: Record<string, unknown>): Promise<unknown>;
@@ -113,28 +130,53 @@ export interface McpLive {
   stderrTail(name: string): readonly string[];
   /** The current promptable set. */
   pendingApprovals(): readonly PendingApproval[];
+  /**
+   * Why no server may connect, when a user or system settings file has never parsed (admission
+   * fails closed, reason `settings_error`); undefined when all is well.
+   */
+  settingsError(): string | undefined;
 }
 
-/** Settings file paths for a profile (SPEC §2). */
+/**
+ * Settings file paths for a profile (SPEC §2). File options given as relative paths resolve
+ * against the process's working directory, as every CLI does (issue 11: `--mcp-config team.json`
+ * must never pick up a file of the workspace, where a repository could have put it). When the
+ * workspace settings file is the user settings file (`--cwd ~`, compared by real path), there is
+ * no workspace layer: the user's own servers are not a repository's.
+ */
 export function settingsPaths(options: McpLiveOptions) {
   const cwd = resolve(options.cwd ?? process.cwd());
   const profile = options.profile ?? 'qwen';
   const dir = `.${profile}`;
   const home = options.homeDir ?? homedir();
+  const user = resolve(options.userSettings ?? join(home, dir, 'settings.json'));
+  const workspace = join(cwd, dir, 'settings.json');
   return {
     cwd,
     projectRoot: safeProjectRoot(cwd),
     profile,
-    user: options.userSettings ?? join(home, dir, 'settings.json'),
-    workspace: join(cwd, dir, 'settings.json'),
-    system: options.systemSettings,
+    user,
+    workspace: sameFile(workspace, user) ? undefined : workspace,
+    system: options.systemSettings === undefined ? undefined : resolve(options.systemSettings),
     project: join(cwd, '.mcp.json'),
-    cli: [...(options.mcpConfig ?? [])].map((f) => resolve(cwd, f)),
+    cli: [...(options.mcpConfig ?? [])].map((f) => resolve(f)),
     extensionsDir: join(home, dir, 'extensions'),
     extensionManifest: `${profile}-extension.json`,
-    approvals: options.approvalsFile ?? join(home, dir, 'mcpApprovals.json'),
-    trustedFolders: options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json'),
+    approvals: resolve(options.approvalsFile ?? join(home, dir, 'mcpApprovals.json')),
+    trustedFolders: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
   };
+}
+
+/** Whether two paths name one file: their directories compared by real path (the files may not exist yet). */
+function sameFile(a: string, b: string): boolean {
+  const real = (path: string): string => {
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
+  };
+  return a === b || real(a) === real(b);
 }
 
 /**
@@ -190,13 +232,14 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     restartShared: pool ? (key) => pool.restart(key) : undefined,
     allowedMcpServerNames: options.allowedMcpServerNames,
     env: options.env,
+    cwd: paths.cwd,
     scheduler,
     debounceMs: options.debounceMs,
     concurrency: options.concurrency,
     strategy: options.strategy,
   });
 
-  /** The approval hash of a gated server as assembled now. */
+  /** The approval hash of a gated server as assembled now, from the latest read of every file. */
   const currentHash = (name: string): string => {
     const server = desiredNow()?.servers[name];
     if (!server) throw new Error(`server "${name}" is not configured`);
@@ -206,9 +249,24 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     return approvalHash(server.config);
   };
 
-  const persist = async (name: string, status: 'approved' | 'rejected'): Promise<void> => {
-    const hash = currentHash(name);
-    await store.decide(root, name, { hash, status });
+  /**
+   * The hash a decision about `name` is bound to: the one the user was shown, checked against
+   * the file as it is now. A mismatch — the file was rewritten after it was shown — refuses the
+   * decision and asks again, so an approval never applies to an entry nobody saw (issue 11).
+   */
+  const shownHash = (name: string, hash: string | undefined): string => {
+    const now = currentHash(name);
+    const shown = hash ?? r.appliedHash(name);
+    if (shown !== now) {
+      r.reprompt();
+      throw new Error(`${name} changed since it was shown; review it again`);
+    }
+    return shown;
+  };
+
+  const persist = async (decisions: readonly { server: string; record: ApprovalRecord }[]): Promise<void> => {
+    if (decisions.length === 0) return;
+    await store.decideAll(root, decisions);
     written.next(await store.read(root));
   };
 
@@ -219,7 +277,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       paths.extensionsDir,
       paths.user,
       paths.project,
-      paths.workspace,
+      ...(paths.workspace === undefined ? [] : [paths.workspace]),
       ...(paths.system ? [paths.system] : []),
       ...paths.cli,
       paths.approvals,
@@ -239,7 +297,11 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       subscription = r.pendingApprovals$.subscribe((p) => (promptable = p));
       subscription.add(r.events$.subscribe((e) => events.next(e)));
       events.next({ type: 'started', ts: now(), cwd: paths.cwd, profile: paths.profile, watching: [...live.watching] });
-      r.start();
+      // Before our servers start: end what a SIGKILLed mcp-live left running (bounded, ~2.5 s at most).
+      await openProcessGroupRegistry(options.runtimeDir ?? defaultRuntimeDir(paths.profile, options.homeDir), (message) =>
+        events.next({ type: 'log', level: 'warn', message, ts: now() }),
+      );
+      if (subscription) r.start(); // not after a dispose() that came meanwhile
       await ready;
     },
 
@@ -256,21 +318,37 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     reload: () => r.reload('reload'),
     reconnect: (name) => r.reconnect(name),
 
-    async approve(name, { persist: keep = true } = {}) {
-      if (keep) await persist(name, 'approved');
-      else sessionApprovals.next({ ...sessionApprovals.getValue(), [name]: currentHash(name) });
+    async approve(name, { persist: keep = true, hash } = {}) {
+      const bound = shownHash(name, hash);
+      if (keep) await persist([{ server: name, record: { hash: bound, status: 'approved' } }]);
+      else sessionApprovals.next({ ...sessionApprovals.getValue(), [name]: bound });
       r.reload('approval');
     },
 
-    async approveAllPending() {
-      const names = promptable.map((p) => p.name);
-      for (const name of names) await persist(name, 'approved');
-      if (names.length > 0) r.reload('approval');
-      return names;
+    async approveAllPending(shown = promptable) {
+      const changed = shown.filter((p) => {
+        try {
+          return currentHash(p.name) !== p.hash;
+        } catch {
+          return true;
+        }
+      });
+      if (changed.length > 0) {
+        r.reprompt();
+        const names = changed.map((p) => p.name).join(', ');
+        throw new Error(`${names} changed since ${changed.length === 1 ? 'it was' : 'they were'} shown; review again`);
+      }
+      // One locked write for the whole set, however large.
+      await persist(shown.map((p) => ({ server: p.name, record: { hash: p.hash, status: 'approved' as const } })));
+      if (shown.length > 0) r.reload('approval');
+      return shown.map((p) => p.name);
     },
 
-    async reject(name) {
-      await persist(name, 'rejected');
+    async reject(name, { hash } = {}) {
+      // Rejecting what was shown, even if the file changed since: the newer entry stays pending.
+      currentHash(name);
+      const bound = hash ?? r.appliedHash(name) ?? currentHash(name);
+      await persist([{ server: name, record: { hash: bound, status: 'rejected' } }]);
       const { [name]: _dropped, ...rest } = sessionApprovals.getValue();
       sessionApprovals.next(rest);
       r.reload('approval');
@@ -294,7 +372,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       const s = r.status(name);
       if (!s || s.state === 'connected') return undefined;
       if (s.reason) {
-        return { reason: s.reason, notAllowedBy: s.notAllowedBy, message: reasonText(s.reason, s.notAllowedBy) };
+        return { reason: s.reason, notAllowedBy: s.notAllowedBy, message: reasonText(s.reason, s.notAllowedBy, s.detail) };
       }
       if (s.state === 'error') return { reason: 'error', error: s.error, message: s.error ?? 'error' };
       return { reason: 'connecting', message: s.state };
@@ -305,6 +383,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     pendingApprovals: () => promptable,
     stderrTail: (name) => r.stderrTail(name),
     serverConfig: (name) => desiredNow()?.servers[name]?.config,
+    settingsError: () => desiredNow()?.settingsError,
   };
   return live;
 }

@@ -3,6 +3,7 @@ import { approvalHash, approvalState } from './model/approvalHash.js';
 import { assemble, type AssembleInput } from './model/assemble.js';
 import { reasonText } from './model/messages.js';
 import { desiredServers } from './model/plan.js';
+import { reviewEntry, type ReviewLine } from './model/reviewEntry.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
 import { createApprovalsStore } from './sinks/approvalsStore.js';
 import { describeTarget } from './reconciler.js';
@@ -15,8 +16,14 @@ export interface PlannedServer {
   scope: Scope;
   source: string;
   transport?: TransportKind;
-  /** `command args…` or the URL (never env or header values). */
+  /** `command args…` or the URL, secrets masked. */
   target: string;
+  /** The entry as written, `${VAR}` references kept, literal secrets masked. */
+  config: unknown;
+  /** The environment variables the entry reads. */
+  readsEnv: string[];
+  /** Everything that decides what runs or where data goes, one line a fact. */
+  review: ReviewLine[];
   /** First 12 hex digits of the connection fingerprint; absent for an invalid entry. */
   fingerprint?: string;
   admitted: boolean;
@@ -32,6 +39,8 @@ export interface PlannedServer {
 export interface PlanReport {
   cwd: string;
   trusted: boolean;
+  /** Set while a user or system settings file has never parsed: every server is blocked. */
+  settingsError?: string;
   servers: PlannedServer[];
   notices: SourceNotice[];
 }
@@ -43,16 +52,20 @@ export interface PlanReport {
 export async function planReport(options: McpLiveOptions = {}): Promise<PlanReport> {
   const { input, notices, cwd } = await readInputsOnce(options);
   const desired = assemble(input);
-  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, options.env ?? process.env);
+  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, options.env ?? process.env, cwd);
   const servers = Object.values(desired.servers)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((server): PlannedServer => {
+      const review = reviewEntry(server.config);
       const entry: PlannedServer = {
         name: server.name,
         scope: server.scope,
         source: server.source,
         target: describeTarget(server.config),
-        admitted: !(server.name in blocked),
+        config: review.config,
+        readsEnv: review.readsEnv,
+        review: review.lines,
+        admitted: !Object.hasOwn(blocked, server.name),
       };
       const w = wanted[server.name];
       if (w?.resolved) {
@@ -64,14 +77,20 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
       if (b) {
         entry.reason = b.reason;
         if (b.notAllowedBy) entry.notAllowedBy = b.notAllowedBy;
-        entry.message = reasonText(b.reason, b.notAllowedBy);
+        entry.message = reasonText(b.reason, b.notAllowedBy, b.detail);
       }
       if (GATED_SCOPES.has(server.scope)) {
         entry.approval = approvalState(server.name, approvalHash(server.config), input.approvals);
       }
       return entry;
     });
-  return { cwd, trusted: desired.trusted, servers, notices };
+  return {
+    cwd,
+    trusted: desired.trusted,
+    ...(desired.settingsError === undefined ? {} : { settingsError: desired.settingsError }),
+    servers,
+    notices,
+  };
 }
 
 /** Every source read once (the watchers start and stop again), plus what they complained about. */

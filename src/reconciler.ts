@@ -12,6 +12,8 @@ import {
   merge,
   of,
   shareReplay,
+  takeUntil,
+  tap,
   catchError,
   ignoreElements,
   mergeMap,
@@ -21,6 +23,8 @@ import {
 } from 'rxjs';
 import { assemble, type AssembleInput } from './model/assemble.js';
 import { approvalHash } from './model/approvalHash.js';
+import { reviewEntry } from './model/reviewEntry.js';
+import { maskEntryAsWritten } from './model/secrets.js';
 import type { Connector } from './model/connection.js';
 import { desiredStateEqual } from './model/equality.js';
 import type {
@@ -49,6 +53,8 @@ export interface ReconcilerDeps {
   allowedMcpServerNames?: readonly string[];
   /** The environment `$VAR` expands from (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /** The workspace: stdio servers start in it (or in their `cwd` resolved against it). */
+  cwd?: string;
   scheduler?: SchedulerLike;
   debounceMs?: number;
   /** Servers acted on at once within a pass (default 8). */
@@ -76,6 +82,8 @@ export interface PassResult {
   event: ReconcileEvent;
   promptable: PendingApproval[];
   desired: DesiredState;
+  /** A newer request arrived before the pass was done: it stopped waiting (issue 11). */
+  superseded: boolean;
 }
 
 /** The running pipeline: observables for the UI and the NDJSON writer, plus its controls. */
@@ -97,6 +105,13 @@ export interface Reconciler {
   /** Every known server now, sorted by name. */
   list(): readonly ServerStatus[];
   toolNotFoundMessage(qualifiedName: string): string;
+  /**
+   * The approval hash of `name`'s entry as the last pass applied it — what the user was shown —
+   * or undefined when the last pass had no such server. Never a newer read.
+   */
+  appliedHash(name: string): string | undefined;
+  /** A decision was refused because the entry changed: run a pass that asks again, whatever changed. */
+  reprompt(): void;
   dispose(): Promise<void>;
 }
 
@@ -107,8 +122,10 @@ export interface Reconciler {
  * inputs$ ──settle(300)──map(assemble)──┐
  * manual$ ──withLatestFrom(inputs$)─────┴─merge─distinctUntilChangedUnless(desiredStateEqual, manual)
  *   ──exhaustMapWithTrailing(pass)──▶ PassResult
- * pass = plan(desired, live) → tasks → reconcileByServer(8) → ReconcileEvent
+ * pass = plan(desired, live) → tasks → reconcileByServer(8) ─takeUntil(superseded$)→ ReconcileEvent
  * ```
+ * A pass waits for its actions (connects settled, closed processes gone) unless a newer request
+ * reaches the gate meanwhile: then it stops waiting, reports, and the next pass starts at once.
  */
 export function createReconciler(inputs$: Observable<AssembleInput>, deps: ReconcilerDeps): Reconciler {
   const scheduler = deps.scheduler ?? asyncScheduler;
@@ -127,36 +144,54 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   let generation = 0;
   let applied: DesiredState | undefined;
   let lastPromptable: readonly PendingApproval[] = [];
+  let ready = false;
 
   const stamp = <E extends McpLiveEvent>(e: Omit<E, 'ts'>): E => ({ ...e, ts: scheduler.now() }) as E;
 
-  const runPass = (req: PassRequest): Observable<PassResult> =>
+  const runPass = (req: PassRequest, _index: number, superseded$: Observable<void>): Observable<PassResult> =>
     defer(() => {
-      if (!req.manual && applied && desiredStateEqual(req.desired, applied)) return EMPTY;
       const started = scheduler.now();
       generation += 1;
       const pass = generation;
-      const { wanted, blocked } = desiredServers(req.desired, deps.allowedMcpServerNames, env);
+      const { wanted, blocked } = desiredServers(req.desired, deps.allowedMcpServerNames, env, deps.cwd);
       for (const s of Object.values(wanted)) live.describe(s.name, s.scope, s.source);
+      // Tool names unique across every configured server (issue 11 #5); a new collision is a warning.
+      for (const message of live.setConfiguredNames(Object.keys(req.desired.servers))) {
+        events.next(stamp<LogEvent>({ type: 'log', level: 'warn', message }));
+      }
       const full = deps.strategy === 'full';
       const steps = (full ? planFullRestart : plan)(wanted, blocked, live.snapshot());
-      const run = (only: (a: Action) => boolean) =>
+      const tasks = (which: PlanStep[], only: (a: Action) => boolean) =>
         from(
-          steps.flatMap((step) =>
+          which.flatMap((step) =>
             step.actions.filter(only).map(
               (action): ServerTask<never> => ({ name: step.name, run: () => execute(step.name, action, req.desired) }),
             ),
           ),
-        ).pipe(reconcileByServer<never>(deps.concurrency ?? 8), ignoreElements());
+        );
+      // Blocks and removals never queue for a slot: a kill switch must not wait behind slow connects.
+      const run = (only: (a: Action) => boolean) =>
+        merge(
+          tasks(steps.filter(denies), only).pipe(reconcileByServer<never>(Infinity)),
+          tasks(steps.filter((s) => !denies(s)), only).pipe(reconcileByServer<never>(deps.concurrency ?? 8)),
+        ).pipe(ignoreElements());
       // A full restart tears everything down before it connects anything.
       const phases = full
         ? [run((a) => a.type === 'disconnect'), run((a) => a.type !== 'disconnect')]
         : [run(() => true)];
+      // Connects an earlier, superseded pass started and this one keeps: waited for too, so a
+      // reconcile event still follows the server events of every connect its state wants.
+      const kept = steps.filter((s) => s.change === 'unchanged' || s.change === 'updated').map((s) => live.settled(s.name));
+      // A newer desired state ends the wait (a hung connect must not hold it back): what this pass
+      // started goes on in LiveServers, and the next pass plans against it — keeps a connect the
+      // newer state still wants, disconnects (aborts) one it does not.
+      let superseded = false;
+      const notified$ = superseded$.pipe(tap(() => (superseded = true)));
       return concat(
-        ...phases,
+        merge(concat(...phases), ...kept).pipe(takeUntil(notified$)),
         defer(() => {
           applied = req.desired;
-          return of(passResult(pass, req, steps, scheduler.now() - started));
+          return of(passResult(pass, req, steps, scheduler.now() - started, superseded));
         }),
       );
     }).pipe(
@@ -179,18 +214,13 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       case 'block': {
         const assembled = desired.servers[name];
         const known = live.status(name);
-        return live.block(
-          name,
-          assembled?.scope ?? known?.scope ?? 'user',
-          assembled?.source ?? known?.source ?? '',
-          action.reason,
-          action.notAllowedBy,
-        );
+        const { type: _type, ...why } = action;
+        return live.block(name, assembled?.scope ?? known?.scope ?? 'user', assembled?.source ?? known?.source ?? '', why);
       }
     }
   };
 
-  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], ms: number): PassResult => {
+  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], ms: number, superseded: boolean): PassResult => {
     const names = (change: PlanStep['change'] | PlanStep['change'][]) => {
       const wantedChanges = Array.isArray(change) ? change : [change];
       return steps.filter((s) => wantedChanges.includes(s.change)).map((s) => s.name);
@@ -207,7 +237,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       blocked: names('blocked'),
       ms,
     });
-    return { event, promptable: promptableOf(req.desired, live), desired: req.desired };
+    return { event, promptable: promptableOf(req.desired, live), desired: req.desired, superseded };
   };
 
   const requests$ = (source$: Observable<AssembleInput>): Observable<PassRequest> => {
@@ -255,11 +285,22 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
               out.push(
                 stamp<ApprovalRequiredEvent>({
                   type: 'approval-required',
-                  servers: result.promptable.map(({ name, scope, source }) => ({ name, scope, source })),
+                  servers: result.promptable.map(({ name, scope, source, hash, config, readsEnv }) => ({
+                    name,
+                    scope,
+                    source,
+                    hash,
+                    config,
+                    readsEnv: [...readsEnv],
+                  })),
                 }),
               );
             }
-            if (result.event.generation === 1) out.push(stamp<ReadyEvent>({ type: 'ready' }));
+            // Ready once a pass ran to its end: a superseded first pass has not settled anything yet.
+            if (!ready && !result.superseded) {
+              ready = true;
+              out.push(stamp<ReadyEvent>({ type: 'ready' }));
+            }
             return out;
           }),
         ),
@@ -278,6 +319,14 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     list: () => live.list(),
     stderrTail: (name) => live.stderrTail(name),
     toolNotFoundMessage: (q) => live.toolNotFoundMessage(q),
+    appliedHash(name) {
+      const server = applied?.servers[name];
+      return server === undefined ? undefined : approvalHash(server.config);
+    },
+    reprompt() {
+      lastPromptable = [];
+      this.reload('approval');
+    },
     async dispose() {
       subscription?.unsubscribe();
       subscription = undefined;
@@ -296,12 +345,23 @@ function promptableOf(desired: DesiredState, live: LiveServers): PendingApproval
     .filter((s) => s.reason === 'pending_approval')
     .map((s) => {
       const config = desired.servers[s.name]?.config;
-      return { name: s.name, scope: s.scope, source: s.source, target: describeTarget(config), hash: approvalHash(config) };
+      const { config: shown, readsEnv, lines } = reviewEntry(config);
+      return {
+        name: s.name,
+        scope: s.scope,
+        source: s.source,
+        target: describeTarget(config),
+        hash: approvalHash(config),
+        config: shown,
+        readsEnv,
+        review: lines,
+      };
     });
 }
 
-/** `command args…` or the URL: what the approval dialog shows. Never env or header values. */
-export function describeTarget(config: unknown): string {
+/** `command args…` or the URL, secrets masked: the one-line summary of an entry. */
+export function describeTarget(entry: unknown): string {
+  const config = maskEntryAsWritten(entry);
   if (typeof config !== 'object' || config === null) return '(invalid entry)';
   const c = config as Record<string, unknown>;
   if (typeof c.httpUrl === 'string') return c.httpUrl;
@@ -311,6 +371,11 @@ export function describeTarget(config: unknown): string {
     return [c.command, ...args].join(' ');
   }
   return '(no command or url)';
+}
+
+/** A step that takes a server down (blocked or removed): it runs first and needs no slot. */
+function denies(step: PlanStep): boolean {
+  return step.change === 'blocked' || step.change === 'removed';
 }
 
 function samePending(a: readonly PendingApproval[], b: readonly PendingApproval[]): boolean {
@@ -323,6 +388,7 @@ function samePending(a: readonly PendingApproval[], b: readonly PendingApproval[
 export function serverEvent(s: ServerStatus, ts: number): ServerEvent {
   const e: ServerEvent = { type: 'server', ts, name: s.name, scope: s.scope, source: s.source, state: s.state };
   if (s.reason !== undefined) e.reason = s.reason;
+  if (s.detail !== undefined) e.detail = s.detail;
   if (s.pid !== undefined) e.pid = s.pid;
   if (s.state === 'connected') {
     e.tools = s.tools.map((t) => t.name);

@@ -4,21 +4,22 @@ import { GATED_SCOPES } from '../model/types.js';
 import type { McpLiveOptions } from '../createMcpLive.js';
 import { readInputsOnce } from '../planReport.js';
 import { createApprovalsStore } from '../sinks/approvalsStore.js';
-import { UsageError } from './args.js';
+import { UsageError, type CliCommand } from './args.js';
+import { reviewEntry, type ReviewLine } from '../model/reviewEntry.js';
 import { formatTable } from './statusCommand.js';
 
 /**
  * `mcp-live approvals list | approve NAME | reject NAME | forget NAME`. A decision is bound to
- * the server's current config (its approval hash); a running session sees it through its
- * watcher on the approvals file.
+ * the server's config (its approval hash): the entry and hash decided are printed, and with
+ * `--hash H` the decision is refused unless the entry is still the one whose hash is H (what the
+ * user reviewed). A running session sees it through its watcher on the approvals file.
  */
 export async function runApprovals(
   options: McpLiveOptions,
-  action: 'list' | 'approve' | 'reject' | 'forget',
-  server: string | undefined,
-  json: boolean,
+  command: Extract<CliCommand, { kind: 'approvals' }>,
   out: NodeJS.WritableStream,
 ): Promise<number> {
+  const { action, json } = command;
   const { input, projectRoot, approvalsFile } = await readInputsOnce(options);
   const store = createApprovalsStore(approvalsFile);
   const desired = assemble(input);
@@ -38,19 +39,38 @@ export async function runApprovals(
     }
     return 0;
   }
-  const name = server!;
+  const name = command.server;
   if (action === 'forget') {
     await store.decide(projectRoot, name, undefined);
-  } else {
-    const s = desired.servers[name];
-    if (!s) throw new UsageError(`no server named "${name}" is configured in ${projectRoot}`);
-    if (!GATED_SCOPES.has(s.scope)) {
-      throw new UsageError(`"${name}" comes from ${s.scope} settings, which need no approval`);
-    }
-    await store.decide(projectRoot, name, { hash: approvalHash(s.config), status: action === 'approve' ? 'approved' : 'rejected' });
+    if (json) out.write(`${JSON.stringify({ ok: true, server: name, action: 'forgot' })}\n`);
+    else out.write(`forgot ${name} for ${projectRoot}\n`);
+    return 0;
   }
-  const done = { approve: 'approved', reject: 'rejected', forget: 'forgot' }[action];
-  if (json) out.write(`${JSON.stringify({ ok: true, server: name, action: done })}\n`);
-  else out.write(`${done} ${name} for ${projectRoot}\n`);
+  const s = desired.servers[name];
+  if (!s) throw new UsageError(`no server named "${name}" is configured in ${projectRoot}`);
+  if (!GATED_SCOPES.has(s.scope)) {
+    throw new UsageError(`"${name}" comes from ${s.scope} settings, which need no approval`);
+  }
+  const hash = approvalHash(s.config);
+  if (command.hash !== undefined && command.hash !== hash) {
+    const review = reviewEntry(s.config);
+    const error = `${name} changed since it was shown (its hash is now ${hash}); review it again`;
+    if (json) out.write(`${JSON.stringify({ ok: false, server: name, error, hash, config: review.config })}\n`);
+    else process.stderr.write(`mcp-live: ${error}:\n${formatReview(review.lines)}`);
+    return 1;
+  }
+  const status = action === 'approve' ? 'approved' : 'rejected';
+  await store.decide(projectRoot, name, { hash, status });
+  const review = reviewEntry(s.config);
+  if (json) {
+    out.write(`${JSON.stringify({ ok: true, server: name, action: status, hash, source: s.source, config: review.config })}\n`);
+  } else {
+    out.write(`${status} ${name} for ${projectRoot}\n  source  ${s.source}\n${formatReview(review.lines)}  hash    ${hash}\n`);
+  }
   return 0;
+}
+
+/** Review lines as `  label   value`, one a line. */
+export function formatReview(lines: readonly ReviewLine[]): string {
+  return lines.map((l) => `  ${l.label.padEnd(7)} ${l.value}\n`).join('');
 }

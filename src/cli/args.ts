@@ -24,7 +24,15 @@ export type CliCommand =
   | { kind: 'status'; json: boolean; options: CommonOptions }
   | { kind: 'plan'; json: boolean; options: CommonOptions }
   | { kind: 'approvals'; action: 'list'; json: boolean; options: CommonOptions }
-  | { kind: 'approvals'; action: 'approve' | 'reject' | 'forget'; server: string; json: boolean; options: CommonOptions }
+  | {
+      kind: 'approvals';
+      action: 'approve' | 'reject' | 'forget';
+      server: string;
+      /** `--hash H`: decide only if the entry's approval hash is still H. */
+      hash?: string;
+      json: boolean;
+      options: CommonOptions;
+    }
   | { kind: 'help' };
 
 export const USAGE = `Usage:
@@ -32,7 +40,7 @@ export const USAGE = `Usage:
   mcp-live --json [options]     headless: NDJSON events on stdout, JSON commands on stdin
   mcp-live status [--json]      connect once, print every server's state, exit (1 if any error)
   mcp-live plan [--json]        dry run: servers, sources, admission and reasons; spawns nothing
-  mcp-live approvals list | approve NAME | reject NAME | forget NAME
+  mcp-live approvals list | approve NAME [--hash H] | reject NAME [--hash H] | forget NAME
 
 Options:
   --cwd DIR                         workspace directory (default: the current directory)
@@ -66,6 +74,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
         'allowed-mcp-server-names': { type: 'string' },
         'approvals-file': { type: 'string' },
         debounce: { type: 'string' },
+        hash: { type: 'string' },
         reconcile: { type: 'string' },
         demo: { type: 'boolean' },
         json: { type: 'boolean' },
@@ -115,6 +124,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
   };
   const json = values.json ?? false;
   const [command, ...rest] = positionals;
+  if (values.hash !== undefined && command !== 'approvals') throw new UsageError('--hash goes with approvals approve|reject');
   switch (command) {
     case undefined:
       return { kind: 'session', json, options };
@@ -128,7 +138,13 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
       if (action === 'list') return { kind: 'approvals', action, json, options };
       if (action === 'approve' || action === 'reject' || action === 'forget') {
         if (!server) throw new UsageError(`approvals ${action} needs a server NAME`);
-        return { kind: 'approvals', action, server, json, options };
+        const hash = values.hash;
+        if (hash !== undefined && (action === 'forget' || !/^[0-9a-f]{64}$/.test(hash))) {
+          throw new UsageError(
+            action === 'forget' ? 'approvals forget takes no --hash' : `--hash expects the 64 hex digits of an approval hash, got "${hash}"`,
+          );
+        }
+        return { kind: 'approvals', action, server, ...(hash === undefined ? {} : { hash }), json, options };
       }
       throw new UsageError(`approvals: unknown action "${action}" (list, approve, reject, forget)`);
     }

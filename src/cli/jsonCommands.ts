@@ -5,6 +5,8 @@ import type { McpLive } from '../createMcpLive.js';
 export interface CommandOutcome {
   result: Omit<ResultEvent, 'ts'>;
   quit: boolean;
+  /** `data` is a tool's answer (`call`): written as the tool gave it, not through the secrets net. */
+  verbatimData?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -32,12 +34,12 @@ export async function runJsonCommand(line: string, live: McpLive): Promise<Comma
   try {
     switch (cmd.cmd) {
       case 'approve':
-        await live.approve(server(), { persist: cmd.persist !== false });
+        await live.approve(server(), { persist: cmd.persist !== false, ...hashOf(cmd) });
         return ok(id, { approved: cmd.server, persist: cmd.persist !== false });
       case 'approve-all':
-        return ok(id, { approved: await live.approveAllPending() });
+        return ok(id, { approved: await live.approveAllPending(shownSet(cmd)) });
       case 'reject':
-        await live.reject(server());
+        await live.reject(server(), hashOf(cmd));
         return ok(id, { rejected: cmd.server });
       case 'reload':
         live.reload();
@@ -55,7 +57,7 @@ export async function runJsonCommand(line: string, live: McpLive): Promise<Comma
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
           throw new CommandError('"args" must be a JSON object');
         }
-        return ok(id, await live.callTool(cmd.tool, args as Json));
+        return { ...ok(id, await live.callTool(cmd.tool, args as Json)), verbatimData: true };
       }
       case 'quit':
         return { result: { type: 'result', ok: true, ...(id === undefined ? {} : { id }), data: { quitting: true } }, quit: true };
@@ -68,6 +70,29 @@ export async function runJsonCommand(line: string, live: McpLive): Promise<Comma
 }
 
 class CommandError extends Error {}
+
+/** `hash`: the approval hash from `approval-required`, which binds a decision to what was shown. */
+function hashOf(cmd: Json): { hash?: string } {
+  if (cmd.hash === undefined) return {};
+  if (typeof cmd.hash !== 'string' || cmd.hash === '') throw new CommandError('"hash" must be the string from approval-required');
+  return { hash: cmd.hash };
+}
+
+/** `servers: [{name, hash}]` of `approve-all`: the set that was shown (default: the latest one). */
+function shownSet(cmd: Json): { name: string; hash: string }[] | undefined {
+  if (cmd.servers === undefined) return undefined;
+  const valid =
+    Array.isArray(cmd.servers) &&
+    cmd.servers.every(
+      (s: unknown) =>
+        typeof s === 'object' &&
+        s !== null &&
+        typeof (s as Json).name === 'string' &&
+        typeof (s as Json).hash === 'string',
+    );
+  if (!valid) throw new CommandError('"servers" must be a list of {"name", "hash"} from approval-required');
+  return (cmd.servers as Json[]).map((s) => ({ name: s.name as string, hash: s.hash as string }));
+}
 
 function ok(id: string | number | undefined, data: unknown): CommandOutcome {
   return { result: { type: 'result', ok: true, ...(id === undefined ? {} : { id }), data }, quit: false };

@@ -43,7 +43,7 @@ async function run(command: Exclude<CliCommand, { kind: 'help' }>, options: McpL
     case 'plan':
       return runPlan(options, command.json, process.stdout);
     case 'approvals':
-      return runApprovals(options, command.action, 'server' in command ? command.server : undefined, command.json, process.stdout);
+      return runApprovals(options, command, process.stdout);
     case 'status':
       return runStatus(createMcpLive(options), command.json, process.stdout);
     case 'session': {

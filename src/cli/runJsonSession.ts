@@ -13,7 +13,7 @@ export async function runJsonSession(
   io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
 ): Promise<number> {
   const write = ndjsonWriter(io.stdout);
-  const output = live.events$.subscribe(write);
+  const output = live.events$.subscribe((event) => write(event));
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
@@ -29,7 +29,7 @@ export async function runJsonSession(
     if (line.trim() === '') return;
     queue = queue.then(async () => {
       const outcome = await runJsonCommand(line, live);
-      write({ ...outcome.result, ts: Date.now() });
+      write({ ...outcome.result, ts: Date.now() }, { verbatimData: outcome.verbatimData === true });
       if (outcome.quit) stop();
     });
   });

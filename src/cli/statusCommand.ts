@@ -1,19 +1,42 @@
 import type { McpLive } from '../createMcpLive.js';
 import { reasonText } from '../model/messages.js';
+import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
 import type { ServerStatus } from '../model/status.js';
 
 /**
  * `mcp-live status`: connect once, print every server's state, end every process.
- * Exit code 1 when any server is in `error`.
+ * Exit code 1 when any server is in `error`, or when a user or system settings file does not
+ * parse (every server is then blocked, and the error is printed).
  */
-export async function runStatus(live: McpLive, json: boolean, out: NodeJS.WritableStream): Promise<number> {
+export async function runStatus(
+  live: McpLive,
+  json: boolean,
+  out: NodeJS.WritableStream,
+  env: Environment = process.env,
+): Promise<number> {
+  // Everything printed passes the session-wide secret net (issue 11): errors quote what servers said.
+  const mask = createTextMasker(env);
+  // Broken files are reported before the first pass: collect them from the start.
+  const problems: string[] = [];
+  const notices = live.events$.subscribe((e) => {
+    if (e.type === 'settings-error') problems.push(e.error);
+  });
   try {
     await live.start();
     const servers = live.statusReport();
-    if (json) out.write(`${JSON.stringify({ servers: servers.map(statusJson) }, null, 2)}\n`);
-    else out.write(formatStatusTable(servers));
-    return servers.some((s) => s.state === 'error') ? 1 : 0;
+    // Fail closed (issue 11): a user or system settings file that never parsed blocks everything.
+    const blockedBy = live.settingsError();
+    if (json) {
+      const report = { ...(blockedBy === undefined ? {} : { settingsError: blockedBy }), settingsErrors: problems, servers: servers.map(statusJson) };
+      out.write(`${JSON.stringify(report, maskingReplacer(mask), 2)}\n`);
+    } else {
+      if (blockedBy !== undefined) out.write(mask(`✖ ${blockedBy}\n`));
+      for (const problem of problems) out.write(mask(`! ${problem}\n`));
+      out.write(mask(formatStatusTable(servers)));
+    }
+    return blockedBy !== undefined || servers.some((s) => s.state === 'error') ? 1 : 0;
   } finally {
+    notices.unsubscribe();
     await live.dispose();
   }
 }
@@ -25,6 +48,7 @@ function statusJson(s: ServerStatus) {
     source: s.source,
     state: s.state,
     ...(s.reason ? { reason: s.reason } : {}),
+    ...(s.detail ? { detail: s.detail } : {}),
     ...(s.error ? { error: s.error } : {}),
     tools: s.tools.map((t) => t.name),
     prompts: s.prompts.map((p) => p.name),
@@ -39,7 +63,7 @@ export function formatStatusTable(servers: readonly ServerStatus[]): string {
     s.scope,
     s.state,
     s.state === 'connected' ? `${s.tools.length} tools, ${s.prompts.length} prompts` : '',
-    s.reason ? reasonText(s.reason, s.notAllowedBy) : (s.error ?? ''),
+    s.reason ? reasonText(s.reason, s.notAllowedBy, s.detail) : (s.error ?? ''),
   ]);
   return formatTable(['SERVER', 'SCOPE', 'STATE', 'LISTS', 'WHY'], rows);
 }

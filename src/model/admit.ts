@@ -2,11 +2,16 @@ import { GATED_SCOPES, type AssembledServer, type DesiredState, type NotAllowedB
 import { nameMatcher } from './namePatterns.js';
 
 /** Whether one server may connect, and if not, why (SPEC §4). */
-export type Admission = { admitted: true } | { admitted: false; reason: Reason; notAllowedBy?: NotAllowedBy };
+export type Admission =
+  | { admitted: true }
+  | { admitted: false; reason: Reason; notAllowedBy?: NotAllowedBy; detail?: string };
 
 /**
  * Admission of one assembled server (SPEC §4); the first rule that applies is the reason:
- * `untrusted_folder` → `excluded` → `not_allowed` → `disabled` → `rejected` → `pending_approval`.
+ * `settings_error` → `untrusted_folder` → `excluded` → `not_allowed` → `disabled` → `rejected` →
+ * `pending_approval`. `settings_error` (issue 11): a user or system settings file never parsed,
+ * so its exclusions and folder trust are unknown — nothing connects until it does (`detail` says
+ * which file and where).
  *
  * The allow bound is the flag `--allowed-mcp-server-names` (`flagAllowed`) and the merged settings
  * `mcp.allowed` (`desired.gating.allowed`); when both are set a name must match both, so settings
@@ -30,13 +35,15 @@ function admission(
   desired: DesiredState,
   flagAllowed: readonly string[] | undefined,
 ): (name: string, server: AssembledServer) => Admission {
-  const { gating, trusted } = desired;
-  const excluded = nameMatcher(gating.excluded ?? []);
+  const { gating, trusted, settingsError } = desired;
+  // Case-insensitive: an exclusion can only deny more, so `BLOCKED-server` must not fail open.
+  const excluded = nameMatcher(gating.excluded ?? [], { ignoreCase: true });
   const inFlag = flagAllowed === undefined ? undefined : nameMatcher(flagAllowed);
   const inSettings = gating.allowed === undefined ? undefined : nameMatcher(gating.allowed);
   const rejected = new Set(gating.rejected);
   const pending = new Set(gating.pending);
   return (name, server) => {
+    if (settingsError !== undefined) return { admitted: false, reason: 'settings_error', detail: settingsError };
     if (!trusted) return { admitted: false, reason: 'untrusted_folder' };
     if (excluded(name)) return { admitted: false, reason: 'excluded' };
     if (inFlag !== undefined && !inFlag(name)) return { admitted: false, reason: 'not_allowed', notAllowedBy: 'flag' };

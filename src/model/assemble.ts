@@ -5,6 +5,7 @@ import {
   type AssembledServer,
   type DesiredState,
   type Gating,
+  type Scope,
   type SourceSnapshot,
 } from './types.js';
 import { approvalHash, approvalState } from './approvalHash.js';
@@ -78,7 +79,24 @@ export function assemble(input: AssembleInput): DesiredState {
   const admission = mergeAdmissionSettings(sources);
   const gating: Gating = { excluded: admission.excluded, pending, rejected };
   if (admission.allowed !== undefined) gating.allowed = admission.allowed;
-  return { servers, gating, trusted };
+  const desired: DesiredState = { servers, gating, trusted };
+  const settingsError = brokenSettings(input.sources);
+  if (settingsError !== undefined) desired.settingsError = settingsError;
+  return desired;
+}
+
+/** Scopes whose admission keys guard every server: while one of them never parsed, fail closed. */
+const FAIL_CLOSED_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['user', 'system']);
+
+/**
+ * The fail-closed message (issue 11) for the first user or system settings file that has never
+ * been read whole, or undefined. Without that file's `mcp.excluded` and folder-trust switch,
+ * admitting anything could connect what the user excluded.
+ */
+function brokenSettings(sources: readonly SourceSnapshot[]): string | undefined {
+  const broken = sources.find((s) => FAIL_CLOSED_SCOPES.has(s.scope) && s.broken !== undefined);
+  if (broken === undefined) return undefined;
+  return `${broken.scope} settings do not parse: ${broken.broken} — fix it to connect servers`;
 }
 
 /** Position in the assembly order; an unknown scope (a bug elsewhere) sorts first, so it loses. */

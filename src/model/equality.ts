@@ -33,7 +33,10 @@ export function mcpGatingEqual(a?: Gating, b?: Gating): boolean {
   );
 }
 
-/** The reconcile gate's equality: servers, gating and folder trust (docs/decisions.md #2). */
+/**
+ * The reconcile gate's equality: servers, gating, folder trust (docs/decisions.md #2) and the
+ * fail-closed settings error (a file that starts parsing must admit servers).
+ */
 export function desiredStateEqual(a: DesiredState, b: DesiredState): boolean {
-  return a.trusted === b.trusted && mcpServersEqual(a.servers, b.servers) && mcpGatingEqual(a.gating, b.gating);
+  return a.trusted === b.trusted && a.settingsError === b.settingsError && mcpServersEqual(a.servers, b.servers) && mcpGatingEqual(a.gating, b.gating);
 }

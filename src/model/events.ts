@@ -22,6 +22,8 @@ export interface ServerEvent extends Stamped {
   source: string;
   state: ServerState;
   reason?: Reason;
+  /** The reason in words where it depends on more than the name (`settings_error`). */
+  detail?: string;
   pid?: number;
   tools?: string[];
   prompts?: string[];
@@ -42,9 +44,22 @@ export interface ReconcileEvent extends Stamped {
   ms: number;
 }
 
+/** One server of `approval-required`: where it comes from, the hash a decision names, the entry as written. */
+export interface ApprovalRequest {
+  name: string;
+  scope: Scope;
+  source: string;
+  /** Pass it back with `{"cmd":"approve","server":…,"hash":…}`: a changed entry is refused. */
+  hash: string;
+  /** The entry as written (`${VAR}` references kept, literal secrets masked). */
+  config: unknown;
+  /** The environment variables the entry reads. */
+  readsEnv: string[];
+}
+
 export interface ApprovalRequiredEvent extends Stamped {
   type: 'approval-required';
-  servers: { name: string; scope: Scope; source: string }[];
+  servers: ApprovalRequest[];
 }
 
 export interface SettingsErrorEvent extends Stamped {

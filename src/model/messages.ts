@@ -4,8 +4,10 @@ import type { NotAllowedBy, Reason } from './types.js';
  * A blocked server's reason in words, as the server list shows it (SPEC §9). `not_allowed`
  * names the bound that rejected it (see `admit`); without `notAllowedBy` it names the settings.
  */
-export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy): string {
+export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?: string): string {
   switch (reason) {
+    case 'settings_error':
+      return detail ?? 'your settings do not parse – fix them to connect servers';
     case 'pending_approval':
       return 'needs approval';
     case 'rejected':
@@ -29,8 +31,14 @@ export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy): string 
  * flag is fixed for the life of the process — so that case says to restart with the name in the
  * flag instead of pointing at mcp.allowed.
  */
-function blockedSentence(reason: Reason, notAllowedBy: NotAllowedBy | undefined): { situation: string; fix: string } {
+function blockedSentence(
+  reason: Reason,
+  notAllowedBy: NotAllowedBy | undefined,
+  detail: string | undefined,
+): { situation: string; fix: string } {
   switch (reason) {
+    case 'settings_error':
+      return { situation: 'is blocked', fix: detail ?? 'your settings do not parse – fix them to connect servers' };
     case 'removed':
       return { situation: 'was removed from settings', fix: 'add it back to settings' };
     case 'excluded':
@@ -59,13 +67,13 @@ function blockedSentence(reason: Reason, notAllowedBy: NotAllowedBy | undefined)
 export function toolNotFoundMessage(
   toolName: string,
   server: string | undefined,
-  status: { reason?: Reason; notAllowedBy?: NotAllowedBy; error?: string } | undefined,
+  status: { reason?: Reason; notAllowedBy?: NotAllowedBy; detail?: string; error?: string } | undefined,
 ): string {
   const head = `Tool "${toolName}" is not available`;
   if (server === undefined) return `${head}: it does not name a tool of any configured MCP server.`;
   if (status === undefined) return `${head}: no MCP server "${server}" is configured.`;
   if (status.reason !== undefined) {
-    const { situation, fix } = blockedSentence(status.reason, status.notAllowedBy);
+    const { situation, fix } = blockedSentence(status.reason, status.notAllowedBy, status.detail);
     return `${head}: MCP server "${server}" ${situation} – ${fix}.`;
   }
   if (status.error !== undefined) return `${head}: MCP server "${server}" failed: ${status.error}`;

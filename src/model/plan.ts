@@ -17,10 +17,12 @@ export interface WantedServer {
   invalid?: string;
 }
 
-/** Why a name is blocked; `notAllowedBy` only with `not_allowed`. */
+/** Why a name is blocked; `notAllowedBy` only with `not_allowed`, `detail` only with `settings_error`. */
 export interface Blocked {
   reason: Reason;
   notAllowedBy?: NotAllowedBy;
+  /** The words of a reason that depends on more than the name (which file does not parse, where). */
+  detail?: string;
 }
 
 /**
@@ -32,6 +34,7 @@ export interface LiveEntry {
   view?: ViewFields;
   state: ServerState;
   reason?: Reason;
+  detail?: string;
 }
 
 /** How one server changes in a pass; the words of the `reconcile` event (SPEC §9). */
@@ -43,7 +46,7 @@ export type Action =
   | { type: 'disconnect' }
   | { type: 'refilter'; server: WantedServer }
   /** Reason `removed` for a name that is gone. */
-  | { type: 'block'; reason: Reason; notAllowedBy?: NotAllowedBy };
+  | ({ type: 'block' } & Blocked);
 
 /** The plan for one name. */
 export interface PlanStep {
@@ -62,19 +65,19 @@ export function desiredServers(
   desired: DesiredState,
   flagAllowed: readonly string[] | undefined,
   env: Readonly<Record<string, string | undefined>>,
+  workspace?: string,
 ): { wanted: Record<string, WantedServer>; blocked: Record<string, Blocked> } {
   const wanted = Object.create(null) as Record<string, WantedServer>;
   const blocked = Object.create(null) as Record<string, Blocked>;
   for (const [name, admission] of Object.entries(admitAll(desired, flagAllowed))) {
     if (!admission.admitted) {
-      blocked[name] = admission.notAllowedBy === undefined
-        ? { reason: admission.reason }
-        : { reason: admission.reason, notAllowedBy: admission.notAllowedBy };
+      const { admitted: _admitted, ...why } = admission;
+      blocked[name] = why;
       continue;
     }
     const server = desired.servers[name]!;
     const identity = { name, scope: server.scope, source: server.source };
-    const resolution = resolveServerConfig(server.config, env);
+    const resolution = resolveServerConfig(server.config, env, workspace);
     wanted[name] = resolution.ok
       ? { ...identity, fingerprint: fingerprint(resolution.resolved), view: resolution.view, resolved: resolution.resolved }
       : { ...identity, fingerprint: invalidFingerprint(server.config), view: {}, invalid: `invalid_config: ${resolution.error}` };
@@ -152,11 +155,9 @@ function planWanted(server: WantedServer, current: LiveEntry | undefined): StepB
 }
 
 function planBlocked(target: Blocked, current: LiveEntry | undefined): StepBody {
-  const block: Action = target.notAllowedBy === undefined
-    ? { type: 'block', reason: target.reason }
-    : { type: 'block', reason: target.reason, notAllowedBy: target.notAllowedBy };
+  const block: Action = { type: 'block', ...target };
   if (holdsConnection(current)) return { change: 'blocked', actions: [{ type: 'disconnect' }, block] };
-  if (current !== undefined && current.reason === target.reason) {
+  if (current !== undefined && current.reason === target.reason && current.detail === target.detail) {
     return { change: 'unchanged', actions: [] };
   }
   return { change: 'blocked', actions: [block] };

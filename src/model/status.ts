@@ -1,3 +1,4 @@
+import type { ReviewLine } from './reviewEntry.js';
 import type {
   NotAllowedBy,
   PromptInfo,
@@ -37,6 +38,8 @@ export interface ServerStatus {
   state: ServerState;
   reason?: Reason;
   notAllowedBy?: NotAllowedBy;
+  /** The reason in words where it depends on more than the name (`settings_error`: which file, where). */
+  detail?: string;
   error?: string;
   pid?: number;
   transport?: TransportKind;
@@ -47,12 +50,22 @@ export interface ServerStatus {
   history: readonly HistoryEntry[];
 }
 
-/** A gated server waiting for the user's decision: what the approval dialog shows. */
+/**
+ * A gated server waiting for the user's decision: what the approval dialog shows. A decision
+ * names `hash`, the approval hash of exactly this entry: if the file changed since, the decision
+ * is refused and the user is asked again (issue 11).
+ */
 export interface PendingApproval {
   name: string;
   scope: Scope;
   source: string;
-  /** `command args…` or the URL it would connect to (never env or header values). */
+  /** `command args…` or the URL it would connect to (secrets masked). */
   target: string;
   hash: string;
+  /** The entry as written, `${VAR}` references kept, literal secrets masked. */
+  config: unknown;
+  /** The environment variables the entry reads, sorted. */
+  readsEnv: readonly string[];
+  /** Everything that decides what runs or where data goes, one line a fact (see `reviewEntry`). */
+  review: readonly ReviewLine[];
 }

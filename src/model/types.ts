@@ -45,6 +45,12 @@ export interface ServerConfig {
 export type TransportKind = 'stdio' | 'sse' | 'http';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * The longest connect deadline (and request timeout) a config may ask for: 10 minutes. A larger
+ * `timeout` is capped, so no server can hold a connect open for days (issue 11) — and Node's timers,
+ * which fire at once past 2^31-1 ms, never see an overflowing value.
+ */
+export const MAX_TIMEOUT_MS = 600_000;
 
 /** A server config after validation and `$VAR` expansion: what a connector needs. */
 export interface ResolvedServerConfig {
@@ -86,6 +92,13 @@ export interface SourceSnapshot {
   mcp?: McpSettings;
   /** `security.folderTrust.enabled`, honoured from user and system settings only. */
   folderTrustEnabled?: boolean;
+  /**
+   * Set while a settings file has never been read whole: it did not parse on its first read, or
+   * an admission key (`mcp`, `security`) had the wrong type, so there is no last good content.
+   * The message names the file and the position. Honoured for user and system settings, whose
+   * admission keys (`mcp.excluded`, folder trust) guard everything: admission fails closed.
+   */
+  broken?: string;
 }
 
 /** One assembled entry: the winning config for a name, tagged with where it came from. */
@@ -130,10 +143,16 @@ export interface DesiredState {
   gating: Gating;
   /** False only when folder trust is enabled and this folder is not trusted. */
   trusted: boolean;
+  /**
+   * Why no server may connect: a user or system settings file that has never parsed
+   * ({@link SourceSnapshot.broken}), in words with the file and position. Absent when all is well.
+   */
+  settingsError?: string;
 }
 
 /** Why a server is not connected (SPEC §4, plus `removed`). */
 export type Reason =
+  | 'settings_error'
   | 'untrusted_folder'
   | 'excluded'
   | 'not_allowed'

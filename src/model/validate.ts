@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import {
   DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
   type ResolvedServerConfig,
   type ServerConfig,
   type TransportKind,
@@ -79,8 +81,8 @@ export function transportKind(config: ServerConfig): TransportKind | undefined {
   return undefined;
 }
 
-/** `$NAME` or `${NAME}`, with NAME a shell-style identifier. */
-const VARIABLE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+/** `$NAME` or `${NAME}`, with NAME a shell-style identifier (also read by model/secrets.ts). */
+export const VARIABLE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
 
 /**
  * Expands `$VAR` and `${VAR}` from `env`. An **unset variable expands to the empty string**, as in
@@ -118,6 +120,10 @@ function viewFieldsOf(config: ServerConfig): ViewFields {
  * Validation + transport choice + `$VAR` expansion (command, args, env values, cwd, url/httpUrl,
  * header values) + the default timeout: everything a connector needs, and the view fields.
  *
+ * A stdio server's working directory is its `cwd` resolved against `workspace`, or `workspace`
+ * itself; it is part of the fingerprint, so sessions of a pool with different workspaces never
+ * share a process. (Without `workspace`, `cwd` stays as written: the pure unit tests' form.)
+ *
  * Only the fields of the chosen transport are carried over — a stdio server gets no url or
  * headers, a remote one no command, args, env or cwd — so editing a field that cannot matter
  * does not change the fingerprint and does not reconnect.
@@ -125,13 +131,14 @@ function viewFieldsOf(config: ServerConfig): ViewFields {
 export function resolveServerConfig(
   raw: unknown,
   env: Readonly<Record<string, string | undefined>>,
+  workspace?: string,
 ): { ok: true; resolved: ResolvedServerConfig; view: ViewFields } | { ok: false; error: string } {
   const validated = validateServerConfig(raw);
   if (!validated.ok) return validated;
   const { config } = validated;
   const transport = transportKind(config);
   if (transport === undefined) return { ok: false, error: NO_TRANSPORT_ERROR };
-  const timeout = config.timeout ?? DEFAULT_TIMEOUT_MS;
+  const timeout = Math.min(config.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const view = viewFieldsOf(config);
   if (transport === 'stdio') {
     const resolved: ResolvedServerConfig = {
@@ -142,7 +149,11 @@ export function resolveServerConfig(
       headers: {},
       timeout,
     };
-    if (config.cwd !== undefined) resolved.cwd = expandVars(config.cwd, env);
+    // Relative to the workspace, never to mcp-live's own directory (issue 11): `node server.js`
+    // in `.mcp.json` runs the workspace's server.js from wherever mcp-live was started.
+    const cwd = config.cwd === undefined ? undefined : expandVars(config.cwd, env);
+    if (workspace !== undefined) resolved.cwd = resolve(workspace, cwd ?? '.');
+    else if (cwd !== undefined) resolved.cwd = cwd;
     return { ok: true, resolved, view };
   }
   const url = transport === 'http' && config.httpUrl !== undefined ? config.httpUrl : (config.url ?? '');

@@ -21,6 +21,7 @@ import {
   type Subscription,
 } from 'rxjs';
 import type { Connection, Connector } from '../model/connection.js';
+import { createServerMasker } from '../model/secrets.js';
 import { exhaustMapWithTrailing } from '../operators/exhaustMapWithTrailing.js';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -30,7 +31,7 @@ import {
   type ServerLists,
   type ToolInfo,
 } from '../model/types.js';
-import { redactSecrets } from './redactSecrets.js';
+import { activeProcessGroupRegistry, type ProcessGroupRegistry } from './processGroupRegistry.js';
 import { StderrRing } from './stderrRing.js';
 import { createTransport, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
 
@@ -57,6 +58,11 @@ export interface McpConnectorOptions {
   httpReconnection?: StreamableHTTPReconnectionOptions;
   /** Sent in `initialize`. */
   clientInfo?: { name: string; version: string };
+  /**
+   * stdio: where servers' process groups are recorded while they run, so the next mcp-live can
+   * end them if this one is SIGKILLed (default: the registry the started session opened, if any).
+   */
+  processGroups?: ProcessGroupRegistry;
 }
 
 /** The {@link Connection} this connector hands out: its `close()` is a Promise. */
@@ -143,7 +149,8 @@ class McpSession implements McpConnection {
     options: McpConnectorOptions,
   ) {
     this.timeoutMs = Number.isFinite(config.timeout) && config.timeout > 0 ? config.timeout : DEFAULT_TIMEOUT_MS;
-    this.redact = redactSecrets(config);
+    // The child inherits process.env (see childEnvironment), so its secrets are this server's too.
+    this.redact = createServerMasker({ resolved: config, env: process.env });
     this.stderr = new StderrRing(undefined, this.redact);
     this.lists$ = this.listsSubject.asObservable();
     this.mcp = createTransport(config, this.stderr, {
@@ -152,6 +159,7 @@ class McpSession implements McpConnection {
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       },
       httpReconnection: options.httpReconnection,
+      processGroups: { registry: options.processGroups ?? activeProcessGroupRegistry(), name },
     });
     this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: {} });
     this.client.onclose = () => this.onTransportClosed();

@@ -1,5 +1,6 @@
 import equal from 'fast-deep-equal';
 import {
+  AsyncSubject,
   BehaviorSubject,
   EMPTY,
   Observable,
@@ -8,7 +9,6 @@ import {
   concat,
   defer,
   from,
-  ignoreElements,
   lastValueFrom,
   noop,
   map,
@@ -16,13 +16,21 @@ import {
   tap,
   timer,
   type SchedulerLike,
-  type Subscription,
+  Subscription,
 } from 'rxjs';
 import { SharedConnectionRestarted, type Connection, type Connector } from '../model/connection.js';
-import type { LiveEntry, WantedServer } from '../model/plan.js';
+import type { Blocked, LiveEntry, WantedServer } from '../model/plan.js';
 import type { HistoryEntry, QualifiedTool, ServerStatus } from '../model/status.js';
-import type { NotAllowedBy, Reason, Scope, ServerLists } from '../model/types.js';
-import { filterTools, parseQualifiedToolName, qualifiedToolName, qualifyTools } from '../model/toolNames.js';
+import type { Scope, ServerLists } from '../model/types.js';
+import {
+  filterTools,
+  parseQualifiedToolName,
+  qualifyTools,
+  resolveServerParts,
+  sanitisesTo,
+  serverNameParts,
+} from '../model/toolNames.js';
+import { ambiguousToolMessage, collisionWarning, renamedToolMessage } from '../model/toolNameMessages.js';
 import { toolNotFoundMessage } from '../model/messages.js';
 import { backoffDelay } from '../operators/backoffDelay.js';
 
@@ -62,6 +70,10 @@ interface Entry {
   connectedAt?: number;
   /** Set by `/reconnect NAME`: the next pass reconnects it whatever its fingerprint. */
   forceReconnect?: boolean;
+  /** Completes when the last process closed here is gone; the next attempt waits for it. */
+  closing?: Observable<never>;
+  /** Completes when the attempt `connect` started has settled (or was ended): what passes wait for. */
+  settling?: AsyncSubject<never>;
 }
 
 /** How many stderr lines a server keeps (SPEC §3). */
@@ -92,6 +104,14 @@ export class LiveServers {
   private readonly random: () => number;
   private readonly stableAfterMs: number;
   private readonly historyLimit: number;
+  /** Closes in flight: they belong here, not to the pass that asked, so a superseded pass cannot cut one short. */
+  private readonly closes = new Subscription();
+  /** Every configured name (see {@link setConfiguredNames}). */
+  private configured = new Set<string>();
+  /** Server → the server part of its qualified tool names; a configured name missing here has none. */
+  private parts = new Map<string, string>();
+  /** Collisions warned about, so each is reported once while it lasts. */
+  private collisions = new Set<string>();
 
   /** Every known server, sorted by name; replays the latest list. */
   readonly servers$: Observable<readonly ServerStatus[]> = this.statusSubject.asObservable();
@@ -119,6 +139,7 @@ export class LiveServers {
         view: e.server?.view,
         state: e.status.state,
         reason: e.status.reason,
+        detail: e.status.detail,
       });
     }
     return live;
@@ -144,22 +165,29 @@ export class LiveServers {
     if (this.entries.has(name)) this.update(name, { scope, source });
   }
 
-  /** Connects; completes once the first attempt settled (connected or error). */
+  /**
+   * Connects; completes once the first attempt settled (connected or error). The attempt belongs
+   * to this entry, not to the subscriber: unsubscribing only stops waiting (a superseded pass lets
+   * go), and the attempt goes on until it settles or `disconnect` ends it — which aborts it and
+   * ends its processes (the connector's contract). So the next pass finds it `connecting` with its
+   * fingerprint and keeps it ({@link settled}), or disconnects it when it is no longer wanted.
+   */
   connect(server: WantedServer): Observable<never> {
     return defer(() => {
       const e = this.ensure(server.name, server.scope, server.source);
       e.forceReconnect = false;
       e.failures = 0;
       this.stopSession(e);
-      // The plan disconnects before it reconnects; a connection still held here is closed first.
-      const stale = e.conn;
-      e.conn = undefined;
+      // The plan disconnects before it reconnects; a connection still held here is closed first
+      // (the attempt waits for it, see `open`).
+      this.close(e);
       e.server = server;
       if (server.invalid !== undefined || server.resolved === undefined) {
         this.update(server.name, {
           state: 'error',
           reason: undefined,
           notAllowedBy: undefined,
+          detail: undefined,
           error: server.invalid ?? 'invalid_config',
           pid: undefined,
           fingerprint: server.fingerprint,
@@ -168,11 +196,16 @@ export class LiveServers {
         });
         return EMPTY;
       }
-      const open = new Observable<never>((done) => {
-        this.open(e, server, () => done.complete());
-      });
-      return stale ? concat(from(stale.close()).pipe(ignoreElements()), open) : open;
+      const settling = new AsyncSubject<never>();
+      e.settling = settling;
+      this.open(e, server, () => this.settle(e, settling));
+      return settling.asObservable();
     });
+  }
+
+  /** Completes when the attempt a `connect` started for `name` has settled; at once if there is none. */
+  settled(name: string): Observable<never> {
+    return defer(() => this.entries.get(name)?.settling?.asObservable() ?? EMPTY);
   }
 
   /** Disconnects and removes the server's tools, prompts and resources; completes when its process is gone. */
@@ -185,11 +218,11 @@ export class LiveServers {
       if (conn) this.keepStderr(e, '(process stopped)');
       // `/reconnect NAME` on a pooled server: end the shared process, not only our hold on it.
       const restarting = conn && e.forceReconnect && e.server ? this.deps.restartShared?.(e.server.fingerprint) : undefined;
-      e.conn = undefined;
       e.lists = undefined;
       e.server = undefined;
+      // Tools go first: a call is refused from here on, however long the process takes to end.
       this.update(name, { state: 'disconnected', pid: undefined, error: undefined, ...EMPTY_LISTS });
-      return conn ? concat(from(conn.close()), restarting ?? EMPTY).pipe(ignoreElements()) : EMPTY;
+      return this.close(e, restarting);
     });
   }
 
@@ -205,15 +238,16 @@ export class LiveServers {
   }
 
   /** Marks a server as not connected for a reason (`removed` reads as `disconnected`). */
-  block(name: string, scope: Scope, source: string, reason: Reason, notAllowedBy?: NotAllowedBy): Observable<never> {
+  block(name: string, scope: Scope, source: string, why: Blocked): Observable<never> {
     return defer(() => {
       this.ensure(name, scope, source);
       this.update(name, {
         scope,
         source,
-        state: reason === 'removed' ? 'disconnected' : 'blocked',
-        reason,
-        notAllowedBy,
+        state: why.reason === 'removed' ? 'disconnected' : 'blocked',
+        reason: why.reason,
+        notAllowedBy: why.notAllowedBy,
+        detail: why.detail,
         error: undefined,
         pid: undefined,
         ...EMPTY_LISTS,
@@ -230,18 +264,51 @@ export class LiveServers {
     return true;
   }
 
-  /** Routes a call by qualified tool name; an unknown name rejects with the reason and the fix. */
-  async callTool(qualified: string, args: Record<string, unknown>): Promise<unknown> {
-    for (const e of this.entries.values()) {
-      const tool = e.status.tools.find((t) => t.name === qualified);
-      if (tool && e.conn) return e.conn.callTool(tool.tool, args);
+  /**
+   * Every configured server's name, blocked and pending ones included (issue 11 #5): qualified
+   * tool names are unique across all of them, so approving or unblocking a server never renames
+   * another's tools. A server whose part changed re-publishes its tools under the new names; one
+   * no longer configured keeps its part while it still has tools (its disconnect is coming).
+   * Returns a warning for each collision that is new since the last call.
+   */
+  setConfiguredNames(names: Iterable<string>): string[] {
+    const configured = new Set(names);
+    const { parts, collisions } = resolveServerParts(configured);
+    for (const [name, part] of this.parts) {
+      if (!configured.has(name) && this.entries.get(name)?.lists !== undefined) parts.set(name, part);
     }
+    const before = this.parts;
+    this.configured = configured;
+    this.parts = parts;
+    for (const [name, e] of this.entries) {
+      if (e.lists !== undefined && before.get(name) !== parts.get(name)) this.update(name, this.listsPatch(name, e));
+    }
+    const seen = this.collisions;
+    this.collisions = new Set(collisions.map((group) => group.join('\0')));
+    return collisions.filter((group) => !seen.has(group.join('\0'))).map((group) => collisionWarning(group, parts));
+  }
+
+  /**
+   * Routes a call by qualified tool name, exactly: an unknown or stale name rejects with the reason
+   * and the fix, and a name more than one server lists is refused, never routed by guess.
+   */
+  async callTool(qualified: string, args: Record<string, unknown>): Promise<unknown> {
+    const owners = [...this.entries.values()].filter((e) => e.status.tools.some((t) => t.name === qualified));
+    if (owners.length > 1) throw new Error(ambiguousToolMessage(qualified, owners.map((e) => e.status.name)));
+    const e = owners[0];
+    const tool = e?.status.tools.find((t) => t.name === qualified);
+    if (tool && e?.conn) return e.conn.callTool(tool.tool, args);
     throw new Error(this.toolNotFoundMessage(qualified));
   }
 
   toolNotFoundMessage(qualified: string): string {
     const parsed = parseQualifiedToolName(qualified);
     const server = parsed ? this.findServerForQualified(parsed.server) : undefined;
+    if (parsed && server === undefined) {
+      // A name from before a suffix: point at the servers' current names instead of "no such server".
+      const renamed = [...this.parts].filter(([name, part]) => part !== parsed.server && sanitisesTo(name, parsed.server));
+      if (renamed.length > 0) return renamedToolMessage(qualified, renamed);
+    }
     const status = server ? this.entries.get(server)?.status : undefined;
     return toolNotFoundMessage(qualified, server ?? parsed?.server, status);
   }
@@ -251,12 +318,8 @@ export class LiveServers {
     const closing: Promise<void>[] = [];
     for (const e of this.entries.values()) {
       this.stopSession(e);
-      if (e.conn) {
-        const conn = e.conn;
-        e.conn = undefined;
-        // A close that fails still counts as closed: dispose must not hang on one server.
-        closing.push(lastValueFrom(from(conn.close()), { defaultValue: undefined }).then(noop, noop));
-      }
+      // Also the closes still in flight from passes that did not wait for them.
+      closing.push(lastValueFrom(this.close(e), { defaultValue: undefined }).then(noop, noop));
     }
     await Promise.all(closing);
     this.changesSubject.complete();
@@ -264,13 +327,20 @@ export class LiveServers {
 
   // --- internals -------------------------------------------------------------------------
 
-  /** A qualified name's server part is sanitized; map it back to a configured name. */
-  private findServerForQualified(sanitized: string): string | undefined {
-    if (this.entries.has(sanitized)) return sanitized;
-    for (const name of this.entries.keys()) {
-      if (qualifiedToolName(name, 'x').startsWith(`mcp__${sanitized}__`)) return name;
-    }
+  /** The server whose qualified names have this server part (parts are unique), if any. */
+  private findServerForQualified(part: string): string | undefined {
+    for (const [name, p] of this.parts) if (p === part) return name;
+    for (const name of this.entries.keys()) if (!this.parts.has(name) && this.partOf(name) === part) return name;
     return undefined;
+  }
+
+  /**
+   * The server part of a server's tool names: from {@link setConfiguredNames}; a configured name
+   * without one (no unique part) has none, so its tools are withheld; a name never configured
+   * (LiveServers used on its own) has the part it would have alone.
+   */
+  private partOf(name: string): string | undefined {
+    return this.parts.get(name) ?? (this.configured.has(name) ? undefined : serverNameParts([name]).get(name));
   }
 
   private ensure(name: string, scope: Scope, source: string): Entry {
@@ -295,14 +365,15 @@ export class LiveServers {
       state: 'connecting',
       reason: undefined,
       notAllowedBy: undefined,
+      detail: undefined,
       error: undefined,
       pid: undefined,
       transport: resolved.transport,
       fingerprint: server.fingerprint,
     });
     let connected = false;
-    e.session = this.deps
-      .connector(name, resolved)
+    // A process of this server that is still closing goes first: never two at once (SPEC §6).
+    e.session = concat(e.closing ?? EMPTY, this.deps.connector(name, resolved))
       .pipe(
         tap((conn) => {
           connected = true;
@@ -355,6 +426,26 @@ export class LiveServers {
     });
   }
 
+  /**
+   * Closes the entry's connection, if any, in the background; completes when its process (and
+   * `after`, a pool restart) is gone — or the previous close's, when there is nothing to close.
+   * A close that fails counts as closed: nothing may hang on one server.
+   */
+  private close(e: Entry, after: Observable<void> = EMPTY): Observable<never> {
+    const conn = e.conn;
+    if (!conn) return e.closing ?? EMPTY;
+    e.conn = undefined;
+    const gone = new AsyncSubject<never>();
+    const closing = gone.asObservable();
+    e.closing = closing;
+    const done = (): void => {
+      if (e.closing === closing) e.closing = undefined;
+      gone.complete();
+    };
+    this.closes.add(concat(from(conn.close()), after).subscribe({ complete: done, error: done }));
+    return closing;
+  }
+
   /** Keeps the tail of the current process's stderr beyond its life, so a crash can be read. */
   private keepStderr(e: Entry, marker: string): void {
     const tail = e.conn?.stderrTail() ?? [];
@@ -366,13 +457,21 @@ export class LiveServers {
     e.retry = undefined;
     e.session?.unsubscribe();
     e.session = undefined;
+    // An attempt ended here is settled for whoever waits on it.
+    if (e.settling) this.settle(e, e.settling);
+  }
+
+  private settle(e: Entry, settling: AsyncSubject<never>): void {
+    if (e.settling === settling) e.settling = undefined;
+    settling.complete();
   }
 
   private listsPatch(name: string, e: Entry): Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> {
     if (!e.lists) return EMPTY_LISTS;
     const view = e.server?.view ?? {};
-    const tools = filterTools(e.lists.tools, view);
-    const names = qualifyTools(name, tools.map((t) => t.name));
+    const part = this.partOf(name);
+    const tools = part === undefined ? [] : filterTools(e.lists.tools, view);
+    const names = qualifyTools(name, tools.map((t) => t.name), part);
     return {
       tools: tools.map((t, i) => ({
         name: names[i]!,

@@ -17,7 +17,8 @@ export interface SourcePaths {
   /** realpath of the workspace: the key of its approvals. */
   projectRoot: string;
   user: string;
-  workspace: string;
+  /** Absent when it is the user settings file (the workspace is the home directory). */
+  workspace?: string;
   system?: string;
   project: string;
   cli: readonly string[];
@@ -48,7 +49,7 @@ export interface AllSourcesDeps {
   written$: Observable<ApprovalsRead>;
   extraSources?: readonly ExtraSource[];
   watch?: WatchFactory;
-  /** How settings files are read (default `fs.readFile`): the seam for read failures in tests. */
+  /** How settings files are read (default `readRegularFile`: regular files of at most 4 MiB): the seam for read failures in tests. */
   readFile?: ReadFileFn;
   onNotice: (notice: SourceNotice) => void;
 }
@@ -71,7 +72,7 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
 
   const fileSource = (file: string, scope: Scope): Observable<SourceSnapshot[]> =>
     defer(() => {
-      let emitted = false;
+      let last: SourceSnapshot | undefined;
       return fromSettingsFile(file, scope, { ...watchDeps, ...(deps.readFile ? { readFile: deps.readFile } : {}) }).pipe(
         mergeMap((e: SettingsFileEvent): SourceSnapshot[][] => {
           // A file broken from its first read arrives as an error, then as empty content.
@@ -79,14 +80,15 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
             settingsError(e);
             return [];
           }
-          if (emitted) {
+          // A file that was broken always applies once it parses: it blocks every server.
+          if (last !== undefined && last.broken === undefined) {
             const change = classifyChange(e.changedKeys);
             if (!change.hot) {
               deps.onNotice({ type: 'restart-required', file, keys: change.restartKeys });
               return [];
             }
           }
-          emitted = true;
+          last = e.snapshot;
           return [[e.snapshot]];
         }),
       );
@@ -95,11 +97,13 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
   const sources: Observable<SourceSnapshot[]>[] = [
     fromExtensions(paths.extensionsDir, paths.extensionManifest, watchDeps).pipe(
       tap((e) => e.errors.forEach(settingsError)),
+      tap((e) => e.warnings.forEach((message) => deps.onNotice({ type: 'log', level: 'warn', message }))),
       map((e) => e.snapshots),
     ),
     fileSource(paths.user, 'user'),
     fileSource(paths.project, 'project'),
-    fileSource(paths.workspace, 'workspace'),
+    // `--cwd ~`: the workspace settings file is the user's own; read it once, as user settings.
+    ...(paths.workspace === undefined ? [] : [fileSource(paths.workspace, 'workspace')]),
     ...(paths.system ? [fileSource(paths.system, 'system')] : []),
     ...paths.cli.map((f) => fileSource(f, 'cli')),
     deps.session$.pipe(map((servers) => [{ scope: 'session' as const, file: 'session', servers }])),

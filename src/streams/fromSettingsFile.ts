@@ -80,7 +80,9 @@ const RULES: Readonly<Record<SettingsFileKind, readonly KeyRule[]>> = {
  *
  * Each tick of {@link watchFile} reads the file again (a newer tick abandons an older read).
  * - A file that does not parse: an `error`, and the last good content stays (no `content`).
- *   If there was none yet, an empty content follows once, so every source has a first value.
+ *   If there was none yet, an empty content follows once, so every source has a first value;
+ *   for a settings file it is marked `broken` (admission fails closed on it, issue 11) until a
+ *   read parses with every admission key (`mcp…`, `security…`) of the right type.
  * - A missing file: an empty source (`servers: {}`), not an error.
  * - A known key of the wrong type (`mcpServers: []`, `mcp.allowed: "a"`): an `error` naming
  *   the key; that key keeps its last good value (at the very first read: absent, except
@@ -96,7 +98,7 @@ export function fromSettingsFile(
 ): Observable<SettingsFileEvent> {
   const kind = deps.kind ?? (SERVERS_ONLY_SCOPES.has(scope) ? 'servers' : 'settings');
   return defer(() => {
-    const state: FileState = { lastRaw: undefined, emitted: undefined, hadGoodRead: false };
+    const state: FileState = { lastRaw: undefined, emitted: undefined, hadGoodRead: false, broken: undefined, admissionKnown: false };
     return watchFile(path, deps).pipe(
       switchMap(() => from(readJsonc(path, deps))),
       mergeMap((result) => nextEvents(state, result, { path, scope, kind })),
@@ -111,7 +113,24 @@ interface FileState {
   emitted: Record<string, unknown> | undefined;
   /** Whether any read parsed (a missing file counts) — else `emitted` is the empty stand-in. */
   hadGoodRead: boolean;
+  /** What the last emitted snapshot says in `broken`. */
+  broken: string | undefined;
+  /** Whether a read ever had every admission key readable (settings only; a missing file counts). */
+  admissionKnown: boolean;
 }
+
+/**
+ * The keys admission depends on: while a settings file has never given them whole, it is
+ * `broken` (fail closed, issue 11) instead of ignoring them, which would widen admission.
+ */
+const ADMISSION_KEYS: ReadonlySet<string> = new Set([
+  'mcp',
+  'mcp.allowed',
+  'mcp.excluded',
+  'security',
+  'security.folderTrust',
+  'security.folderTrust.enabled',
+]);
 
 interface FileInfo {
   path: string;
@@ -126,20 +145,25 @@ function nextEvents(state: FileState, result: JsoncReadResult, info: FileInfo): 
     if (result.column !== undefined) error.column = result.column;
     if (state.emitted !== undefined) return [error];
     state.emitted = {};
-    return [error, contentEvent({}, [], info)];
+    state.broken = info.kind === 'settings' ? result.error : undefined;
+    return [error, contentEvent({}, [], info, state.broken)];
   }
 
   const raw = result.value ?? {};
   if (state.lastRaw !== undefined && jsonEqual(raw, state.lastRaw)) return [];
   state.lastRaw = raw;
 
-  const { effective, errors } = keepLastGoodKeys(raw, state, info);
+  const { effective, errors, problems } = keepLastGoodKeys(raw, state, info);
   state.hadGoodRead = true;
+  const admissionProblem = problems.find((p) => ADMISSION_KEYS.has(p.key));
+  if (info.kind === 'settings' && admissionProblem === undefined) state.admissionKnown = true;
+  const broken = info.kind === 'settings' && !state.admissionKnown ? admissionProblem?.text : undefined;
   const events: SettingsFileEvent[] = errors;
-  if (state.emitted !== undefined && jsonEqual(effective, state.emitted)) return events;
+  if (state.emitted !== undefined && jsonEqual(effective, state.emitted) && broken === state.broken) return events;
   const changedKeys = changedLeafKeys(state.emitted ?? {}, effective);
   state.emitted = effective;
-  events.push(contentEvent(effective, changedKeys, info));
+  state.broken = broken;
+  events.push(contentEvent(effective, changedKeys, info, broken));
   return events;
 }
 
@@ -148,9 +172,10 @@ function keepLastGoodKeys(
   raw: Record<string, unknown>,
   state: FileState,
   info: FileInfo,
-): { effective: Record<string, unknown>; errors: SettingsFileError[] } {
+): { effective: Record<string, unknown>; errors: SettingsFileError[]; problems: { key: string; text: string }[] } {
   const effective = cloneJson(raw);
   const errors: SettingsFileError[] = [];
+  const problems: { key: string; text: string }[] = [];
   for (const rule of RULES[info.kind]) {
     const value = getPath(effective, rule.path);
     if (value === undefined || rule.check(value)) continue;
@@ -163,24 +188,27 @@ function keepLastGoodKeys(
         : state.hadGoodRead
           ? 'keeping its last good value'
           : 'allowing no server until it is fixed';
-    errors.push({
-      kind: 'error',
-      file: info.path,
-      key,
-      error: `${info.path}: "${key}" must be ${rule.expected}, found ${describeType(value)}; ${kept}`,
-    });
+    const problem = `${info.path}: "${key}" must be ${rule.expected}, found ${describeType(value)}`;
+    problems.push({ key, text: problem });
+    errors.push({ kind: 'error', file: info.path, key, error: `${problem}; ${kept}` });
     setPath(effective, rule.path, cloneJson(fallback));
   }
-  return { effective, errors };
+  return { effective, errors, problems };
 }
 
-function contentEvent(effective: Record<string, unknown>, changedKeys: string[], info: FileInfo): SettingsFileEvent {
+function contentEvent(
+  effective: Record<string, unknown>,
+  changedKeys: string[],
+  info: FileInfo,
+  broken: string | undefined,
+): SettingsFileEvent {
   const servers = getOwn(effective, 'mcpServers');
   const snapshot: SourceSnapshot = {
     scope: info.scope,
     file: info.path,
     servers: isPlainObject(servers) ? servers : {},
   };
+  if (broken !== undefined) snapshot.broken = broken;
   if (info.kind === 'settings') {
     const mcp = getOwn(effective, 'mcp');
     if (isPlainObject(mcp)) snapshot.mcp = pickMcpSettings(mcp);

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { approvalHash } from '../../src/model/approvalHash.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
 import { CLI, CliSession, settleFor, Workspace, type Ev } from './cliSession.js';
@@ -156,7 +157,9 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
     cli = CliSession.start(ws);
     const ask = await cli.waitFor((e) => e.type === 'approval-required');
-    expect(ask.servers).toEqual([{ name: 'p', scope: 'project', source: ws.mcpJson }]);
+    expect(ask.servers).toEqual([
+      { name: 'p', scope: 'project', source: ws.mcpJson, hash: approvalHash(ws.server('p')), config: ws.server('p'), readsEnv: [] },
+    ]);
     await cli.waitFor((e) => e.type === 'ready');
     expect(cli.servers().get('p')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
     await settleFor(300);

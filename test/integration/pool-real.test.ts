@@ -54,8 +54,10 @@ describe('two createMcpLive sessions sharing a pool, with real processes', () =>
   it('spawn once, gate per session, keep while one holds it, close after the grace, leave nothing', async () => {
     const wsA = workspace();
     const wsB = workspace();
-    // The identical entry (start log included) in both users' settings: one fingerprint.
-    const shared = wsA.server('shared');
+    // The identical entry (start log included) in both users' settings: one fingerprint. A stdio
+    // server starts in the workspace unless its entry names a `cwd` (issue 11), so the entry
+    // names one, or the two workspaces would (rightly) get a process each.
+    const shared = wsA.server('shared', [], { cwd: wsA.root });
     wsA.write(wsA.userSettings, { mcpServers: { echo: shared } });
     wsB.write(wsB.userSettings, { mcpServers: { echo: shared } });
     // A project server of A's workspace: gated, so it waits for approval and never starts.
@@ -115,7 +117,7 @@ describe('two createMcpLive sessions sharing a pool, with real processes', () =>
   it('/reconnect in one session restarts the shared process for both: the old one exits, one new process serves both', async () => {
     const ws = workspace();
     const other = workspace();
-    const shared = ws.server('shared');
+    const shared = ws.server('shared', [], { cwd: ws.root });
     ws.write(ws.userSettings, { mcpServers: { echo: shared } });
     other.write(other.userSettings, { mcpServers: { echo: shared } });
     const pool = newPool();

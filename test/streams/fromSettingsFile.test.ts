@@ -1,69 +1,17 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/model/types.js';
 import { fromSettingsFile, type SettingsFileEvent, type SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
 import { classifyChange } from '../../src/streams/restartRequired.js';
-import { ManualWatch, flush, makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { Harness } from './settingsFileHarness.js';
 
 type Content = Extract<SettingsFileEvent, { kind: 'content' }>;
 type FileError = Extract<SettingsFileEvent, { kind: 'error' }>;
 
 const contents = (events: SettingsFileEvent[]): Content[] => events.filter((e): e is Content => e.kind === 'content');
 const errors = (events: SettingsFileEvent[]): FileError[] => events.filter((e): e is FileError => e.kind === 'error');
-
-/**
- * fromSettingsFile on a real file with a hand-driven watcher: `save(text)` writes the file and
- * fires one tick, then waits until that read has been handled — so "nothing happened" is a
- * real observation, not a guess about timing.
- */
-class Harness {
-  readonly watch = new ManualWatch();
-  reads = 0;
-  readonly events: Recording<SettingsFileEvent>;
-
-  constructor(
-    readonly file: string,
-    scope: Scope = 'user',
-    kind?: SettingsFileKind,
-  ) {
-    const readFileCounted = async (path: string): Promise<Uint8Array> => {
-      try {
-        return await readFile(path);
-      } finally {
-        this.reads++;
-      }
-    };
-    this.events = record(
-      fromSettingsFile(file, scope, { watch: this.watch.factory, readFile: readFileCounted, ...(kind ? { kind } : {}) }),
-    );
-  }
-
-  async started(): Promise<void> {
-    await waitFor('the first read', () => this.reads >= 1);
-    await flush();
-  }
-
-  async tick(): Promise<void> {
-    const before = this.reads;
-    this.watch.emit(dirname(this.file), 'change', basename(this.file));
-    await waitFor('the read after a tick', () => this.reads > before);
-    await flush();
-  }
-
-  async save(text: string): Promise<void> {
-    await writeFile(this.file, text);
-    await this.tick();
-  }
-
-  get values(): SettingsFileEvent[] {
-    return this.events.values;
-  }
-
-  dispose(): void {
-    this.events.subscription.unsubscribe();
-  }
-}
 
 const SETTINGS = `{
   // servers
@@ -204,12 +152,18 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
     expect(contents(h.values)[0]!.snapshot.mcp).toEqual({ allowed: [] });
   });
 
-  it('ignores a badly typed mcp.excluded or folderTrust switch at first read (absent), and says so', async () => {
+  it('a badly typed mcp.excluded or folderTrust switch at first read: the key is absent and the file is broken (fail closed)', async () => {
     const h = await start('{ "mcp": { "excluded": "x" }, "security": { "folderTrust": { "enabled": "yes" } } }');
     expect(errors(h.values).map((e) => e.key)).toEqual(['mcp.excluded', 'security.folderTrust.enabled']);
     expect(errors(h.values)[0]!.error).toMatch(/ignoring it$/);
     const [content] = contents(h.values);
-    expect(content!.snapshot).toEqual({ scope: 'user', file, servers: {}, mcp: {} });
+    expect(content!.snapshot).toEqual({
+      scope: 'user',
+      file,
+      servers: {},
+      mcp: {},
+      broken: `${file}: "mcp.excluded" must be a list of server names (["a", "b"]), found a string ("x")`,
+    });
   });
 
   it('emits an empty content once after an initial parse error, so the source has a value', async () => {

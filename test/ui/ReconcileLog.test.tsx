@@ -63,7 +63,7 @@ describe('eventLogText', () => {
     expect(eventLogText({ type: 'log', ts: TS, level: 'warn', message: 'corrupt approvals' })?.color).toBe('yellow');
     expect(eventLogText({ type: 'log', ts: TS, level: 'error', message: 'boom' })?.color).toBe('red');
     expect(
-      eventLogText({ type: 'approval-required', ts: TS, servers: [{ name: 'x', scope: 'project', source: '/w/.mcp.json' }] })?.text,
+      eventLogText({ type: 'approval-required', ts: TS, servers: [{ name: 'x', scope: 'project', source: '/w/.mcp.json', hash: 'h', config: {}, readsEnv: [] }] })?.text,
     ).toBe('approval required: x');
   });
 

@@ -24,6 +24,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     callResult: unknown;
     callError?: Error;
     approveError?: Error;
+    approveAllError?: Error;
     reconnectable: boolean;
     stderr: Record<string, readonly string[]>;
     configs: Record<string, unknown>;
@@ -63,12 +64,14 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
       record('approve', name, options);
       return steer.approveError ? Promise.reject(steer.approveError) : Promise.resolve();
     },
-    approveAllPending: () => {
-      record('approveAllPending');
-      return Promise.resolve(pending.getValue().map((p) => p.name));
+    // Recorded as called: a decision from the dialog names the hash (or set) it showed.
+    approveAllPending: (...args) => {
+      record('approveAllPending', ...args);
+      if (steer.approveAllError) return Promise.reject(steer.approveAllError);
+      return Promise.resolve((args[0] ?? pending.getValue()).map((p) => p.name));
     },
-    reject: (name) => {
-      record('reject', name);
+    reject: (...args) => {
+      record('reject', ...args);
       return Promise.resolve();
     },
     addSessionServer: (name, config) => void record('addSessionServer', name, config),
@@ -86,6 +89,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     pendingApprovals: () => pending.getValue(),
     stderrTail: (name) => steer.stderr[name] ?? [],
     serverConfig: (name) => steer.configs[name],
+    settingsError: () => undefined,
   };
 
   /** Replaces the servers (and the tools they carry). */
@@ -123,6 +127,9 @@ export function pendingApproval(name: string, patch: Partial<PendingApproval> = 
     source: '/work/demo/.qwen/settings.json',
     target: `node ${name}-server.mjs`,
     hash: `hash-${name}`,
+    config: { command: 'node', args: [`${name}-server.mjs`] },
+    readsEnv: [],
+    review: [{ label: 'command', value: `node ${name}-server.mjs` }],
     ...patch,
   };
 }
@@ -133,6 +140,8 @@ export const KEY = {
   down: '\u001B[B',
   left: '\u001B[D',
   right: '\u001B[C',
+  pageUp: '\u001B[5~',
+  pageDown: '\u001B[6~',
   enter: '\r',
   escape: '\u001B',
   tab: '\t',

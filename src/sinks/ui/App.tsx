@@ -128,8 +128,9 @@ function Session({ live, onExit, maxOutputLines = 30 }: AppProps) {
         status={running === undefined ? undefined : `running ${running}…`}
       />
       <Text color="gray">
-        {view.kind === 'list' ? '↑↓ select · Enter details · ' : 'Esc back · '}/help commands · Tab completes · Ctrl-C
-        quit
+        {approval.visible
+          ? 'the approval dialog has the keys · Esc later · Ctrl-C quit'
+          : `${view.kind === 'list' ? '↑↓ select · Enter details · ' : 'Esc back · '}/help commands · Tab completes · Ctrl-C quit`}
       </Text>
     </Box>
   );

@@ -25,7 +25,7 @@ export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: st
  */
 export function statusText(s: ServerStatus): string | undefined {
   if (s.state === 'connected') return undefined;
-  if (s.reason !== undefined) return reasonText(s.reason, s.notAllowedBy);
+  if (s.reason !== undefined) return reasonText(s.reason, s.notAllowedBy, s.detail);
   if (s.state === 'error') return s.error ?? 'error';
   return s.state;
 }

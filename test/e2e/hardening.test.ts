@@ -1,0 +1,244 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { waitForNoLeftovers } from '../integration/processes.js';
+import type { PlanReport } from '../../src/planReport.js';
+import { CLI, CliSession, FIXTURES, Workspace, type Ev } from './cliSession.js';
+
+/**
+ * Issue 11 against the built CLI: fail closed on broken user settings, approvals bound to what
+ * was shown, paths against the shell's directory, `--cwd ~`.
+ */
+
+let ws: Workspace;
+let cli: CliSession | undefined;
+afterEach(async () => {
+  await cli?.stop();
+  cli = undefined;
+  ws?.cleanup();
+});
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+async function run(args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+      env: { ...process.env, HOME: ws.home },
+      timeout: 30_000,
+      ...(cwd === undefined ? {} : { cwd }),
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** User settings with folder trust on and `ext` excluded — one comma dropped. */
+const BROKEN_USER_SETTINGS = '{"security":{"folderTrust":{"enabled":true}} "mcp":{"excluded":["ext"]}}';
+
+function installExtension(name: string, servers: Record<string, unknown>): void {
+  ws.write(join(ws.home, '.qwen', 'extensions', name, 'qwen-extension.json'), { name, version: '1.0.0', mcpServers: servers });
+}
+
+describe('a user settings file that never parsed blocks every server (fail closed)', () => {
+  it('status exits 1, prints the error with its position, and starts nothing', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, BROKEN_USER_SETTINGS);
+    ws.write(ws.trustedFolders, { [ws.cwd]: 'DO_NOT_TRUST' });
+    installExtension('ext-one', { ext: ws.server('ext') });
+    ws.write(ws.mcpJson, { mcpServers: { proj: ws.server('proj') } });
+
+    const text = await run(['status', '--cwd', ws.cwd]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(`user settings do not parse: ${ws.userSettings}:1:`);
+    expect(text.stdout).toContain('fix it to connect servers');
+    expect(text.stdout).toMatch(/ext\s+extension\s+blocked/);
+
+    const json = await run(['status', '--json', '--cwd', ws.cwd]);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as { settingsError: string; servers: { name: string; state: string; reason?: string }[] };
+    expect(report.settingsError).toContain(ws.userSettings);
+    // Folder trust is unknown while the file does not parse: the project server is listed, blocked.
+    expect(report.servers.map((s) => [s.name, s.state, s.reason])).toEqual([
+      ['ext', 'blocked', 'settings_error'],
+      ['proj', 'blocked', 'settings_error'],
+    ]);
+
+    const plan = JSON.parse((await run(['plan', '--json', '--cwd', ws.cwd])).stdout) as PlanReport;
+    expect(plan.settingsError).toContain('user settings do not parse');
+    expect(plan.servers.map((s) => [s.name, s.admitted, s.reason])).toEqual([
+      ['ext', false, 'settings_error'],
+      ['proj', false, 'settings_error'],
+    ]);
+    expect(ws.starts()).toEqual([]);
+  });
+
+  it('--json: every server blocked with the reason; fixing the file admits them in the next pass', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, BROKEN_USER_SETTINGS.replace('"excluded":["ext"]', '"excluded":["nothing"]'));
+    installExtension('ext-one', { ext: ws.server('ext') });
+    cli = CliSession.start(ws);
+    await cli.waitFor((e) => e.type === 'ready');
+    const blocked = cli.servers().get('ext')!;
+    expect(blocked).toMatchObject({ state: 'blocked', reason: 'settings_error' });
+    expect(blocked.detail).toContain(`${ws.userSettings}:1:`);
+    expect(cli.events.some((e) => e.type === 'settings-error' && e.file === ws.userSettings)).toBe(true);
+
+    cli.send({ id: 1, cmd: 'call', tool: 'mcp__ext__echo', args: { text: 'hi' } });
+    const refused = await cli.waitFor((e) => e.type === 'result' && e.id === 1);
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toContain('user settings do not parse');
+
+    const from = cli.events.length;
+    ws.atomicWrite(ws.userSettings, { security: { folderTrust: { enabled: false } } });
+    await cli.waitForState('ext', 'connected', from);
+    expect(ws.starts()).toEqual(['ext']);
+  });
+});
+
+describe('an approval applies to the entry that was shown', () => {
+  const benign = () => ws.server('benign');
+  const malicious = () => ws.server('malicious');
+
+  async function shownRequest(): Promise<Ev> {
+    cli = CliSession.start(ws);
+    const request = await cli.waitFor((e) => e.type === 'approval-required');
+    await cli.waitFor((e) => e.type === 'ready');
+    return request;
+  }
+
+  it('carries name, scope, source, hash and the entry as written', async () => {
+    ws = new Workspace();
+    ws.write(ws.mcpJson, {
+      mcpServers: { x: { ...benign(), env: { NODE_OPTIONS: '--require ./evil.cjs', API_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' }, headers: {} } },
+    });
+    const request = await shownRequest();
+    const [x] = request.servers as Ev[];
+    expect(x).toMatchObject({ name: 'x', scope: 'project', source: ws.mcpJson });
+    expect(x!.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect((x!.config as { env: Record<string, string> }).env.NODE_OPTIONS).toBe('--require ./evil.cjs');
+    expect(JSON.stringify(request)).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+  });
+
+  it('an entry rewritten after it was shown is not approved, with or without the hash; the user is asked again', async () => {
+    ws = new Workspace();
+    ws.write(ws.mcpJson, { mcpServers: { x: benign() } });
+    const request = await shownRequest();
+    const shownHash = (request.servers as Ev[])[0]!.hash as string;
+
+    const from = cli!.events.length;
+    ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious() } });
+    await new Promise((r) => setTimeout(r, 150));
+    cli!.send({ id: 'a', cmd: 'approve', server: 'x', hash: shownHash });
+    const refused = await cli!.waitFor((e) => e.type === 'result' && e.id === 'a');
+    expect(refused).toMatchObject({ ok: false, error: 'x changed since it was shown; review it again' });
+    const again = await cli!.waitFor((e) => e.type === 'approval-required', { from });
+    const newHash = (again.servers as Ev[])[0]!.hash as string;
+    expect(newHash).not.toBe(shownHash);
+
+    // Approving the new entry by its own hash works.
+    cli!.send({ id: 'b', cmd: 'approve', server: 'x', hash: newHash });
+    expect(await cli!.waitFor((e) => e.type === 'result' && e.id === 'b')).toMatchObject({ ok: true });
+    await cli!.waitForState('x', 'connected', from);
+    expect(ws.starts()).toEqual(['malicious']);
+  });
+
+  it('approve without a hash binds to the entry as the last pass showed it, never a newer read', async () => {
+    ws = new Workspace();
+    ws.write(ws.mcpJson, { mcpServers: { x: benign(), y: ws.server('y') } });
+    await shownRequest();
+    ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious(), y: ws.server('y') } });
+    await new Promise((r) => setTimeout(r, 50)); // inside the debounce: the pass has not run
+    cli!.send({ id: 1, cmd: 'approve', server: 'x' });
+    expect(await cli!.waitFor((e) => e.type === 'result' && e.id === 1)).toMatchObject({ ok: false });
+    cli!.send({ id: 2, cmd: 'approve-all', servers: [{ name: 'x', hash: 'f'.repeat(64) }] });
+    expect(await cli!.waitFor((e) => e.type === 'result' && e.id === 2)).toMatchObject({ ok: false });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(ws.starts()).toEqual([]);
+    expect(readFileOrEmpty(ws.approvals)).not.toContain('approved');
+  });
+
+  it('approve-all approves exactly the shown set, in one write', async () => {
+    ws = new Workspace();
+    ws.write(ws.mcpJson, { mcpServers: { a: ws.server('a'), b: ws.server('b') } });
+    const request = await shownRequest();
+    const shown = (request.servers as Ev[]).map((s) => ({ name: s.name as string, hash: s.hash as string }));
+    expect(shown.map((s) => s.name)).toEqual(['a', 'b']);
+    const from = cli!.events.length;
+    cli!.send({ id: 1, cmd: 'approve-all', servers: shown });
+    expect(await cli!.waitFor((e) => e.type === 'result' && e.id === 1)).toMatchObject({ ok: true, data: { approved: ['a', 'b'] } });
+    await cli!.waitForState('a', 'connected', from);
+    await cli!.waitForState('b', 'connected', from);
+  });
+
+  it('mcp-live approvals approve prints what it approved; --hash refuses a changed entry', async () => {
+    ws = new Workspace();
+    ws.write(ws.mcpJson, { mcpServers: { x: { ...benign(), env: { NODE_OPTIONS: '--inspect' } } } });
+    // plan shows what the one-line target hides.
+    const plan = await run(['plan', '--cwd', ws.cwd]);
+    expect(plan.stdout).toContain(`x (project, ${ws.mcpJson})\n  command `);
+    expect(plan.stdout).toContain('  env     NODE_OPTIONS=--inspect');
+    const first = await run(['approvals', 'approve', 'x', '--json', '--cwd', ws.cwd]);
+    expect(first.code).toBe(0);
+    const approved = JSON.parse(first.stdout) as { hash: string; config: { env: Record<string, string> } };
+    expect(approved.config.env.NODE_OPTIONS).toBe('--inspect');
+    const text = await run(['approvals', 'approve', 'x', '--cwd', ws.cwd]);
+    expect(text.stdout).toContain('env     NODE_OPTIONS=--inspect');
+    expect(text.stdout).toContain(`hash    ${approved.hash}`);
+
+    ws.write(ws.mcpJson, { mcpServers: { x: malicious() } });
+    const refused = await run(['approvals', 'approve', 'x', '--hash', approved.hash, '--cwd', ws.cwd]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('x changed since it was shown');
+    const list = JSON.parse((await run(['approvals', 'list', '--json', '--cwd', ws.cwd])).stdout) as { servers: { state: string }[] };
+    expect(list.servers[0]!.state).toBe('pending');
+  });
+});
+
+describe('paths', () => {
+  it('file options resolve against the shell directory; stdio servers start in the workspace', async () => {
+    ws = new Workspace();
+    const other = join(ws.root, 'other');
+    mkdirSync(other);
+    // `node server.mjs` in the workspace's .mcp.json: the workspace's server.mjs, wherever mcp-live runs.
+    const launcher = (name: string) =>
+      `process.argv.push('--start-log', ${JSON.stringify(ws.startLog)}, '--log-name', ${JSON.stringify(name)});\n` +
+      `await import(${JSON.stringify(join(FIXTURES, 'echo-server.mjs'))});\n`;
+    writeFileSync(join(ws.cwd, 'server.mjs'), launcher('workspace'));
+    writeFileSync(join(other, 'server.mjs'), launcher('wrong-directory'));
+    ws.write(ws.mcpJson, { mcpServers: { rel: { command: process.execPath, args: ['server.mjs'] } } });
+    // A repository file named like the --mcp-config argument must not load as scope cli.
+    ws.write(join(ws.cwd, 'team.json'), { mcpServers: { team: ws.server('team-from-repo') } });
+    ws.write(join(other, 'team.json'), { mcpServers: { team: ws.server('team') } });
+
+    expect((await run(['approvals', 'approve', 'rel', '--cwd', ws.cwd], other)).code).toBe(0);
+    const status = await run(['status', '--json', '--cwd', ws.cwd, '--mcp-config', 'team.json'], other);
+    expect(status.code).toBe(0);
+    const servers = (JSON.parse(status.stdout) as { servers: { name: string; state: string }[] }).servers;
+    expect(servers.map((s) => [s.name, s.state])).toEqual([
+      ['rel', 'connected'],
+      ['team', 'connected'],
+    ]);
+    expect(ws.starts().sort()).toEqual(['team', 'workspace']);
+  });
+
+  it('--cwd equal to the home directory reads the user settings once, as user settings', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, { mcpServers: { u: ws.server('u') } });
+    const status = await run(['status', '--json', '--cwd', ws.home]);
+    const servers = (JSON.parse(status.stdout) as { servers: { name: string; scope: string; state: string }[] }).servers;
+    expect(servers).toMatchObject([{ name: 'u', scope: 'user', state: 'connected' }]);
+  });
+});
+
+function readFileOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
