@@ -256,7 +256,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
    */
   const shownHash = (name: string, hash: string | undefined): string => {
     const now = currentHash(name);
-    const shown = hash ?? r.appliedHash(name);
+    const shown = hash ?? r.shownHash(name);
     if (shown !== now) {
       r.reprompt();
       throw new Error(`${name} changed since it was shown; review it again`);
@@ -347,7 +347,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     async reject(name, { hash } = {}) {
       // Rejecting what was shown, even if the file changed since: the newer entry stays pending.
       currentHash(name);
-      const bound = hash ?? r.appliedHash(name) ?? currentHash(name);
+      const bound = hash ?? r.shownHash(name) ?? currentHash(name);
       await persist([{ server: name, record: { hash: bound, status: 'rejected' } }]);
       const { [name]: _dropped, ...rest } = sessionApprovals.getValue();
       sessionApprovals.next(rest);

@@ -80,7 +80,6 @@ export interface PassRequest {
 /** What a finished pass reports. */
 export interface PassResult {
   event: ReconcileEvent;
-  promptable: PendingApproval[];
   desired: DesiredState;
   /** A newer request arrived before the pass was done: it stopped waiting (issue 11). */
   superseded: boolean;
@@ -90,7 +89,7 @@ export interface PassResult {
 export interface Reconciler {
   readonly servers$: Observable<readonly ServerStatus[]>;
   readonly tools$: Observable<readonly QualifiedTool[]>;
-  /** The promptable set (gated servers strictly pending), emitted when it changes after a pass. */
+  /** The promptable set (gated servers strictly pending), emitted when a pass changed it (once its blocks are applied). */
   readonly pendingApprovals$: Observable<readonly PendingApproval[]>;
   readonly events$: Observable<McpLiveEvent>;
   /** Subscribes the pipeline (the one root subscription). Idempotent. */
@@ -106,10 +105,10 @@ export interface Reconciler {
   list(): readonly ServerStatus[];
   toolNotFoundMessage(qualifiedName: string): string;
   /**
-   * The approval hash of `name`'s entry as the last pass applied it — what the user was shown —
-   * or undefined when the last pass had no such server. Never a newer read.
+   * The approval hash of `name`'s entry as the latest pass showed it (its promptable set and
+   * server list), or undefined when that pass had no such server. Never a newer read.
    */
-  appliedHash(name: string): string | undefined;
+  shownHash(name: string): string | undefined;
   /** A decision was refused because the entry changed: run a pass that asks again, whatever changed. */
   reprompt(): void;
   dispose(): Promise<void>;
@@ -142,8 +141,9 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   const pending = new BehaviorSubject<readonly PendingApproval[]>([]);
   let subscription: Subscription | undefined;
   let generation = 0;
-  let applied: DesiredState | undefined;
   let lastPromptable: readonly PendingApproval[] = [];
+  /** The desired state whose promptable set was last published: what the user was shown. */
+  let shown: DesiredState | undefined;
   let ready = false;
 
   const stamp = <E extends McpLiveEvent>(e: Omit<E, 'ts'>): E => ({ ...e, ts: scheduler.now() }) as E;
@@ -169,10 +169,18 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
             ),
           ),
         );
-      // Blocks and removals never queue for a slot: a kill switch must not wait behind slow connects.
+      // Blocks and removals never queue for a slot: a kill switch must not wait behind slow
+      // connects. Once they are applied the promptable set is known, so the user is asked at
+      // once — a hung connect of another server must not hold back an approval prompt.
       const run = (only: (a: Action) => boolean) =>
         merge(
-          tasks(steps.filter(denies), only).pipe(reconcileByServer<never>(Infinity)),
+          concat(
+            tasks(steps.filter(denies), only).pipe(reconcileByServer<never>(Infinity)),
+            defer(() => {
+              announce(req.desired);
+              return EMPTY;
+            }),
+          ),
           tasks(steps.filter((s) => !denies(s)), only).pipe(reconcileByServer<never>(deps.concurrency ?? 8)),
         ).pipe(ignoreElements());
       // A full restart tears everything down before it connects anything.
@@ -189,10 +197,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const notified$ = superseded$.pipe(tap(() => (superseded = true)));
       return concat(
         merge(concat(...phases), ...kept).pipe(takeUntil(notified$)),
-        defer(() => {
-          applied = req.desired;
-          return of(passResult(pass, req, steps, scheduler.now() - started, superseded));
-        }),
+        defer(() => of(passResult(pass, req, steps, scheduler.now() - started, superseded))),
       );
     }).pipe(
       // A pass never kills the stream: whatever slipped through becomes a log line.
@@ -237,7 +242,34 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       blocked: names('blocked'),
       ms,
     });
-    return { event, promptable: promptableOf(req.desired, live), desired: req.desired, superseded };
+    return { event, desired: req.desired, superseded };
+  };
+
+  /**
+   * Publishes the promptable set of a pass once its blocks are applied (and again at its end,
+   * which changes nothing unless a superseded pass was cut before): `pendingApprovals$`, and an
+   * `approval-required` event when the set (names + hashes) changed and is not empty.
+   */
+  const announce = (desired: DesiredState): void => {
+    shown = desired;
+    const promptable = promptableOf(desired, live);
+    if (samePending(lastPromptable, promptable)) return;
+    lastPromptable = promptable;
+    pending.next(promptable);
+    if (promptable.length === 0) return;
+    events.next(
+      stamp<ApprovalRequiredEvent>({
+        type: 'approval-required',
+        servers: promptable.map(({ name, scope, source, hash, config, readsEnv }) => ({
+          name,
+          scope,
+          source,
+          hash,
+          config,
+          readsEnv: [...readsEnv],
+        })),
+      }),
+    );
   };
 
   const requests$ = (source$: Observable<AssembleInput>): Observable<PassRequest> => {
@@ -278,24 +310,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
         passes$.pipe(
           mergeMap((result) => {
             const out: McpLiveEvent[] = [result.event];
-            const changed = !samePending(lastPromptable, result.promptable);
-            lastPromptable = result.promptable;
-            if (changed) pending.next(result.promptable);
-            if (changed && result.promptable.length > 0) {
-              out.push(
-                stamp<ApprovalRequiredEvent>({
-                  type: 'approval-required',
-                  servers: result.promptable.map(({ name, scope, source, hash, config, readsEnv }) => ({
-                    name,
-                    scope,
-                    source,
-                    hash,
-                    config,
-                    readsEnv: [...readsEnv],
-                  })),
-                }),
-              );
-            }
+            announce(result.desired);
             // Ready once a pass ran to its end: a superseded first pass has not settled anything yet.
             if (!ready && !result.superseded) {
               ready = true;
@@ -319,8 +334,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     list: () => live.list(),
     stderrTail: (name) => live.stderrTail(name),
     toolNotFoundMessage: (q) => live.toolNotFoundMessage(q),
-    appliedHash(name) {
-      const server = applied?.servers[name];
+    shownHash(name) {
+      const server = shown?.servers[name];
       return server === undefined ? undefined : approvalHash(server.config);
     },
     reprompt() {

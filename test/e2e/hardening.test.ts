@@ -162,6 +162,21 @@ describe('an approval applies to the entry that was shown', () => {
     expect(readFileOrEmpty(ws.approvals)).not.toContain('approved');
   });
 
+  it('a hung server of the user does not hold back the approval prompt', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, {
+      mcpServers: { hang: { command: process.execPath, args: [join(FIXTURES, 'hang-server.mjs')], timeout: 2_000_000_000 } },
+    });
+    ws.write(ws.mcpJson, { mcpServers: { x: benign() } });
+    cli = CliSession.start(ws);
+    const request = await cli.waitFor((e) => e.type === 'approval-required', { timeoutMs: 15_000 });
+    expect((request.servers as Ev[]).map((s) => s.name)).toEqual(['x']);
+    expect(cli.servers().get('hang')?.state).toBe('connecting');
+    cli.send({ id: 1, cmd: 'approve', server: 'x', hash: (request.servers as Ev[])[0]!.hash as string });
+    expect(await cli.waitFor((e) => e.type === 'result' && e.id === 1)).toMatchObject({ ok: true });
+    await cli.waitForState('x', 'connected');
+  });
+
   it('approve-all approves exactly the shown set, in one write', async () => {
     ws = new Workspace();
     ws.write(ws.mcpJson, { mcpServers: { a: ws.server('a'), b: ws.server('b') } });

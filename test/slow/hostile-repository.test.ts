@@ -81,8 +81,10 @@ describe('a hostile repository', () => {
     cli = startCli(w);
     const session = cli;
     await session.waitFor((e) => e.type === 'ready', { timeoutMs: 30_000 });
-    // Broken user settings: every server blocked, nothing started — not even the user's own.
-    for (const name of ['good', 'my_srv', 'hang', 'x', 'remote', 'ext-server']) {
+    // Broken user settings (so none of its own servers is known yet): every server blocked,
+    // nothing started — not the extension's, not the repository's.
+    expect(session.servers().has('good')).toBe(false);
+    for (const name of ['x', 'my.srv', 'remote', 'ext-server']) {
       expect(session.servers().get(name), name).toMatchObject({ state: 'blocked', reason: 'settings_error' });
     }
     expect(session.events.some((e) => e.type === 'settings-error' && String(e.error).includes('FIFO'))).toBe(true);
