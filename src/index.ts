@@ -44,7 +44,10 @@ export { fingerprint } from './model/fingerprint.js';
 export { mcpServersEqual, mcpGatingEqual, desiredStateEqual } from './model/equality.js';
 export { plan, desiredServers, type Action, type PlanStep, type WantedServer, type LiveEntry } from './model/plan.js';
 export { resolveServerConfig, validateServerConfig, transportKind, expandVars } from './model/validate.js';
-export { qualifiedToolName, filterTools } from './model/toolNames.js';
+export { qualifiedToolName, filterTools, serverNameParts } from './model/toolNames.js';
+/** What a person approving an entry must see, and the one masking module of every output. */
+export { reviewEntry, type EntryReview, type ReviewLine } from './model/reviewEntry.js';
+export { maskEntryAsWritten, referencedVariables, createServerMasker, createTextMasker, isSecretName } from './model/secrets.js';
 export { reasonText, toolNotFoundMessage } from './model/messages.js';
 export { matchesName } from './model/namePatterns.js';
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -170,7 +170,7 @@ describe('an approval applies to the entry that was shown', () => {
     ws.write(ws.mcpJson, { mcpServers: { x: benign() } });
     cli = CliSession.start(ws);
     const request = await cli.waitFor((e) => e.type === 'approval-required', { timeoutMs: 15_000 });
-    expect((request.servers as Ev[]).map((s) => s.name)).toEqual(['x']);
+    expect((request.servers as Ev[]).map((s) => s.name as string)).toEqual(['x']);
     expect(cli.servers().get('hang')?.state).toBe('connecting');
     cli.send({ id: 1, cmd: 'approve', server: 'x', hash: (request.servers as Ev[])[0]!.hash as string });
     expect(await cli.waitFor((e) => e.type === 'result' && e.id === 1)).toMatchObject({ ok: true });
@@ -211,6 +211,34 @@ describe('an approval applies to the entry that was shown', () => {
     expect(refused.stderr).toContain('x changed since it was shown');
     const list = JSON.parse((await run(['approvals', 'list', '--json', '--cwd', ws.cwd])).stdout) as { servers: { state: string }[] };
     expect(list.servers[0]!.state).toBe('pending');
+  });
+});
+
+describe('special files never freeze the session', () => {
+  it('plan with .mcp.json → /dev/zero finishes at once with an error of that file only', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, { mcpServers: { u: ws.server('u') } });
+    symlinkSync('/dev/zero', ws.mcpJson);
+    const plan = await run(['plan', '--json', '--cwd', ws.cwd]);
+    expect(plan.code).toBe(0);
+    const report = JSON.parse(plan.stdout) as PlanReport;
+    expect(report.servers.map((s) => [s.name, s.admitted])).toEqual([['u', true]]);
+    expect(report.notices).toContainEqual(
+      expect.objectContaining({ type: 'settings-error', file: ws.mcpJson, error: expect.stringContaining('character device') as string }),
+    );
+  });
+
+  it('--json with .mcp.json → /dev/stdin: ready comes, the user server starts, commands are read, quit ends it', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, { mcpServers: { u: ws.server('u') } });
+    symlinkSync('/dev/stdin', ws.mcpJson);
+    cli = CliSession.start(ws);
+    await cli.waitFor((e) => e.type === 'ready');
+    await cli.waitForState('u', 'connected');
+    expect(cli.events.find((e) => e.type === 'settings-error')?.error).toMatch(/not a regular file/);
+    cli.send({ id: 1, cmd: 'status' });
+    expect(await cli.waitFor((e) => e.type === 'result' && e.id === 1)).toMatchObject({ ok: true });
+    expect(await cli.stop()).toBe(0);
   });
 });
 

@@ -158,7 +158,7 @@ describe('approvals', () => {
     mark = c.events.length;
     w.write(w.mcpJson, { mcpServers: { renamed: p } });
     const ask = await c.waitFor((e) => e.type === 'approval-required', { from: mark });
-    expect(ask.servers).toEqual([{ name: 'renamed', scope: 'project', source: w.mcpJson }]);
+    expect(ask.servers).toMatchObject([{ name: 'renamed', scope: 'project', source: w.mcpJson }]);
     await c.waitFor((e) => e.type === 'reconcile', { from: mark });
     expect(c.servers().get('renamed')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
     expect(c.servers().get('p')).toMatchObject({ state: 'disconnected', reason: 'removed' });
@@ -201,7 +201,7 @@ describe('approvals', () => {
     let mark = c.events.length;
     w.write(w.mcpJson, { mcpServers: { u: tiny('u', { startLog: log, rev: 'evil' }) } });
     const ask = await c.waitFor((e) => e.type === 'approval-required', { from: mark });
-    expect(ask.servers).toEqual([{ name: 'u', scope: 'project', source: w.mcpJson }]);
+    expect(ask.servers).toMatchObject([{ name: 'u', scope: 'project', source: w.mcpJson }]);
     await c.waitFor((e) => e.type === 'server' && e.name === 'u' && e.reason === 'pending_approval', { from: mark });
     expect(c.servers().get('u')).toMatchObject({ state: 'blocked', scope: 'project' });
     await settleFor(500);

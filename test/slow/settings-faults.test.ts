@@ -42,8 +42,8 @@ function good(rev: number, extra: Record<string, unknown> = {}): Record<string, 
 
 interface Fault {
   name: string;
-  /** Writes the fault. */
-  apply(w: Workspace): void;
+  /** Writes the fault; `rev` is the revision of the good content now in the file. */
+  apply(w: Workspace, rev: number): void;
   /** What must be reported. */
   expect: { settingsError: RegExp } | { invalid: string; message: RegExp } | { nothing: true };
 }
@@ -51,7 +51,7 @@ interface Fault {
 const deep = (levels: number) => `{"mcpServers": {}, "x": ${'['.repeat(levels)}${']'.repeat(levels)}}`;
 
 /** A valid file of about `bytes`, all of it in a key nobody reads. */
-const big = (bytes: number) => JSON.stringify({ ...good(0), padding: 'x'.repeat(bytes) });
+const big = (bytes: number, rev = 0) => JSON.stringify({ ...good(rev), padding: 'x'.repeat(bytes) });
 
 const FAULTS: Fault[] = [
   {
@@ -116,14 +116,21 @@ const FAULTS: Fault[] = [
     expect: { settingsError: /nested more than \d+ levels deep/ },
   },
   {
-    name: 'a 10 MB file that does not parse (cut short)',
-    apply: (w) => w.write(w.userSettings, big(10 * 1024 * 1024).slice(0, -3)),
+    name: 'a 3 MB file that does not parse (cut short)',
+    apply: (w) => w.write(w.userSettings, big(3 * 1024 * 1024).slice(0, -3)),
     expect: { settingsError: /settings\.json:1:\d+: / },
   },
   {
-    name: 'a valid 10 MB file, saved atomically (nothing relevant changed)',
-    apply: (w) => w.atomicWrite(w.userSettings, big(10 * 1024 * 1024)),
+    name: 'a valid 3 MB file, saved atomically (nothing relevant changed)',
+    // The servers as they are (same rev): a pass here would be a pass for nothing.
+    apply: (w, rev) => w.atomicWrite(w.userSettings, big(3 * 1024 * 1024, rev)),
     expect: { nothing: true },
+  },
+  {
+    // Issue 11: at most 4 MiB is read, so a huge file can never exhaust memory.
+    name: 'a valid 10 MB file, saved atomically',
+    apply: (w) => w.atomicWrite(w.userSettings, big(10 * 1024 * 1024)),
+    expect: { settingsError: /file too large \(\d+ bytes; settings files may be at most 4 MiB\)/ },
   },
 ];
 
@@ -154,7 +161,7 @@ describe('settings faults (built CLI, real files)', () => {
     for (const fault of FAULTS) {
       const mark = c.events.length;
       const started = Date.now();
-      fault.apply(w);
+      fault.apply(w, rev);
       const x = fault.expect;
       if ('settingsError' in x) {
         // A read in the middle of a (non-atomic) write may first report "the file is empty".
@@ -197,7 +204,7 @@ describe('settings faults (built CLI, real files)', () => {
     }
     expect(c.proc.exitCode).toBeNull();
     report('settings faults: ms from write to report', figures);
-    report('settings faults: CLI RSS after a 10 MB file', { rss: rssOf(c.proc.pid) });
+    report('settings faults: CLI RSS after the 10 MB file', { rss: rssOf(c.proc.pid) });
   });
 
   it('1,000 servers in one file: one pass, 998 disabled blocked, the 2 real ones connected, one edit touches one', async () => {
@@ -235,14 +242,15 @@ describe('settings faults (built CLI, real files)', () => {
     expect(e).toMatchObject({ file: w.userSettings });
     expect(e.error).toMatch(/is a directory, expected a file/);
     await c.waitFor((ev) => ev.type === 'ready');
-    // The other sources apply.
-    await c.waitForState('k', 'connected');
+    // User settings never read: admission fails closed (issue 11), the other sources' servers wait.
+    expect(c.servers().get('k')).toMatchObject({ state: 'blocked', reason: 'settings_error' });
 
-    // The directory goes, a file comes: its servers connect.
+    // The directory goes, a file comes: every server connects.
     let mark = c.events.length;
     rmSync(w.userSettings, { recursive: true });
     w.write(w.userSettings, good(0));
     await c.waitForState('a', 'connected', mark);
+    await c.waitForState('k', 'connected', mark);
     const pids = { a: c.servers().get('a')!.pid as number, b: c.servers().get('b')!.pid as number, k: c.servers().get('k')!.pid as number };
 
     // File → directory during the session: reported; the session goes on.
