@@ -10,6 +10,8 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // CI runs with CI=true, which makes Ink render only its last frame; the UI tests (and the
     // CLI they start in a terminal) test the interactive rendering a user sees.
-    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false' },
+    // XDG_RUNTIME_DIR empty: sessions under test keep their process-group records in the test's
+    // own HOME (~/.qwen/run), never in the machine's runtime directory (decision 61).
+    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false', XDG_RUNTIME_DIR: '' },
   },
 });

@@ -10,5 +10,7 @@ export default defineConfig({
     // scenarios must not compete with each other for two cores.
     fileParallelism: false,
     globalSetup: ['test/global-setup.ts'],
+    // Sessions under test keep their process-group records in the test's own HOME (decision 61).
+    env: { XDG_RUNTIME_DIR: '' },
   },
 });
