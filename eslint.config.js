@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 import rxjsX from 'eslint-plugin-rxjs-x';
 
 export default defineConfig(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**/*.mjs', 'examples/**/*.mjs', 'eslint.config.js'] },
+  // .tmp-test holds the tests' scratch copies (of the demo, among others): not sources.
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp-test/**', 'test/fixtures/**/*.mjs', 'examples/**/*.mjs', 'eslint.config.js'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   rxjsX.configs.recommended,

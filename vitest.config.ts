@@ -7,6 +7,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one worker on this 2-core machine. Most
+    // files wait on processes, files and debounces rather than compute, so two run side by side
+    // (the suite's waits are written for a loaded machine: docs/reliability.md).
+    maxWorkers: 2,
     globalSetup: ['test/global-setup.ts'],
     // CI runs with CI=true, which makes Ink render only its last frame; the UI tests (and the
     // CLI they start in a terminal) test the interactive rendering a user sees.

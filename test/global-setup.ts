@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 
 /**
  * Builds the package once before the suite so end-to-end tests can spawn the real CLI
- * (dist/) exactly as a user would run it. Type errors are reported by `npm run typecheck`;
- * here only a missing build output would be fatal, so tsc's exit status is not.
+ * (dist/) exactly as a user would run it. Type errors fail `npm test` before the suite starts
+ * (`npm run check`: typecheck and lint); here tsc still emits despite them, so that one test
+ * file can be run while another file does not compile yet, and its exit status is not fatal.
  * MCP_LIVE_SKIP_BUILD=1 skips it when only pure unit tests are run.
  */
 export default function setup(): void {

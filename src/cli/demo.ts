@@ -1,13 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { McpLiveOptions } from '../createMcpLive.js';
+import { defaultRuntimeDir } from '../sinks/processGroupRegistry.js';
+import { packageRoot } from './ownPackage.js';
 
-/** The bundled demo: `examples/demo` of the package (dist/src/cli → package root). */
-export const DEMO_DIR = fileURLToPath(new URL('../../../examples/demo/', import.meta.url));
-
-/** `MCP_LIVE_DEMO_ROOT` runs the demo from a copy (so it can be edited without touching the package). */
-function demoRoot(): string {
-  return process.env.MCP_LIVE_DEMO_ROOT ?? DEMO_DIR;
+/** The bundled demo: `examples/demo` of the package. */
+function demoDir(): string {
+  return join(packageRoot(), 'examples', 'demo');
 }
 
 interface DemoHttpServer {
@@ -16,24 +17,36 @@ interface DemoHttpServer {
 }
 
 /**
- * `--demo`: the demo workspace and a demo home (user settings, approvals), so nothing of the
- * user's own settings is read or written. Starts the demo Streamable HTTP server on a free
- * loopback port; its port and the demo directory reach the demo settings as `$VAR`s.
+ * `--demo`: the demo workspace and a demo home (user settings), so nothing of the user's own
+ * settings is read or written. The settings are used in place, for the README's tour edits them
+ * while the demo runs; what a run writes (approvals, the runtime records of stdio servers) goes to
+ * a temp directory that `stop` removes: every run asks for approval again, and nothing a run
+ * wrote ends up in the package or a clone's work tree. Starts the demo Streamable HTTP server on a
+ * free loopback port; its port and the demo directory reach the demo settings as `$VAR`s.
  */
-export async function startDemo(): Promise<{ options: McpLiveOptions; stop: () => Promise<void> }> {
-  const root = demoRoot();
-  const { startDemoHttpServer } = (await import(pathToFileURL(join(DEMO_DIR, 'servers/http-server.mjs')).href)) as {
+export async function startDemo(
+  // `MCP_LIVE_DEMO_ROOT` runs the demo from a copy (so it can be edited without touching the package).
+  root: string = process.env.MCP_LIVE_DEMO_ROOT ?? demoDir(),
+): Promise<{ options: McpLiveOptions; stop: () => Promise<void> }> {
+  // From the package, not from `root`: a copy elsewhere has no node_modules to resolve its imports.
+  const { startDemoHttpServer } = (await import(pathToFileURL(join(demoDir(), 'servers/http-server.mjs')).href)) as {
     startDemoHttpServer: () => Promise<DemoHttpServer>;
   };
   const http = await startDemoHttpServer();
-  const home = join(root, 'home');
+  const state = await mkdtemp(join(tmpdir(), 'mcp-live-demo-'));
   return {
     options: {
       cwd: join(root, 'workspace'),
-      homeDir: home,
-      approvalsFile: join(home, '.qwen', 'mcpApprovals.json'),
+      homeDir: join(root, 'home'),
+      approvalsFile: join(state, 'mcpApprovals.json'),
+      // $XDG_RUNTIME_DIR/mcp-live where there is one (shared with every session, so a killed
+      // demo's leftovers are ended by the next run), else inside the temp directory.
+      runtimeDir: defaultRuntimeDir('qwen', state),
       env: { ...process.env, MCP_LIVE_DEMO_DIR: root.replace(/\/$/, ''), MCP_LIVE_DEMO_HTTP_PORT: String(http.port) },
     },
-    stop: () => http.close(),
+    stop: async () => {
+      await http.close();
+      await rm(state, { recursive: true, force: true });
+    },
   };
 }

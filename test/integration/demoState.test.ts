@@ -1,0 +1,70 @@
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runApprovals } from '../../src/cli/approvalsCommand.js';
+import type { CommonOptions } from '../../src/cli/args.js';
+import { startDemo } from '../../src/cli/demo.js';
+import type { McpLiveOptions } from '../../src/createMcpLive.js';
+import { planReport } from '../../src/planReport.js';
+
+/**
+ * Issue 13: the demo keeps what a run writes (approvals) in a temp directory, so every
+ * `npm start` asks again and nothing a run wrote lands in the package; its settings stay in
+ * place, for the README's tour edits them while it runs.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..');
+// Inside the package, as the CLI's smoke test does: the demo settings point at its servers.
+const COPY = join(ROOT, '.tmp-test', `demo-state-${process.pid}`);
+
+afterAll(() => rmSync(COPY, { recursive: true, force: true }));
+
+const sink = () => new Writable({ write: (_chunk, _enc, done) => done() });
+
+/** Every file under `dir`, relative. */
+function files(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
+}
+
+async function repoHelperApproval(options: McpLiveOptions): Promise<string | undefined> {
+  return (await planReport(options)).servers.find((s) => s.name === 'repo-helper')?.approval;
+}
+
+describe('mcp-live --demo', () => {
+  it('asks for approval again on every run and writes nothing into the demo', async () => {
+    mkdirSync(dirname(COPY), { recursive: true });
+    cpSync(join(ROOT, 'examples/demo'), COPY, { recursive: true });
+    rmSync(join(COPY, 'home/.qwen/mcpApprovals.json'), { force: true });
+    const before = files(COPY);
+
+    const first = await startDemo(COPY);
+    let state: string;
+    try {
+      // The settings of the tour are used in place.
+      expect(first.options).toMatchObject({ cwd: join(COPY, 'workspace'), homeDir: join(COPY, 'home') });
+      state = dirname(first.options.approvalsFile!);
+
+      expect(await repoHelperApproval(first.options)).toBe('pending');
+      const approve = { kind: 'approvals', action: 'approve', server: 'repo-helper', json: true, options: {} as CommonOptions } as const;
+      expect(await runApprovals(first.options, approve, sink())).toBe(0);
+      expect(await repoHelperApproval(first.options)).toBe('approved');
+    } finally {
+      await first.stop();
+    }
+    expect(files(COPY)).toEqual(before);
+
+    const second = await startDemo(COPY);
+    try {
+      expect(await repoHelperApproval(second.options)).toBe('pending');
+    } finally {
+      await second.stop();
+    }
+    // The temp directory (approvals, and the runtime records where there is no $XDG_RUNTIME_DIR) is gone.
+    expect(existsSync(state)).toBe(false);
+    expect(first.options.runtimeDir!.startsWith(COPY)).toBe(false);
+  });
+});

@@ -1,0 +1,40 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const DIR = join(ROOT, '.tmp-test', `doc-example-${process.pid}`);
+
+afterAll(() => rmSync(DIR, { recursive: true, force: true }));
+
+/** The first ```ts block after `heading` in docs/embedding.md. */
+function exampleAfter(heading: string): string {
+  const doc = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
+  const section = doc.slice(doc.indexOf(heading));
+  const match = /```ts\n([\s\S]*?)```/.exec(section);
+  if (doc.indexOf(heading) < 0 || !match) throw new Error(`no ts example after "${heading}"`);
+  return match[1]!;
+}
+
+/** Type errors of `code` as a module of this package, `mcp-live` being its own sources. */
+function typeErrors(code: string): string[] {
+  mkdirSync(DIR, { recursive: true });
+  const file = join(DIR, 'example.ts');
+  writeFileSync(file, code);
+  const tsconfig: unknown = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path)).config;
+  const { options } = ts.parseJsonConfigFileContent(tsconfig, ts.sys, ROOT);
+  const program = ts.createProgram([file], { ...options, noEmit: true, paths: { 'mcp-live': [join(ROOT, 'src/index.ts')] } });
+  const source = program.getSourceFile(file)!;
+  return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) =>
+    ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+  );
+}
+
+describe('docs/embedding.md', () => {
+  it('the extra-source example imports what it uses and type-checks', () => {
+    const example = exampleAfter('## Composing a new settings source');
+    expect(example).toContain('extraSources');
+    expect(typeErrors(example)).toEqual([]);
+  }, 60_000);
+});
