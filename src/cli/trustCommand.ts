@@ -1,0 +1,58 @@
+import { stat } from 'node:fs/promises';
+import { settingsPaths, type McpLiveOptions } from '../createMcpLive.js';
+import { setTrustRule } from '../model/serverEntryEdits.js';
+import { editJsoncFile } from '../sinks/editJsoncFile.js';
+import { getOwn, isPlainObject } from '../streams/ownProperties.js';
+import { readJsonc } from '../streams/readJsonc.js';
+import { isFolderTrusted, type TrustRule } from '../streams/trustedFolders.js';
+import type { CliCommand } from './args.js';
+import { UsageError } from './usageError.js';
+
+/**
+ * `mcp-live trust [DIR]` / `untrust [DIR]`: sets DIR's rule in `~/.<profile>/trustedFolders.json`
+ * (the file Gemini CLI and Qwen Code share, SPEC §4) — `TRUST_FOLDER`, or `DO_NOT_TRUST`, which
+ * covers DIR and everything below it whatever a parent's rule says. The file keeps its comments
+ * and layout and is written through `writeOwnedFile`; a running session follows it live. Says
+ * so when folder trust is off, since then the rule changes nothing yet.
+ */
+export async function runTrust(
+  options: McpLiveOptions,
+  command: Extract<CliCommand, { kind: 'trust' }>,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const { dir, action, json } = command;
+  const isDirectory = await stat(dir).then((s) => s.isDirectory(), () => false);
+  if (!isDirectory) throw new UsageError(`${action}: ${dir} is not a directory`);
+  const paths = settingsPaths(options);
+  const file = paths.trustedFolders;
+  const rule: TrustRule = action === 'trust' ? 'TRUST_FOLDER' : 'DO_NOT_TRUST';
+  await editJsoncFile(file, (text) => setTrustRule(text, dir, rule, file));
+
+  const read = await readJsonc(file);
+  const trusted = read.ok && isFolderTrusted(dir, (read.value ?? {}) as Record<string, string>);
+  const enabled = (await folderTrustEnabled(paths.user)) || (paths.system !== undefined && (await folderTrustEnabled(paths.system)));
+  if (trusted !== (action === 'trust')) {
+    // Another key naming the same folder (`/p/` beside `/p`) ties with ours, and DO_NOT_TRUST wins ties.
+    const error = `${dir} is still ${trusted ? 'trusted' : 'untrusted'}: another rule in ${file} decides it; edit that file`;
+    if (json) out.write(`${JSON.stringify({ ok: false, dir, rule, file, trusted, error })}\n`);
+    else process.stderr.write(`mcp-live: ${error}\n`);
+    return 1;
+  }
+  if (json) {
+    out.write(`${JSON.stringify({ ok: true, dir, rule, file, trusted, folderTrustEnabled: enabled })}\n`);
+    return 0;
+  }
+  out.write(`${trusted ? 'Trusted' : 'Untrusted'} ${dir} (${rule} in ${file})\n`);
+  if (!enabled) {
+    out.write(`note: folder trust is off (security.folderTrust.enabled is not true in your user or system settings), so every folder counts as trusted until it is on\n`);
+  }
+  return 0;
+}
+
+/** `security.folderTrust.enabled` of a user or system settings file (for the hint only). */
+async function folderTrustEnabled(settings: string): Promise<boolean> {
+  const read = await readJsonc(settings);
+  const security = read.ok && read.value ? getOwn(read.value, 'security') : undefined;
+  const folderTrust = isPlainObject(security) ? getOwn(security, 'folderTrust') : undefined;
+  return isPlainObject(folderTrust) && getOwn(folderTrust, 'enabled') === true;
+}
