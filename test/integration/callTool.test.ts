@@ -1,0 +1,148 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BehaviorSubject, asyncScheduler, filter, firstValueFrom, type Observable } from 'rxjs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createMcpLive, type McpLive, type McpLiveOptions } from '../../src/index.js';
+import { connectMcp } from '../../src/sinks/connector.js';
+import { fakeConnector } from '../marbles/fakeConnector.js';
+import { closeTracked, connectOnce, fixture, nodeServer, textOf, track } from './mcpServers.js';
+import { waitForNoLeftovers } from './processes.js';
+
+/**
+ * Issue 13, the library's side of "never lies, never stalls": a call made at start waits for
+ * the first pass instead of hearing that its server is not configured; a cancelled call ends at
+ * once and its server is told; what a host renders (`tools$`, `prompts$`) never repeats itself.
+ */
+
+const fake = (...args: string[]) => ({ command: 'fake', args });
+
+let dir: string;
+let live: McpLive | undefined;
+
+/** A session on temp directories, servers from a stream, connected by the process-free fake connector. */
+function session(servers$: Observable<Record<string, unknown>>, options: Partial<McpLiveOptions> = {}): McpLive {
+  dir = mkdtempSync(join(tmpdir(), 'mcp-live-calls-'));
+  mkdirSync(join(dir, 'home'));
+  mkdirSync(join(dir, 'project'));
+  live = createMcpLive({
+    homeDir: join(dir, 'home'),
+    cwd: join(dir, 'project'),
+    runtimeDir: join(dir, 'run'),
+    debounceMs: 20,
+    connector: fakeConnector(asyncScheduler).connector,
+    extraSources: [{ scope: 'user', source: 'stream', servers$ }],
+    ...options,
+  });
+  return live;
+}
+
+afterEach(async () => {
+  await live?.dispose();
+  live = undefined;
+  await closeTracked();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+describe('createMcpLive().callTool before the first pass', () => {
+  it('before start() it rejects: nothing is configured yet, and nothing will be', async () => {
+    const l = session(new BehaviorSubject({ a: fake() }));
+    await expect(l.callTool('mcp__a__echo', {})).rejects.toThrow('mcp-live is not started: call start() first');
+  });
+
+  it('right after start() it waits for the first pass and reaches its server', async () => {
+    const l = session(new BehaviorSubject({ a: fake('connect=200') }));
+    const started = l.start();
+    const call = l.callTool('mcp__a__echo', { text: 'early' });
+    await expect(call).resolves.toEqual({ tool: 'echo', args: { text: 'early' } });
+    await started;
+  });
+
+  it('a listed tool is called at once, while the first pass still waits for a hung server', async () => {
+    const l = session(new BehaviorSubject({ a: fake(), h: fake('hang') }));
+    const started = l.start();
+    await firstValueFrom(l.tools$.pipe(filter((tools) => tools.length > 0)));
+    await expect(l.callTool('mcp__a__echo', { text: 'now' })).resolves.toEqual({ tool: 'echo', args: { text: 'now' } });
+    expect(l.statusReport().find((s) => s.name === 'h')?.state).toBe('connecting');
+    // The first pass has decided about every server, though it has not ended.
+    await expect(l.planned()).resolves.toBeUndefined();
+    await l.dispose();
+    await started.catch(() => undefined);
+  });
+
+  it('a signal that aborts while it waits ends the wait at once', async () => {
+    const l = session(new BehaviorSubject({ a: fake('connect=60000') }));
+    const started = l.start();
+    const abort = new AbortController();
+    const call = l.callTool('mcp__a__echo', {}, { signal: abort.signal });
+    abort.abort(new Error('cancelled: quitting'));
+    await expect(call).rejects.toThrow('cancelled: quitting');
+    await l.dispose();
+    await started.catch(() => undefined);
+  });
+});
+
+describe('createMcpLive(): what a host renders', () => {
+  it('tools$ and prompts$ emit only real changes; trust and the hints reach the host', async () => {
+    const servers = new BehaviorSubject<Record<string, unknown>>({
+      a: { ...fake('prompts=p1'), trust: true },
+      b: fake('connect=100', 'prompts=p2'),
+    });
+    const l = session(servers, {
+      hints: 'json',
+      extraSources: [
+        { scope: 'user', source: 'stream', servers$: servers },
+        { scope: 'project', source: 'repo', servers$: new BehaviorSubject({ p: fake() }) },
+      ],
+    });
+    const tools: string[][] = [];
+    const prompts: string[][] = [];
+    l.tools$.subscribe((t) => tools.push(t.map((x) => `${x.name}${x.trust ? ' (trusted)' : ''}`)));
+    l.prompts$.subscribe((p) => prompts.push(p.map((x) => `${x.server}/${x.name}`)));
+    await l.start();
+    expect(tools).toEqual([[], ['mcp__a__echo (trusted)'], ['mcp__a__echo (trusted)', 'mcp__b__echo']]);
+    expect(prompts).toEqual([[], ['a/p1'], ['a/p1', 'b/p2']]);
+    expect(l.statusReport().map((s) => [s.name, s.trust])).toEqual([
+      ['a', true],
+      ['b', false],
+      ['p', undefined], // blocked: pending approval
+    ]);
+
+    // A server that comes and fails changes servers$, not the tools or prompts.
+    const failed = firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'c' && s.state === 'error'))));
+    servers.next({ ...servers.getValue(), c: fake('fail=boom') });
+    await failed;
+    expect(tools).toHaveLength(3);
+    expect(prompts).toHaveLength(3);
+
+    // hints: 'json' — the fix is a command line, not /mcp.
+    expect(l.toolNotFoundMessage('mcp__p__echo')).toBe(
+      'Tool "mcp__p__echo" is not available: MCP server "p" needs approval – approve it with {"cmd":"approve","server":"p"} or mcp-live approvals approve p.',
+    );
+    servers.next({ ...servers.getValue(), c: { ...fake(), excludeTools: ['echo'] } });
+    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'c' && s.state === 'connected'))));
+    await expect(l.callTool('mcp__c__echo', {})).rejects.toThrow(
+      'tool "echo" of MCP server "c" is filtered out by excludeTools – remove it from excludeTools to use it.',
+    );
+  });
+});
+
+describe('a cancelled call (real server)', () => {
+  it('rejects at once with the reason, the server is told, and the connection goes on', async () => {
+    const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '60000'], { timeout: 30_000 });
+    const connection = track(await connectOnce(connectMcp('cancel', config)));
+    const abort = new AbortController();
+    const call = connection.callTool('slow', {}, { signal: abort.signal });
+    // Cancel once the server has the request: an echo sent after it has come back.
+    expect(textOf(await connection.callTool('echo', { text: 'after slow' }))).toBe('after slow');
+    const started = Date.now();
+    abort.abort(new Error('cancelled: quitting'));
+    await expect(call).rejects.toThrow('cancelled: quitting');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await expect.poll(() => connection.stderrTail(), { timeout: 10_000 }).toContain('slow cancelled');
+    expect(textOf(await connection.callTool('echo', { text: 'still here' }))).toBe('still here');
+  });
+});
