@@ -67,8 +67,9 @@ describe('interactive session in a terminal (tmux)', () => {
     expect(s).toContain(join(COPY, 'workspace/.mcp.json'));
     expect(s).toMatch(/3 connected · 1 need approval · 0 errors/);
 
-    // Approve with a keystroke.
-    tmux('send-keys', '-t', SESSION, 'a');
+    // Approve with a keystroke: Enter chooses the highlighted option, "approve" (issue 13).
+    expect(s).toMatch(/› 1\. Approve \(remembered\)/);
+    tmux('send-keys', '-t', SESSION, 'Enter');
     s = await waitForScreen((x) => /● repo-helper/.test(x) && /\+repo-helper/.test(x), 'repo-helper connected and its pass logged');
     expect(s).not.toMatch(/Approve MCP server/);
 
@@ -81,8 +82,21 @@ describe('interactive session in a terminal (tmux)', () => {
     tmux('send-keys', '-t', SESSION, '/call mcp__clock__now {}', 'Enter');
     await waitForScreen((x) => /GMT\+9/.test(x), 'the tool result');
 
+    // A screen shorter than the session: the frame shrinks to fit below its height (issue 13),
+    // the header stays on top, the command line at the bottom.
+    tmux('resize-window', '-t', SESSION, '-y', '14');
+    s = await waitForScreen((x) => /↓ \d+ more lines · PgUp\/PgDn scroll/.test(x), 'the list scrolled to fit 14 rows');
+    expect(s.split('\n')[0]).toMatch(/^mcp-live {2}/);
+    expect(s).toContain('type / for commands');
+
     tmux('send-keys', '-t', SESSION, '/quit', 'Enter');
-    await waitForScreen((x) => /EXITED 0/.test(x), 'a clean exit');
+    s = await waitForScreen((x) => /EXITED 0/.test(x), 'a clean exit');
+    // The shell goes on below the UI, on a line of its own: not after the key hint on its last
+    // line (Ink writes a frame as tall as the terminal without its final line break).
+    const rows = s.split('\n');
+    const exited = rows.findIndex((row) => row.includes('EXITED 0'));
+    expect(rows[exited]).toBe('EXITED 0');
+    expect(rows[exited - 1]).toContain('Ctrl-C quit');
     // Exits are asynchronous: give them the patience the other process checks give (3 s).
     const deadline = Date.now() + 3_000;
     while (demoServers().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

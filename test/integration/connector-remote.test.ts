@@ -109,10 +109,19 @@ describe('remote connect failures', () => {
     expect(error.message).not.toContain('key-secret-789');
   });
 
-  it('says what failed when nothing listens', async () => {
+  it.each(['sse', 'http'] as const)('over %s, names the host and the cause when nothing listens', async (kind) => {
     const closedPort = await freePort();
-    const error = await errorOf(connectMcp('nobody', remoteServer('http', `http://127.0.0.1:${closedPort}/mcp`)));
-    expect(error.message).toContain('ECONNREFUSED');
+    const error = await errorOf(connectMcp('nobody', remoteServer(kind, `http://127.0.0.1:${closedPort}/mcp`)));
+    // Streamable HTTP used to say only "fetch failed (ECONNREFUSED)": no host, no address.
+    expect(error.message).toBe(
+      `${kind === 'sse' ? 'SSE error: TypeError: ' : ''}fetch failed: connect ECONNREFUSED 127.0.0.1:${closedPort}`,
+    );
+  });
+
+  it.each(['sse', 'http'] as const)('over %s, names the host when the cause does not (port 9 is refused by fetch itself)', async (kind) => {
+    // fetch blocks "bad ports" before connecting: nothing leaves the machine.
+    const error = await errorOf(connectMcp('discard', remoteServer(kind, 'http://127.0.0.1:9/mcp')));
+    expect(error.message).toBe(`${kind === 'sse' ? 'SSE error: TypeError: ' : ''}fetch failed: bad port (127.0.0.1:9)`);
   });
 
   it('times out a remote server that never answers', async () => {
@@ -121,7 +130,7 @@ describe('remote connect failures', () => {
     await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
     try {
       const error = await errorOf(connectMcp('silent', remoteServer('http', `http://127.0.0.1:${silentPort}/mcp`, { timeout: 500 })));
-      expect(error.message).toBe('timed out after 500 ms');
+      expect(error.message).toBe('timed out after 500 ms (raise "connectTimeout" in the server\'s entry)');
     } finally {
       silent.closeAllConnections();
       await new Promise<void>((resolve) => silent.close(() => resolve()));

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { reviewEntry } from '../../src/model/reviewEntry.js';
 import type { PendingApproval } from '../../src/model/status.js';
 import { App } from '../../src/sinks/ui/App.js';
-import { fakeLive, KEY, pendingApproval, plain, tick } from './fakeLive.js';
+import { fakeLive, KEY, pendingApproval, plain, server, tick } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -99,48 +99,81 @@ describe('ApprovalDialog', () => {
     expect(s.frame().replace(/[\s│]/g, '')).toContain(`--flag=${'x'.repeat(150)}${tail}`);
   });
 
-  it('scrolls a long entry inside the dialog, and decides while scrolled', async () => {
+  it('scrolls a long entry with PgUp/PgDn and Home/End, and decides while scrolled', async () => {
     const s = session({ pending: [longEntry('x', 40)] });
     await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
-    // No terminal height known: 24 rows assumed, 8 review lines.
+    // No terminal height known: 24 rows assumed. The frame keeps 23; the dialog's frame, options
+    // and keys take 12 of them, the header, command line and key line 4: 6 lines of the entry.
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 34 more lines · PgUp/PgDn scroll'));
     expect(s.frame()).toMatch(/command\s+node server\.js/);
-    expect(s.frame()).toContain('LINE_08=v');
-    expect(s.frame()).not.toContain('LINE_09=v');
-    expect(s.frame()).toContain('↓ 32 more lines (↑/↓ to scroll)');
+    expect(s.frame()).toContain('LINE_06=v');
+    expect(s.frame()).not.toContain('LINE_07=v');
 
-    s.stdin.write(KEY.down);
-    await vi.waitFor(() => expect(s.frame()).toContain('LINE_09=v'));
+    s.stdin.write(KEY.pageDown); // a page, less one line kept for context
+    await vi.waitFor(() => expect(s.frame()).toContain('LINE_11=v'));
     expect(s.frame()).not.toContain('node server.js');
-    expect(s.frame()).toContain('↑ 1 line above · ↓ 31 more lines (↑/↓ to scroll)');
+    expect(s.frame()).toContain('↑ 5 lines above · ↓ 29 more lines · PgUp/PgDn scroll');
 
-    s.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(s.frame()).toContain('LINE_16=v'));
-    for (let i = 0; i < 40; i++) s.stdin.write(KEY.down); // past the end: stays on the last page
+    s.stdin.write(KEY.end);
     await vi.waitFor(() => expect(s.frame()).toContain('LINE_40=v'));
-    expect(s.frame()).toContain('↑ 32 lines above (↑/↓ to scroll)');
-    expect(s.frame()).toContain('LINE_33=v');
+    expect(s.frame()).toContain('↑ 34 lines above · PgUp/PgDn scroll');
+    expect(s.frame()).toContain('LINE_35=v');
 
-    s.stdin.write(KEY.up);
-    await vi.waitFor(() => expect(s.frame()).toContain('LINE_32=v'));
+    s.stdin.write(KEY.pageUp);
+    await vi.waitFor(() => expect(s.frame()).toContain('LINE_30=v'));
     expect(s.frame()).not.toContain('LINE_40=v');
 
+    s.stdin.write(KEY.home);
+    await vi.waitFor(() => expect(s.frame()).toContain('node server.js'));
+
+    s.stdin.write(KEY.end);
+    await vi.waitFor(() => expect(s.frame()).toContain('LINE_40=v'));
     s.stdin.write('a');
     await vi.waitFor(() => expect(s.callsOf('approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
   });
 
-  it('shows as many review lines as the terminal has room for, following resizes', async () => {
+  it('the arrows move the highlight, not the entry', async () => {
     const s = session({ pending: [longEntry('x', 40)] });
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 32 more lines'));
+    await vi.waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
+    s.stdin.write(KEY.down);
+    await vi.waitFor(() => expect(s.frame()).toContain('› 2. Approve for this session only'));
+    expect(s.frame()).toMatch(/command\s+node server\.js/);
+    expect(s.frame()).toContain('↓ 34 more lines');
+    expect(s.decisions()).toEqual([]);
+  });
+
+  it('shows as many entry lines as the terminal has room for, following resizes', async () => {
+    const s = session({ pending: [longEntry('x', 40)] });
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
     Object.defineProperty(s.stdout, 'rows', { value: 40, configurable: true });
     s.stdout.emit('resize');
-    // 40 rows less the dialog and session around it: 24 lines.
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 16 more lines'));
-    expect(s.frame()).toContain('LINE_24=v');
-    expect(s.frame()).not.toContain('LINE_25=v');
-    Object.defineProperty(s.stdout, 'rows', { value: 10, configurable: true });
+    // 39 rows less the 16 around the entry, less its hint line: 22 lines.
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 18 more lines'));
+    expect(s.frame()).toContain('LINE_22=v');
+    expect(s.frame()).not.toContain('LINE_23=v');
+    expect(s.frame().split('\n')).toHaveLength(39);
+    Object.defineProperty(s.stdout, 'rows', { value: 24, configurable: true });
     s.stdout.emit('resize');
-    // Never fewer than 5.
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 35 more lines'));
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
+    expect(s.frame().split('\n')).toHaveLength(23);
+  });
+
+  it('holds its layout at 80×24: the whole dialog, the header and the command line fit', async () => {
+    const servers = Array.from({ length: 12 }, (_, i) => server(`srv${i + 1}`));
+    const s = session({ servers, pending: [longEntry('x', 40), pendingApproval('y')] });
+    Object.defineProperty(s.stdout, 'columns', { value: 80, configurable: true });
+    s.stdout.emit('resize');
+    s.events.next({ type: 'ready', ts: Date.now() });
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
+    const lines = s.frame().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(23);
+    expect(lines.every((l) => l.length <= 80)).toBe(true);
+    expect(lines[0]).toContain('mcp-live');
+    expect(lines.filter((l) => l.startsWith('╭') || l.startsWith('╰'))).toHaveLength(2);
+    expect(s.frame()).toContain('4. Reject (remembered)');
+    expect(s.frame()).toContain('↑↓ select · Enter choose · 1–4 or a s A r · Esc later');
+    expect(lines.at(-2)).toContain('type / for commands');
+    expect(lines.at(-1)).toContain('the approval dialog has the keys');
   });
 
   it('starts the next entry at its top', async () => {
@@ -157,13 +190,98 @@ describe('ApprovalDialog', () => {
     ['a', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
     ['s', 'approve', ['x', { persist: false, hash: 'hash-x' }]],
     ['r', 'reject', ['x', { hash: 'hash-x' }]],
-  ] as const)('key %s calls %s with the hash of the entry shown', async (key, method, args) => {
+    ['1', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['2', 'approve', ['x', { persist: false, hash: 'hash-x' }]],
+    ['4', 'reject', ['x', { hash: 'hash-x' }]],
+    ['Enter', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['↓ Enter', 'approve', ['x', { persist: false, hash: 'hash-x' }]],
+    ['j j j Enter', 'reject', ['x', { hash: 'hash-x' }]],
+    ['↑ Enter', 'reject', ['x', { hash: 'hash-x' }]],
+    ['↓ ↓ ↓ ↓ Enter', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['↓ k Enter', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
+  ] as const)('%s calls %s with the hash of the entry shown', async (keys, method, args) => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
     await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
-    s.stdin.write(key);
+    const named: Record<string, string> = { Enter: KEY.enter, '↓': KEY.down, '↑': KEY.up };
+    for (const key of keys.split(' ')) s.stdin.write(named[key] ?? key);
     await vi.waitFor(() => expect(s.callsOf(method)).toEqual([args]));
     // No other decision was taken.
     expect(s.decisions()).toHaveLength(1);
+  });
+
+  it('Enter chooses the highlighted option, and the highlight shows which', async () => {
+    const s = session({ pending: [pendingApproval('x')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
+    expect(s.frame()).toMatch(/^\W*2\. Approve for this session only\s+s/m);
+    expect(s.frame()).toMatch(/^\W*3\. Approve all 1 pending…\s+A/m);
+    s.stdin.write(KEY.up); // wraps around to the last
+    await vi.waitFor(() => expect(s.frame()).toContain('› 4. Reject (remembered)'));
+    expect(s.frame()).not.toContain('› 1.');
+    await tick();
+    expect(s.decisions()).toEqual([]);
+    s.stdin.write(KEY.enter);
+    await vi.waitFor(() => expect(s.callsOf('reject')).toEqual([['x', { hash: 'hash-x' }]]));
+  });
+
+  it('a changed entry starts with the highlight on "approve" again', async () => {
+    const s = session({ pending: [pendingApproval('x')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write(KEY.up);
+    await vi.waitFor(() => expect(s.frame()).toContain('› 4. Reject'));
+    s.pending.next([pendingApproval('x', { hash: 'edited' })]);
+    await vi.waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
+  });
+
+  it('3 and Enter on "approve all…" open the confirmation, highlighted on yes; Enter there approves the list', async () => {
+    const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write('3');
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    expect(s.frame()).toContain('› 1. Yes, approve all 2');
+    expect(s.frame()).toMatch(/^\W*2\. No, back to the review\s+n/m);
+    await tick();
+    expect(s.decisions()).toEqual([]);
+    s.stdin.write(KEY.enter);
+    await vi.waitFor(() =>
+      expect(s.callsOf('approveAllPending')).toEqual([
+        [
+          [
+            { name: 'x', hash: 'hash-x' },
+            { name: 'y', hash: 'hash-y' },
+          ],
+        ],
+      ]),
+    );
+  });
+
+  it('never confirms a list that was not drawn: Enter on "approve all…" and Enter again in one chunk approve nothing', async () => {
+    const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write(KEY.down);
+    s.stdin.write(KEY.down);
+    await vi.waitFor(() => expect(s.frame()).toContain('› 3. Approve all 2 pending…'));
+    s.stdin.write(KEY.enter);
+    s.stdin.write(KEY.enter); // same chunk of input, before the confirmation is rendered
+    s.stdin.write('1');
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await tick();
+    expect(s.decisions()).toEqual([]);
+  });
+
+  it('↓ Enter in the confirmation goes back to the review, the highlight where it was', async () => {
+    const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
+    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    s.stdin.write(KEY.down);
+    s.stdin.write(KEY.down);
+    s.stdin.write(KEY.enter);
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    s.stdin.write(KEY.down);
+    await vi.waitFor(() => expect(s.frame()).toContain('› 2. No, back to the review'));
+    s.stdin.write(KEY.enter);
+    await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “x”?'));
+    expect(s.frame()).toContain('› 3. Approve all 2 pending…');
+    await tick();
+    expect(s.decisions()).toEqual([]);
   });
 
   it('A lists every server it would approve and approves nothing until y', async () => {
@@ -179,7 +297,8 @@ describe('ApprovalDialog', () => {
     const frame = s.frame();
     expect(frame).toMatch(/alpha\s+project · \/w\/\.mcp\.json.*\n.*npx -y alpha-mcp/);
     expect(frame).toMatch(/remote\s+workspace · \/w\/\.qwen\/settings\.json.*\n.*https:\/\/mcp\.example\.com\/mcp/);
-    expect(frame).toContain('y approve all 2  ·  Esc/n back');
+    expect(frame).toContain('› 1. Yes, approve all 2');
+    expect(frame).toContain('↑↓ select · Enter choose · y/n · Esc back');
     await tick();
     expect(s.decisions()).toEqual([]);
 
@@ -263,13 +382,17 @@ describe('ApprovalDialog', () => {
     const s = session({ pending: names.map((n) => pendingApproval(n)) });
     await vi.waitFor(() => expect(s.frame()).toContain('“srv01”'));
     s.stdin.write('A');
-    // 8 lines, two a server: 4 servers.
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 8 more servers (↑/↓ to scroll)'));
-    expect(s.frame()).toContain('srv04');
-    expect(s.frame()).not.toContain('srv05');
+    // 23 rows, 4 of them the session's and 8 the confirmation's own: 10 lines (and the hint), two a server.
+    await vi.waitFor(() => expect(s.frame()).toContain('↓ 14 more lines · PgUp/PgDn scroll'));
+    expect(s.frame()).toContain('srv05');
+    expect(s.frame()).not.toContain('srv06');
     s.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(s.frame()).toContain('srv07'));
+    await vi.waitFor(() => expect(s.frame()).toContain('srv08'));
     expect(s.frame()).not.toContain('srv01');
+    s.stdin.write(KEY.down); // the arrows are the options'
+    await vi.waitFor(() => expect(s.frame()).toContain('› 2. No, back to the review'));
+    s.stdin.write(KEY.up);
+    await vi.waitFor(() => expect(s.frame()).toContain('› 1. Yes, approve all 12'));
     s.stdin.write('y'); // scrolled: still the whole list, as its count said
     await vi.waitFor(() => expect(s.callsOf('approveAllPending')).toEqual([[names.map((name) => ({ name, hash: `hash-${name}` }))]]));
   });
@@ -280,10 +403,10 @@ describe('ApprovalDialog', () => {
     s.stdin.write('A');
     await vi.waitFor(() => expect(s.frame()).toContain('Approve all 1 pending MCP server?'));
     s.pending.next([]);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('Approve all'));
+    await vi.waitFor(() => expect(s.frame()).not.toContain('Approve all 1 pending MCP server?'));
     s.pending.next([pendingApproval('y')]);
     await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “y”?'));
-    expect(s.frame()).not.toContain('Approve all');
+    expect(s.frame()).not.toContain('Approve all 1 pending MCP server?');
   });
 
   it('moves on to the next server once the rejected one leaves the pending set', async () => {
@@ -318,11 +441,13 @@ describe('ApprovalDialog', () => {
     await vi.waitFor(() => expect(s.frame()).toContain('waiting for the reconcile pass'));
     s.stdin.write('r');
     s.stdin.write('A');
+    s.stdin.write(KEY.enter);
+    s.stdin.write('4');
     await tick();
-    expect(s.frame()).not.toContain('Approve all');
+    expect(s.frame()).not.toContain('pending MCP server?');
     expect(s.decisions()).toEqual([{ method: 'approve', args: ['x', { persist: true, hash: 'hash-x' }] }]);
     s.pending.next([pendingApproval('x', { hash: 'edited' })]); // its config changed: asked again
-    await vi.waitFor(() => expect(s.frame()).toContain('r reject'));
+    await vi.waitFor(() => expect(s.frame()).toContain('↑↓ select · Enter choose'));
   });
 
   it('shows a failed decision inline', async () => {
@@ -362,7 +487,7 @@ describe('ApprovalDialog', () => {
     expect(s.frame()).toContain('Approve MCP server “x”?');
 
     s.pending.next([pendingApproval('x'), pendingApproval('y', { hash: 'edited' })]);
-    await vi.waitFor(() => expect(s.frame()).toContain('a approve'));
+    await vi.waitFor(() => expect(s.frame()).toContain('↑↓ select · Enter choose'));
     s.stdin.write('a');
     await vi.waitFor(() => expect(s.callsOf('approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
   });

@@ -43,6 +43,13 @@ describe('CommandLine', () => {
     expect(l.onSubmit.mock.calls).toEqual([['/mcp a']]);
   });
 
+  it('moves the cursor to either end with Home/End while a line is typed', async () => {
+    const l = line();
+    await tick();
+    await l.type('mcp a', KEY.home, '/', KEY.end, 'lpha', KEY.enter);
+    expect(l.onSubmit.mock.calls).toEqual([['/mcp alpha']]);
+  });
+
   it('leaves Enter and arrows alone while empty', async () => {
     const l = line();
     await tick();

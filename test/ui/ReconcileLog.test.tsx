@@ -3,7 +3,7 @@ import { Profiler } from 'react';
 import { Subject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { McpLiveEvent, ReconcileEvent } from '../../src/model/events.js';
-import { eventLogText, formatReconcile } from '../../src/sinks/ui/eventLogLine.js';
+import { eventLogText, formatReconcile, nextLogLines, type LogLine } from '../../src/sinks/ui/eventLogLine.js';
 import { ReconcileLog } from '../../src/sinks/ui/ReconcileLog.js';
 import { plain, tick } from './fakeLive.js';
 
@@ -54,6 +54,7 @@ describe('eventLogText', () => {
       ts: TS,
       text: 'settings error: /w/s.json:3:7: bad comma (last good content kept)',
       color: 'red',
+      file: '/w/s.json',
     });
     expect(eventLogText({ type: 'restart-required', ts: TS, file: '/u/s.json', keys: ['mcp.serverCommand'] })).toEqual({
       ts: TS,
@@ -79,7 +80,39 @@ describe('eventLogText', () => {
   });
 });
 
+describe('nextLogLines', () => {
+  const error = (file: string): McpLiveEvent => ({ type: 'settings-error', ts: TS, file, error: `${file}: oops` });
+
+  it("settings-ok takes away that file's error lines, and only those", () => {
+    let lines: readonly LogLine[] = [];
+    const events: McpLiveEvent[] = [error('/a.json'), pass(), error('/b.json'), error('/a.json')];
+    events.forEach((e, i) => (lines = nextLogLines(lines, e, i, 8)));
+    expect(lines.map((l) => l.id)).toEqual([0, 1, 2, 3]);
+    lines = nextLogLines(lines, { type: 'settings-ok', ts: TS, file: '/a.json' }, 4, 8);
+    expect(lines.map((l) => l.id)).toEqual([1, 2]);
+    expect(lines[1]!.text).toContain('/b.json');
+  });
+
+  it('returns the same lines when nothing changes', () => {
+    const lines = nextLogLines([], pass(), 0, 8);
+    expect(nextLogLines(lines, { type: 'settings-ok', ts: TS, file: '/a.json' }, 1, 8)).toBe(lines);
+    expect(nextLogLines(lines, { type: 'ready', ts: TS }, 2, 8)).toBe(lines);
+  });
+});
+
 describe('ReconcileLog', () => {
+  it("clears a file's error line when settings-ok says it reads cleanly again", async () => {
+    const events = new Subject<McpLiveEvent>();
+    const { lastFrame } = render(<ReconcileLog events$={events} />);
+    await tick();
+    events.next({ type: 'settings-error', ts: TS, file: '/w/s.json', error: '/w/s.json:3:7: bad comma' });
+    events.next(pass({ unchanged: 1 }));
+    await vi.waitFor(() => expect(plain(lastFrame())).toContain('settings error: /w/s.json:3:7'));
+    events.next({ type: 'settings-ok', ts: TS, file: '/w/s.json' });
+    await vi.waitFor(() => expect(plain(lastFrame())).not.toContain('settings error'));
+    expect(plain(lastFrame())).toContain('kept 1');
+  });
+
   it('prints HH:MM:SS lines for the events after mount and keeps the last ones', async () => {
     const events = new Subject<McpLiveEvent>();
     const { lastFrame } = render(<ReconcileLog events$={events} max={3} />);

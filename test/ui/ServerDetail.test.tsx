@@ -42,6 +42,19 @@ describe('ServerDetail', () => {
     expect(frame).toContain('09:05:08 connected 1 tool');
   });
 
+  it('a remote server has no stderr section; a stdio one has, even while it is empty', () => {
+    const remote = render(<ServerDetail server={server('r', { transport: 'http' })} stderr={[]} />);
+    expect(plain(remote.lastFrame())).not.toContain('stderr');
+    const sse = render(<ServerDetail server={server('e', { transport: 'sse' })} stderr={[]} />);
+    expect(plain(sse.lastFrame())).not.toContain('stderr');
+    const local = render(<ServerDetail server={server('l', { transport: 'stdio' })} stderr={[]} />);
+    expect(plain(local.lastFrame())).toMatch(/stderr \(last 0 of 0 lines\)\s+empty/);
+    // Blocked (never started here): its earlier output still shows, no empty section otherwise.
+    const blocked = server('b', { state: 'blocked', reason: 'rejected' });
+    expect(plain(render(<ServerDetail server={blocked} stderr={[]} />).lastFrame())).not.toContain('stderr');
+    expect(plain(render(<ServerDetail server={blocked} stderr={['last words']} />).lastFrame())).toContain('last words');
+  });
+
   it('shows the reason of a blocked server and the error of a failed one', () => {
     const blocked = render(<ServerDetail server={server('b', { state: 'blocked', reason: 'rejected' })} />);
     expect(plain(blocked.lastFrame())).toMatch(/reason\s+rejected – edit its config to be asked again/);

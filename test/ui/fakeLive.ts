@@ -25,6 +25,8 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     callError?: Error;
     approveError?: Error;
     approveAllError?: Error;
+    enableError?: Error;
+    enableResult?: { file?: string; stillBlocked?: string };
     reconnectable: boolean;
     stderr: Record<string, readonly string[]>;
     configs: Record<string, unknown>;
@@ -51,6 +53,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
       record('start');
       return Promise.resolve();
     },
+    planned: () => Promise.resolve(),
     dispose: () => {
       record('dispose');
       return Promise.resolve();
@@ -90,6 +93,14 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     stderrTail: (name) => steer.stderr[name] ?? [],
     serverConfig: (name) => steer.configs[name],
     settingsError: () => undefined,
+    enable: (name, options) => {
+      record('enable', name, options);
+      return steer.enableError ? Promise.reject(steer.enableError) : Promise.resolve({ server: name, enabled: true, ...steer.enableResult });
+    },
+    disable: (name, options) => {
+      record('disable', name, options);
+      return Promise.resolve({ server: name, enabled: false, ...(options?.persist ? { file: '/home/u/.qwen/settings.json' } : {}) });
+    },
   };
 
   /** Replaces the servers (and the tools they carry). */
@@ -117,7 +128,7 @@ export function server(name: string, patch: Partial<ServerStatus> = {}): ServerS
 }
 
 export function tool(serverName: string, toolName: string, description?: string): QualifiedTool {
-  return { name: `mcp__${serverName}__${toolName}`, server: serverName, tool: toolName, description };
+  return { name: `mcp__${serverName}__${toolName}`, server: serverName, tool: toolName, description, trust: false };
 }
 
 export function pendingApproval(name: string, patch: Partial<PendingApproval> = {}): PendingApproval {
@@ -142,6 +153,8 @@ export const KEY = {
   right: '\u001B[C',
   pageUp: '\u001B[5~',
   pageDown: '\u001B[6~',
+  home: '\u001B[H',
+  end: '\u001B[F',
   enter: '\r',
   escape: '\u001B',
   tab: '\t',

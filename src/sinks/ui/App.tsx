@@ -1,5 +1,5 @@
-import { Box, Text } from 'ink';
-import { useEffect, useMemo, useState } from 'react';
+import { Box, Text, type DOMElement } from 'ink';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { filter, map, take } from 'rxjs';
 import type { McpLive } from '../../createMcpLive.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
@@ -8,18 +8,20 @@ import { CommandLine } from './CommandLine.js';
 import { runCommandLine, type Output, type View } from './commands.js';
 import { completeCommandLine } from './completeCommandLine.js';
 import { KEY_PRIORITY, KeyRouter, useKeys } from './keys.js';
+import { LayoutSync } from './layoutSync.js';
 import { ReconcileLog } from './ReconcileLog.js';
+import { Region, useRowBudget, type Claim } from './rowBudget.js';
+import { ScrollView } from './ScrollView.js';
 import { ServerDetail } from './ServerDetail.js';
 import { ServerList } from './ServerList.js';
 import { useApprovalPrompt } from './useApprovalPrompt.js';
+import { useFrameCap } from './useFrameCap.js';
 import { useObservable, useThrottledObservable } from './useObservable.js';
 
 export interface AppProps {
   live: McpLive;
   /** Ctrl-C or `/quit`: the caller unmounts and disposes. */
   onExit: () => void;
-  /** Lines of command output shown before "… N more lines" (default 30). */
-  maxOutputLines?: number;
 }
 
 /**
@@ -29,12 +31,20 @@ export interface AppProps {
  *
  * Keys, first come first served (see {@link KeyRouter}): Ctrl-C quits from anywhere; the
  * approval dialog, while it shows, takes every other key; a typed command line takes the rest;
- * with an empty line, ↑ ↓ Enter go to the list and Esc goes back from the detail view.
+ * with an empty line, PgUp/PgDn/Home/End scroll the command's output while it overflows, ↑ ↓
+ * PgUp/PgDn Home/End Enter go to the list (or scroll the detail view), and Esc closes the output,
+ * then goes back from the detail view.
+ *
+ * Layout (issue 13): the frame stays shorter than the terminal (see {@link useFrameCap}); when
+ * everything does not fit, its parts share the rows in the order of {@link claims} and scroll
+ * inside what they got.
  */
 export function App(props: AppProps) {
   return (
     <KeyRouter>
-      <Session {...props} />
+      <LayoutSync>
+        <Session {...props} />
+      </LayoutSync>
     </KeyRouter>
   );
 }
@@ -45,7 +55,18 @@ const STDERR_REFRESH_MS = 1000;
 const NO_SERVERS: readonly ServerStatus[] = [];
 const NO_TOOLS: readonly QualifiedTool[] = [];
 
-function Session({ live, onExit, maxOutputLines = 30 }: AppProps) {
+/**
+ * Who gets the rows of a full screen first (see {@link useRowBudget}): the approval dialog, while
+ * it shows, then the last command's output, the list or detail view, and the event log (a few
+ * lines on a small screen, up to 8); without the dialog, two lines of the log come first.
+ */
+function claims(dialog: boolean, rows: number): readonly Claim[] {
+  const log: Claim = { id: 'log', upTo: Math.max(2, Math.min(8, Math.floor(rows / 6))) };
+  const views: readonly Claim[] = [{ id: 'output' }, { id: 'body' }, log];
+  return dialog ? [{ id: 'dialog' }, ...views] : [{ id: 'log', upTo: 2 }, ...views];
+}
+
+function Session({ live, onExit }: AppProps) {
   const servers = useThrottledObservable(live.servers$, NO_SERVERS);
   const tools = useThrottledObservable(live.tools$, NO_TOOLS);
   const approval = useApprovalPrompt(live.pendingApprovals$);
@@ -55,7 +76,9 @@ function Session({ live, onExit, maxOutputLines = 30 }: AppProps) {
   );
   const ready = useObservable(ready$, false);
   const [view, setView] = useState<View>({ kind: 'list' });
-  const [output, setOutput] = useState<Output | undefined>(undefined);
+  // Numbered, so each command's output starts at its top.
+  const [output, setOutput] = useState<{ id: number; output: Output } | undefined>(undefined);
+  const outputs = useRef(0);
   const [running, setRunning] = useState<string | undefined>(undefined);
 
   const detail = view.kind === 'detail' ? servers.find((s) => s.name === view.server) : undefined;
@@ -73,35 +96,48 @@ function Session({ live, onExit, maxOutputLines = 30 }: AppProps) {
   useKeys(
     (_input, key) => {
       if (!key.escape) return false;
+      setOutput(undefined);
+      return true;
+    },
+    { priority: KEY_PRIORITY.dismiss, isActive: output !== undefined },
+  );
+  useKeys(
+    (_input, key) => {
+      if (!key.escape) return false;
       setView({ kind: 'list' });
       return true;
     },
     { priority: KEY_PRIORITY.back, isActive: view.kind !== 'list' },
   );
+  const rootRef = useRef<DOMElement>(null);
+  const rows = useFrameCap(rootRef);
+  const budget = useRowBudget(rootRef, rows - 1, claims(approval.visible, rows));
 
   const submit = (line: string) => {
     setRunning(line.split(' ')[0]);
     setOutput(undefined);
     void runCommandLine(line, { live, servers, tools }).then((outcome) => {
       setRunning(undefined);
-      setOutput(outcome.output);
+      setOutput(outcome.output && { id: ++outputs.current, output: outcome.output });
       if (outcome.view) setView(outcome.view);
       if (outcome.quit) onExit();
     });
   };
 
   return (
-    <Box flexDirection="column">
-      <Text>
-        <Text bold color="cyan">
-          mcp-live
+    <Box ref={rootRef} flexDirection="column">
+      <Box flexShrink={0}>
+        <Text>
+          <Text bold color="cyan">
+            mcp-live
+          </Text>
+          <Text color="gray">
+            {'  '}
+            {live.cwd} · profile {live.profile}
+          </Text>
         </Text>
-        <Text color="gray">
-          {'  '}
-          {live.cwd} · profile {live.profile}
-        </Text>
-      </Text>
-      <Box marginY={1} flexDirection="column">
+      </Box>
+      <Region budget={budget} id="body" marginTop={1} marginBottom={approval.visible ? 0 : 1}>
         {view.kind === 'list' ? (
           <ServerList servers={servers} starting={!ready} onOpen={(server) => setView({ kind: 'detail', server })} />
         ) : detail ? (
@@ -109,46 +145,63 @@ function Session({ live, onExit, maxOutputLines = 30 }: AppProps) {
         ) : (
           <Text color="yellow">MCP server “{view.server}” is not configured any more. Esc back to the list.</Text>
         )}
-      </Box>
-      {approval.visible && <ApprovalDialog pending={approval.pending} actions={live} onLater={approval.later} />}
-      {!approval.visible && approval.pending.length > 0 && (
-        <Text color="yellow">
-          {approval.pending.map((p) => p.name).join(', ')} {approval.pending.length === 1 ? 'waits' : 'wait'} for
-          approval: /approve NAME or /reject NAME
-        </Text>
+      </Region>
+      {approval.visible && (
+        <Region budget={budget} id="dialog">
+          <ApprovalDialog pending={approval.pending} actions={live} onLater={approval.later} />
+        </Region>
       )}
-      {output !== undefined && <OutputPanel output={output} max={maxOutputLines} />}
-      <ReconcileLog events$={live.events$} />
-      <CommandLine
-        onSubmit={submit}
-        complete={(value) =>
-          completeCommandLine(value, { servers: servers.map((s) => s.name), tools: tools.map((t) => t.name) })
-        }
-        isActive={!approval.visible}
-        status={running === undefined ? undefined : `running ${running}…`}
-      />
-      <Text color="gray">
-        {approval.visible
-          ? 'the approval dialog has the keys · Esc later · Ctrl-C quit'
-          : `${view.kind === 'list' ? '↑↓ select · Enter details · ' : 'Esc back · '}/help commands · Tab completes · Ctrl-C quit`}
-      </Text>
+      {!approval.visible && approval.pending.length > 0 && (
+        <Box flexShrink={0}>
+          <Text color="yellow">
+            {approval.pending.map((p) => p.name).join(', ')} {approval.pending.length === 1 ? 'waits' : 'wait'} for
+            approval: /approve NAME or /reject NAME
+          </Text>
+        </Box>
+      )}
+      {output !== undefined && (
+        <Region budget={budget} id="output" marginBottom={1}>
+          <OutputPanel output={output.output} resetKey={String(output.id)} isActive={!approval.visible} />
+        </Region>
+      )}
+      <Region budget={budget} id="log">
+        <ReconcileLog events$={live.events$} />
+      </Region>
+      <Box flexDirection="column" flexShrink={0}>
+        <CommandLine
+          onSubmit={submit}
+          complete={(value) =>
+            completeCommandLine(value, { servers: servers.map((s) => s.name), tools: tools.map((t) => t.name) })
+          }
+          isActive={!approval.visible}
+          status={running === undefined ? undefined : `running ${running}…`}
+        />
+        <Text color="gray">
+          {approval.visible ? 'the approval dialog has the keys · Esc later · Ctrl-C quit' : keyHint(view.kind, output !== undefined)}
+        </Text>
+      </Box>
     </Box>
   );
 }
 
-function OutputPanel({ output, max }: { output: Output; max: number }) {
+/** The keys that do something now, in one line of at most 80 columns. */
+function keyHint(view: View['kind'], output: boolean): string {
+  const list = view === 'list' ? '↑↓ select · Enter details · ' : '';
+  if (output) return `${list}Esc closes output · /help commands · Ctrl-C quit`;
+  return `${list || 'Esc back · '}/help commands · Tab completes · Ctrl-C quit`;
+}
+
+/** The last command's output, scrolled with PgUp/PgDn/Home/End while it is taller than its share of the screen. */
+function OutputPanel({ output, resetKey, isActive }: { output: Output; resetKey: string; isActive: boolean }) {
   const color = output.tone === 'error' ? 'red' : output.tone === 'success' ? 'green' : undefined;
-  const shown = output.lines.slice(0, max);
-  const more = output.lines.length - shown.length;
   return (
-    <Box flexDirection="column" marginBottom={1}>
-      {shown.map((line, i) => (
+    <ScrollView keys={{ priority: KEY_PRIORITY.output, isActive, lines: false }} resetKey={resetKey} hint="PgUp/PgDn scroll · Esc close">
+      {output.lines.map((line, i) => (
         <Text key={i} color={color}>
           {line}
         </Text>
       ))}
-      {more > 0 && <Text color="gray">… {more} more lines</Text>}
-    </Box>
+    </ScrollView>
   );
 }
 

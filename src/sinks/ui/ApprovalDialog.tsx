@@ -4,11 +4,11 @@ import type { McpLive } from '../../createMcpLive.js';
 import type { ReviewLine } from '../../model/reviewEntry.js';
 import type { PendingApproval } from '../../model/status.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
+import { OptionList, optionKey, type Option } from './OptionList.js';
 import { reviewLineRisk } from './reviewLineRisk.js';
-import { scrollStep, scrollWindow, type ScrollWindow } from './scrollWindow.js';
+import { ScrollView } from './ScrollView.js';
 import { plural } from './serverSummary.js';
 import { pendingSetKey } from './useApprovalPrompt.js';
-import { useTerminalRows } from './useTerminalRows.js';
 
 /** The decisions the dialog can take (a subset of {@link McpLive}). */
 export type ApprovalActions = Pick<McpLive, 'approve' | 'approveAllPending' | 'reject'>;
@@ -22,25 +22,40 @@ export interface ApprovalDialogProps {
   isActive?: boolean;
 }
 
-/**
- * Rows the session keeps around the scrolled part of the dialog: its border, title, scope,
- * source, warning, key line, failure and scroll hint (10), and the session's header, command line
- * and key hint with their margins (6).
- */
-const CHROME_ROWS = 16;
-/** What a terminal that does not say its height (a pipe, a test) is taken to have. */
-const DEFAULT_ROWS = 24;
-const MIN_VISIBLE_LINES = 5;
+type ReviewChoice = 'approve' | 'session' | 'all' | 'reject';
+type ConfirmChoice = 'yes' | 'back';
+
+function reviewOptions(pending: number): readonly Option<ReviewChoice>[] {
+  return [
+    { value: 'approve', label: 'Approve (remembered)', letter: 'a' },
+    { value: 'session', label: 'Approve for this session only', letter: 's' },
+    { value: 'all', label: `Approve all ${pending} pending…`, letter: 'A' },
+    { value: 'reject', label: 'Reject (remembered)', letter: 'r' },
+  ];
+}
+
+function confirmOptions(pending: number): readonly Option<ConfirmChoice>[] {
+  return [
+    { value: 'yes', label: `Yes, approve ${pending === 1 ? 'it' : `all ${pending}`}`, letter: 'y' },
+    { value: 'back', label: 'No, back to the review', letter: 'n' },
+  ];
+}
 
 /**
  * Asks about the first server of the promptable set (SPEC §5, issue 11): its name, scope, source
  * file and every line of its entry that decides what runs or where data goes (`review`), the risky
- * ones highlighted, scrolled inside the dialog when the entry is longer than the terminal allows.
+ * ones highlighted, scrolled inside the dialog when the entry is longer than the screen allows.
  * A decision names the hash of the entry shown, so an entry edited after it was drawn is refused
  * by the library, not approved unseen. "Approve all" first lists every server it would approve and
  * approves exactly that list. The set shown is whatever arrived last, so a server decided elsewhere
  * (another session, `mcp-live approvals`) disappears without a key press. A failed decision is
  * shown inline; decision keys are ignored while one is being written.
+ *
+ * Keys (issue 13), as in Qwen Code's and Gemini CLI's confirmations: the options are a list, ↑/↓
+ * (k/j) move the highlight, Enter chooses it (the first is "approve"), 1–4 choose directly, and
+ * the letters a s A r keep working; Esc asks later. The arrows belong to the options, so the entry
+ * scrolls with PgUp/PgDn and Home/End. The confirmation of "approve all" is a list of two (y / n,
+ * Esc back), "yes" highlighted.
  */
 export function ApprovalDialog({ pending, actions, onLater, isActive = true }: ApprovalDialogProps) {
   // In refs too: "aa" in one chunk must not write two decisions.
@@ -50,10 +65,12 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
   const [decidedFor, setDecidedFor, decidedRef] = useSyncState<string | undefined>(undefined);
   // The set "approve all" was asked for, while its confirmation shows.
   const [confirmingFor, setConfirmingFor, confirmingRef] = useSyncState<string | undefined>(undefined);
-  const [scroll, setScroll, scrollRef] = useSyncState<{ view: string; offset: number }>({ view: '', offset: 0 });
+  // The highlighted option of the review, per entry: another server (or the same one edited)
+  // starts at the top; the confirmation's, from its top each time it opens.
+  const [highlight, setHighlight, highlightRef] = useSyncState<{ view: string; index: number }>({ view: '', index: 0 });
+  const [confirmHighlight, setConfirmHighlight, confirmHighlightRef] = useSyncState(0);
   // `name` undefined: a failure of the whole set ("approve all").
   const [failure, setFailure] = useState<{ name?: string; message: string } | undefined>(undefined);
-  const visibleLines = Math.max(MIN_VISIBLE_LINES, (useTerminalRows() ?? DEFAULT_ROWS) - CHROME_ROWS);
   const first = pending[0];
   const setKey = pendingSetKey(pending);
   const waiting = decidedFor === setKey;
@@ -64,13 +81,9 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
     if (pending.length === 0 && confirmingRef.current !== undefined) setConfirmingFor(undefined);
   });
 
-  // What scrolls: the review lines of the first server, or (confirming) the servers, two rows each.
-  const view = confirming ? 'confirm' : first ? `review:${first.name}@${first.hash}` : '';
-  const total = confirming ? pending.length : (first?.review.length ?? 0);
-  const height = confirming ? Math.max(2, Math.floor(visibleLines / 2)) : visibleLines;
-  // A new view (another server, the entry edited, confirmation opened) starts at its top.
-  const offsetOf = (s: { view: string; offset: number }) => (s.view === view ? s.offset : 0);
-  const shown = scrollWindow(offsetOf(scroll), total, height);
+  // The entry under review: another one (or this one edited) scrolls and highlights from the top.
+  const review = first ? `review:${first.name}@${first.hash}` : '';
+  const highlightOf = (v: string) => (highlightRef.current.view === v ? highlightRef.current.index : 0);
 
   const run = (what: string, name: string | undefined, action: () => Promise<unknown>, after?: () => void) => {
     const askedFor = setKey;
@@ -90,18 +103,15 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
     );
   };
 
-  const scrolled = (key: InkKey): boolean => {
-    const step = scrollStep(key, height);
-    if (step === undefined) return false;
-    setScroll({ view, offset: scrollWindow(offsetOf(scrollRef.current) + step, total, height).start });
-    return true;
-  };
-
   const confirmKeys = (input: string, key: InkKey) => {
-    if (key.escape || input === 'n') setConfirmingFor(undefined);
+    const options = confirmOptions(pending.length);
+    const picked = optionKey(input, key, options, confirmHighlightRef.current);
+    const choice = key.escape ? 'back' : picked?.kind === 'choose' ? options[picked.index]?.value : undefined;
+    if (picked?.kind === 'move') setConfirmHighlight(picked.index);
+    else if (choice === 'back') setConfirmingFor(undefined);
     // Only a confirmation on screen can be confirmed: "Ay" in one chunk must not approve a list
     // that was never drawn (`confirming` is this render's, the ref already says "open").
-    else if (input === 'y' && confirming && decidedRef.current !== setKey) {
+    else if (choice === 'yes' && confirming && decidedRef.current !== setKey) {
       // Exactly the list on screen: a server that arrived after this render is not in it.
       const listed = pending.map(({ name, hash }) => ({ name, hash }));
       const close = () => setConfirmingFor(undefined);
@@ -110,60 +120,88 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
   };
 
   const reviewKeys = (input: string, key: InkKey, { name, hash }: PendingApproval) => {
+    const v = `review:${name}@${hash}`;
+    const options = reviewOptions(pending.length);
+    const picked = optionKey(input, key, options, highlightOf(v));
     if (key.escape) onLater();
+    else if (picked === undefined) return;
+    else if (picked.kind === 'move') setHighlight({ view: v, index: picked.index });
     else if (decidedRef.current === setKey) return;
-    else if (input === 'a') run(`approving ${name}…`, name, () => actions.approve(name, { persist: true, hash }));
-    else if (input === 's') run(`approving ${name} for this session…`, name, () => actions.approve(name, { persist: false, hash }));
-    else if (input === 'r') run(`rejecting ${name}…`, name, () => actions.reject(name, { hash }));
-    else if (input === 'A') setConfirmingFor(setKey);
+    else {
+      setHighlight({ view: v, index: picked.index });
+      const choice = options[picked.index]?.value;
+      if (choice === 'approve') run(`approving ${name}…`, name, () => actions.approve(name, { persist: true, hash }));
+      else if (choice === 'session') run(`approving ${name} for this session…`, name, () => actions.approve(name, { persist: false, hash }));
+      else if (choice === 'reject') run(`rejecting ${name}…`, name, () => actions.reject(name, { hash }));
+      else if (choice === 'all') {
+        setConfirmHighlight(0);
+        setConfirmingFor(setKey);
+      }
+    }
   };
 
-  // Modal: while it shows, every key is the dialog's (Ctrl-C still quits, it asks first).
+  // Modal: while it shows, every key is the dialog's (Ctrl-C still quits, it asks first); the
+  // scrolled part takes its keys first.
+  const active = isActive && first !== undefined;
   useKeys(
     (input, key) => {
-      if (!first || scrolled(key) || busyRef.current !== undefined) return true;
+      if (!first || busyRef.current !== undefined) return true;
       if (confirmingRef.current !== undefined) confirmKeys(input, key);
       else reviewKeys(input, key, first);
       return true;
     },
-    { priority: KEY_PRIORITY.dialog, isActive: isActive && first !== undefined },
+    { priority: KEY_PRIORITY.dialog, isActive: active },
   );
 
   if (!first) return null;
   const status = busy ?? (waiting ? 'decided — waiting for the reconcile pass…' : undefined);
+  const scrollKeys = { priority: KEY_PRIORITY.dialogScroll, isActive: active, lines: false };
   if (confirming) {
-    return <ConfirmAll pending={pending} window={shown} changed={confirmingFor !== setKey} status={status} />;
+    return (
+      <ConfirmAll
+        pending={pending}
+        changed={confirmingFor !== setKey}
+        status={status}
+        highlighted={confirmHighlight}
+        scroll={
+          <ScrollView keys={scrollKeys}>
+            {pending.map((p) => (
+              <ConfirmRow key={p.name} pending={p} />
+            ))}
+          </ScrollView>
+        }
+      />
+    );
   }
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
-      <Text>
-        <Text bold color="yellow">
-          Approve MCP server “{first.name}”?
-        </Text>
-        <Text color="gray">
-          {'  '}(1 of {pending.length})
-        </Text>
-      </Text>
-      <Row label="scope">{first.scope}</Row>
-      <Row label="source">{first.source}</Row>
-      {first.review.slice(shown.start, shown.end).map((line, i) => (
-        <ReviewRow key={shown.start + i} line={line} />
-      ))}
-      <ScrollHint window={shown} unit="line" />
-      <Text color="gray">It came with this workspace; approve only what you trust to run as you.</Text>
-      <Box marginTop={1}>
-        {status !== undefined ? (
-          <Text color="yellow">{status}</Text>
-        ) : (
-          <Text>
-            <Key k="a" /> approve  <Key k="s" /> this session only  <Key k="A" /> approve all {pending.length} pending…{'  '}
-            <Key k="r" /> reject  <Key k="Esc" /> later
+      <Box flexDirection="column" flexShrink={0}>
+        <Text>
+          <Text bold color="yellow">
+            Approve MCP server “{first.name}”?
           </Text>
+          <Text color="gray">
+            {'  '}(1 of {pending.length})
+          </Text>
+        </Text>
+        <Row label="scope">{first.scope}</Row>
+        <Row label="source">{first.source}</Row>
+      </Box>
+      <ScrollView keys={scrollKeys} resetKey={review}>
+        {first.review.map((line, i) => (
+          <ReviewRow key={i} line={line} />
+        ))}
+      </ScrollView>
+      <Box flexDirection="column" flexShrink={0}>
+        <Text color="gray">It came with this workspace; approve only what you trust to run as you.</Text>
+        <Box marginTop={1}>
+          <OptionList options={reviewOptions(pending.length)} highlighted={highlight.view === review ? highlight.index : 0} />
+        </Box>
+        <Footer status={status}>↑↓ select · Enter choose · 1–4 or a s A r · Esc later</Footer>
+        {failure !== undefined && (failure.name === undefined || failure.name === first.name) && (
+          <Text color="red">✖ {failure.message}</Text>
         )}
       </Box>
-      {failure !== undefined && (failure.name === undefined || failure.name === first.name) && (
-        <Text color="red">✖ {failure.message}</Text>
-      )}
     </Box>
   );
 }
@@ -171,61 +209,57 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
 /** "Approve all": every server it would approve, with its one-line target, before anything is written. */
 function ConfirmAll({
   pending,
-  window,
   changed,
   status,
+  highlighted,
+  scroll,
 }: {
   pending: readonly PendingApproval[];
-  window: ScrollWindow;
   changed: boolean;
   status: string | undefined;
+  highlighted: number;
+  scroll: ReactNode;
 }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
-      <Text bold color="yellow">
-        Approve all {plural(pending.length, 'pending MCP server')}?
-      </Text>
-      {pending.slice(window.start, window.end).map((p) => (
-        <Box key={p.name} flexDirection="column">
-          <Text wrap="wrap">
-            <Text bold>{p.name}</Text>
-            <Text color="gray">
-              {'  '}
-              {p.scope} · {p.source}
-            </Text>
-          </Text>
-          <Box paddingLeft={2}>
-            <Text wrap="wrap">{p.target}</Text>
-          </Box>
+      <Box flexShrink={0}>
+        <Text bold color="yellow">
+          Approve all {plural(pending.length, 'pending MCP server')}?
+        </Text>
+      </Box>
+      {scroll}
+      <Box flexDirection="column" flexShrink={0}>
+        {changed && <Text color="yellow">The pending set changed while this was open — check the list again.</Text>}
+        <Text color="gray">Each runs as you; Esc goes back to review them one by one.</Text>
+        <Box marginTop={1}>
+          <OptionList options={confirmOptions(pending.length)} highlighted={highlighted} />
         </Box>
-      ))}
-      <ScrollHint window={window} unit="server" />
-      {changed && <Text color="yellow">The pending set changed while this was open — check the list again.</Text>}
-      <Text color="gray">Each runs as you; Esc goes back to review them one by one.</Text>
-      <Box marginTop={1}>
-        {status !== undefined ? (
-          <Text color="yellow">{status}</Text>
-        ) : (
-          <Text>
-            <Key k="y" /> approve all {pending.length}
-            {'  ·  '}
-            <Key k="Esc" />/<Key k="n" /> back
-          </Text>
-        )}
+        <Footer status={status}>↑↓ select · Enter choose · y/n · Esc back</Footer>
       </Box>
     </Box>
   );
 }
 
-/** What a scrolled view hides, above and below; nothing when everything shows. */
-function ScrollHint({ window: { above, below }, unit }: { window: ScrollWindow; unit: string }) {
-  if (above === 0 && below === 0) return null;
-  const parts = [above > 0 ? `↑ ${plural(above, unit)} above` : '', below > 0 ? `↓ ${plural(below, `more ${unit}`)}` : ''];
+function ConfirmRow({ pending: p }: { pending: PendingApproval }) {
   return (
-    <Text color="gray">
-      {parts.filter((p) => p !== '').join(' · ')} (↑/↓ to scroll)
-    </Text>
+    <Box flexDirection="column">
+      <Text wrap="wrap">
+        <Text bold>{p.name}</Text>
+        <Text color="gray">
+          {'  '}
+          {p.scope} · {p.source}
+        </Text>
+      </Text>
+      <Box paddingLeft={2}>
+        <Text wrap="wrap">{p.target}</Text>
+      </Box>
+    </Box>
   );
+}
+
+/** The keys, or what is being done instead (a decision being written, or waiting for its pass). */
+function Footer({ status, children }: { status: string | undefined; children: ReactNode }) {
+  return status !== undefined ? <Text color="yellow">{status}</Text> : <Text color="gray">{children}</Text>;
 }
 
 function ReviewRow({ line }: { line: ReviewLine }) {
@@ -250,13 +284,5 @@ function Row({ label, risky = false, children }: { label: string; risky?: boolea
       </Box>
       <Text wrap="wrap">{children}</Text>
     </Box>
-  );
-}
-
-function Key({ k }: { k: string }) {
-  return (
-    <Text bold color="cyan">
-      {k}
-    </Text>
   );
 }

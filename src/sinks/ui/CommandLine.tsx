@@ -3,6 +3,7 @@ import { useRef, useState } from 'react';
 import { EMPTY_HISTORY, historyNext, historyPrevious, recordHistory, stopBrowsing, type CommandHistory } from './commandHistory.js';
 import type { Completion } from './completeCommandLine.js';
 import { KEY_PRIORITY, useKeys } from './keys.js';
+import { useLayoutSync } from './layoutSync.js';
 
 export interface CommandLineProps {
   /** Enter on a non-blank line. */
@@ -25,13 +26,13 @@ const EMPTY_LINE: LineState = { value: '', cursor: 0, history: EMPTY_HISTORY, ca
 
 /**
  * A small controlled input on Ink's key events (no text-input dependency): insert at the cursor,
- * ←/→, Backspace, Ctrl-U and Esc clear, Tab completes, ↑/↓ browse this session's history, Enter
- * submits.
+ * ←/→ and Home/End, Backspace, Ctrl-U and Esc clear, Tab completes, ↑/↓ browse this session's
+ * history, Enter submits.
  *
- * While the line is empty, ↑ ↓ Enter and Esc are not its own: they pass on to the list and the
- * detail view (see {@link KeyRouter}); the first character typed takes them over. The state is
- * kept in a ref as well, so several keys handled before React renders (a paste, a fast typist)
- * each see the previous key's result.
+ * While the line is empty, ↑ ↓ Home End Enter and Esc are not its own: they pass on to the list
+ * and the detail view (see {@link KeyRouter}); the first character typed takes them over. The
+ * state is kept in a ref as well, so several keys handled before React renders (a paste, a fast
+ * typist) each see the previous key's result.
  */
 export function CommandLine({ onSubmit, complete, isActive = true, status }: CommandLineProps) {
   const [line, setLine] = useState<LineState>(EMPTY_LINE);
@@ -83,6 +84,9 @@ export function CommandLine({ onSubmit, complete, isActive = true, status }: Com
         return update({ value, cursor: value.length, history, candidates: [] });
       }
       if (key.escape) return typed && update({ ...EMPTY_LINE, history: stopBrowsing(s.history) });
+      // An empty line leaves Home/End to the list and the views (see KeyRouter).
+      if (key.home) return typed && update({ ...s, cursor: 0 });
+      if (key.end) return typed && update({ ...s, cursor: s.value.length });
       if (key.leftArrow) return update({ ...s, cursor: Math.max(0, s.cursor - 1) });
       if (key.rightArrow) return update({ ...s, cursor: Math.min(s.value.length, s.cursor + 1) });
       if (key.backspace || key.delete) {
@@ -103,6 +107,8 @@ export function CommandLine({ onSubmit, complete, isActive = true, status }: Com
     },
     { priority: KEY_PRIORITY.commandLine, isActive },
   );
+  // A long line wraps and a Tab lists completions: the views above get fewer rows.
+  useLayoutSync();
 
   const before = line.value.slice(0, line.cursor);
   const at = line.value.charAt(line.cursor) || ' ';

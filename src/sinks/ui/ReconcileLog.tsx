@@ -1,8 +1,9 @@
-import { Box, Text } from 'ink';
+import { Text } from 'ink';
 import { useMemo } from 'react';
 import { scan, type Observable } from 'rxjs';
 import type { McpLiveEvent } from '../../model/events.js';
-import { eventLogText, formatLogLine, type LogLine } from './eventLogLine.js';
+import { formatLogLine, nextLogLines, type LogLine } from './eventLogLine.js';
+import { ScrollView } from './ScrollView.js';
 import { useThrottledObservable } from './useObservable.js';
 
 export interface ReconcileLogProps {
@@ -14,32 +15,30 @@ export interface ReconcileLogProps {
 
 /**
  * The live log: one line per reconcile pass (`HH:MM:SS  +c ~b -d  kept 5  312 ms  (watch)`),
- * settings errors in red, restart-required and warnings in yellow, approval requests — the last
- * `max` lines. Lines accumulate in the stream (`scan`), and the screen follows at most once a
+ * settings errors in red (until their file reads cleanly again: `settings-ok`), restart-required
+ * and warnings in yellow, approval requests — the last `max` lines. Lines accumulate in the stream (`scan`), and the screen follows at most once a
  * frame, so a storm of events costs one render per frame.
  */
 export function ReconcileLog({ events$, max = 8 }: ReconcileLogProps) {
   const lines$ = useMemo(
     () =>
       events$.pipe(
-        scan((lines: readonly LogLine[], e: McpLiveEvent, index: number) => {
-          const line = eventLogText(e);
-          return line ? [...lines, { ...line, id: index }].slice(-max) : lines;
-        }, []),
+        scan((lines: readonly LogLine[], e: McpLiveEvent, index: number) => nextLogLines(lines, e, index, max), []),
       ),
     [events$, max],
   );
   const lines = useThrottledObservable(lines$, NO_LINES);
   if (lines.length === 0) return null;
+  // Squeezed by a full screen, it keeps its newest lines.
   return (
-    <Box flexDirection="column">
+    <ScrollView stickToBottom hint={false}>
       {lines.map((line) => (
         // A pass naming fifty servers is cut at the edge; an error wraps, it must be read whole.
         <Text key={line.id} color={line.color} wrap={line.color === undefined ? 'truncate-end' : 'wrap'}>
           {formatLogLine(line)}
         </Text>
       ))}
-    </Box>
+    </ScrollView>
   );
 }
 

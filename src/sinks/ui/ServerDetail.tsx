@@ -3,6 +3,8 @@ import type { ReactNode } from 'react';
 import { maskEntryAsWritten } from '../../model/secrets.js';
 import type { ServerStatus } from '../../model/status.js';
 import { formatClock } from './formatClock.js';
+import { KEY_PRIORITY } from './keys.js';
+import { ScrollView } from './ScrollView.js';
 import { stateIcon, statusText } from './serverSummary.js';
 
 export interface ServerDetailProps {
@@ -18,6 +20,8 @@ export interface ServerDetailProps {
   stderrLines?: number;
   /** How many history lines to show (default 10). */
   historyLines?: number;
+  /** Whether ↑↓ PgUp/PgDn Home/End scroll it (when it is taller than its share of the screen). */
+  isActive?: boolean;
 }
 
 /** Fingerprint characters shown: enough to tell two configs apart at a glance. */
@@ -26,79 +30,91 @@ const FINGERPRINT_CHARS = 12;
 /**
  * `/mcp NAME`: how the server is reached (scope, source file, transport, fingerprint prefix,
  * masked config), what it offers (tools with descriptions, prompts), why it is not connected,
- * and what happened to it (stderr tail, recent history with HH:MM:SS times).
+ * and what happened to it (stderr tail of a stdio server, recent history with HH:MM:SS times).
+ * Below its name it scrolls (↑↓ a line, PgUp/PgDn a page, Home/End) when the screen is too short.
  */
-export function ServerDetail({ server: s, stderr, config, stderrLines = 12, historyLines = 10 }: ServerDetailProps) {
+export function ServerDetail({ server: s, stderr, config, stderrLines = 12, historyLines = 10, isActive = true }: ServerDetailProps) {
   const { icon, color } = stateIcon(s);
   const why = statusText(s);
   const history = s.history.slice(-historyLines);
   const tail = stderr?.slice(-stderrLines) ?? [];
+  // A remote server has no stderr; a stdio one that never ran (blocked) has none to show either.
+  const showStderr = stderr !== undefined && (s.transport === 'stdio' || stderr.length > 0);
   return (
     <Box flexDirection="column">
-      <Text>
-        <Text color={color}>{icon}</Text> <Text bold>{s.name}</Text> <Text color={color}>{s.state}</Text>
-        {s.pid !== undefined && <Text color="gray"> (pid {s.pid})</Text>}
-      </Text>
-      <Field label="scope">{s.scope}</Field>
-      <Field label="source">{s.source || '—'}</Field>
-      <Field label="transport">{s.transport ?? '—'}</Field>
-      <Field label="fingerprint">{s.fingerprint ? `${s.fingerprint.slice(0, FINGERPRINT_CHARS)}…` : '—'}</Field>
-      {why !== undefined && (
-        <Field label={s.state === 'error' ? 'error' : 'reason'}>
-          <Text color={s.state === 'error' ? 'red' : 'yellow'}>{why}</Text>
-        </Field>
-      )}
+      <Box flexShrink={0}>
+        <Text>
+          <Text color={color}>{icon}</Text> <Text bold>{s.name}</Text> <Text color={color}>{s.state}</Text>
+          {s.pid !== undefined && <Text color="gray"> (pid {s.pid})</Text>}
+        </Text>
+      </Box>
+      {/* The name stays; everything below scrolls when it is taller than the screen allows. */}
+      <ScrollView keys={{ priority: KEY_PRIORITY.view, isActive }} resetKey={s.name} hint="↑↓ PgUp/PgDn scroll">
+        <Field label="scope">{s.scope}</Field>
+        <Field label="source">{s.source || '—'}</Field>
+        <Field label="transport">{s.transport ?? '—'}</Field>
+        <Field label="fingerprint">{s.fingerprint ? `${s.fingerprint.slice(0, FINGERPRINT_CHARS)}…` : '—'}</Field>
+        {why !== undefined && (
+          <Field label={s.state === 'error' ? 'error' : 'reason'}>
+            <Text color={s.state === 'error' ? 'red' : 'yellow'}>{why}</Text>
+          </Field>
+        )}
+        {s.warnings !== undefined && s.warnings.length > 0 && (
+          <Field label="warnings">
+            <Text color="yellow">{s.warnings.join('; ')}</Text>
+          </Field>
+        )}
 
-      {config !== undefined && (
-        <Section title="Config (secrets masked)">
-          <Text>{JSON.stringify(maskEntryAsWritten(config), null, 2)}</Text>
-        </Section>
-      )}
+        {config !== undefined && (
+          <Section title="Config (secrets masked)">
+            <Text>{JSON.stringify(maskEntryAsWritten(config), null, 2)}</Text>
+          </Section>
+        )}
 
-      <Section title={`Tools (${s.tools.length})`}>
-        {s.tools.length === 0 && <Text color="gray">none</Text>}
-        {s.tools.map((t) => (
-          <Text key={t.name}>
-            <Text color="cyan">{t.tool}</Text>
-            <Text color="gray"> {t.name}</Text>
-            {t.description ? ` — ${firstLine(t.description)}` : ''}
-          </Text>
-        ))}
-      </Section>
-
-      <Section title={`Prompts (${s.prompts.length})`}>
-        {s.prompts.length === 0 && <Text color="gray">none</Text>}
-        {s.prompts.map((p) => (
-          <Text key={p.name}>
-            <Text color="cyan">{p.name}</Text>
-            {p.description ? ` — ${firstLine(p.description)}` : ''}
-          </Text>
-        ))}
-      </Section>
-
-      {s.resources.length > 0 && <Text color="gray">{s.resources.length} resources</Text>}
-
-      {stderr !== undefined && (
-        <Section title={`stderr (last ${tail.length} of ${stderr.length} lines)`}>
-          {tail.length === 0 && <Text color="gray">empty</Text>}
-          {tail.map((line, i) => (
-            <Text key={i} color="gray">
-              {line}
+        <Section title={`Tools (${s.tools.length})`}>
+          {s.tools.length === 0 && <Text color="gray">none</Text>}
+          {s.tools.map((t) => (
+            <Text key={t.name}>
+              <Text color="cyan">{t.tool}</Text>
+              <Text color="gray"> {t.name}</Text>
+              {t.description ? ` — ${firstLine(t.description)}` : ''}
             </Text>
           ))}
         </Section>
-      )}
 
-      <Section title="History">
-        {history.length === 0 && <Text color="gray">nothing yet</Text>}
-        {history.map((h, i) => (
-          <Text key={i}>
-            <Text color="gray">{formatClock(h.ts)}</Text> {h.state}
-            {h.message ? <Text color={h.state === 'error' ? 'red' : 'gray'}> {h.message}</Text> : null}
-          </Text>
-        ))}
-      </Section>
-      <Text color="gray">Esc back to the list</Text>
+        <Section title={`Prompts (${s.prompts.length})`}>
+          {s.prompts.length === 0 && <Text color="gray">none</Text>}
+          {s.prompts.map((p) => (
+            <Text key={p.name}>
+              <Text color="cyan">{p.name}</Text>
+              {p.description ? ` — ${firstLine(p.description)}` : ''}
+            </Text>
+          ))}
+        </Section>
+
+        {s.resources.length > 0 && <Text color="gray">{s.resources.length} resources</Text>}
+
+        {showStderr && (
+          <Section title={`stderr (last ${tail.length} of ${stderr.length} lines)`}>
+            {tail.length === 0 && <Text color="gray">empty</Text>}
+            {tail.map((line, i) => (
+              <Text key={i} color="gray">
+                {line}
+              </Text>
+            ))}
+          </Section>
+        )}
+
+        <Section title="History">
+          {history.length === 0 && <Text color="gray">nothing yet</Text>}
+          {history.map((h, i) => (
+            <Text key={i}>
+              <Text color="gray">{formatClock(h.ts)}</Text> {h.state}
+              {h.message ? <Text color={h.state === 'error' ? 'red' : 'gray'}> {h.message}</Text> : null}
+            </Text>
+          ))}
+        </Section>
+      </ScrollView>
     </Box>
   );
 }

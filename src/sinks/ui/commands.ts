@@ -5,6 +5,8 @@ import { statusText } from './serverSummary.js';
 /** A command of the interactive session (SPEC §9), parsed. */
 export type Command =
   | { kind: 'mcp'; server?: string }
+  /** `/mcp enable|disable NAME [--persist]`: for this session, or in the user settings file. */
+  | { kind: 'enable' | 'disable'; server: string; persist: boolean }
   | { kind: 'reload' }
   | { kind: 'reconnect'; server: string }
   | { kind: 'tools'; server?: string }
@@ -58,6 +60,8 @@ export function parseCommand(line: string): ParseResult {
   const one = words.length === 1 && first !== undefined;
   switch (name) {
     case '/mcp':
+      // `/mcp enable` alone still shows a server called "enable".
+      if ((first === 'enable' || first === 'disable') && words.length > 1) return parseEnablement(first, words.slice(1));
       if (!optional) return usage(name);
       return { ok: true, command: first === undefined ? { kind: 'mcp' } : { kind: 'mcp', server: first } };
     case '/tools':
@@ -80,6 +84,16 @@ export function parseCommand(line: string): ParseResult {
     default:
       return { ok: false, error: `Unknown command "${name}" — type /help for the list.` };
   }
+}
+
+const ENABLEMENT_USAGE = 'Usage: /mcp enable NAME [--persist] · /mcp disable NAME [--persist]';
+
+function parseEnablement(kind: 'enable' | 'disable', words: readonly string[]): ParseResult {
+  const persist = words.includes('--persist');
+  const names = words.filter((w) => w !== '--persist');
+  const [server] = names;
+  if (names.length !== 1 || server === undefined || server.startsWith('-')) return { ok: false, error: ENABLEMENT_USAGE };
+  return { ok: true, command: { kind, server, persist } };
 }
 
 function parseCall(rest: string): ParseResult {
@@ -117,7 +131,7 @@ export interface CommandOutcome {
 
 /** What a command may use: the session's controls, and what the screen shows right now. */
 export interface CommandContext {
-  live: Pick<McpLive, 'reload' | 'reconnect' | 'approve' | 'reject' | 'callTool' | 'toolNotFoundMessage'>;
+  live: Pick<McpLive, 'reload' | 'reconnect' | 'approve' | 'reject' | 'enable' | 'disable' | 'callTool' | 'toolNotFoundMessage'>;
   servers: readonly ServerStatus[];
   tools: readonly QualifiedTool[];
 }
@@ -204,6 +218,17 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
       await live.reject(command.server);
       return { output: success(`Rejected ${command.server} — edit its config to be asked again.`) };
 
+    case 'enable':
+    case 'disable': {
+      if (!find(command.server)) return unknown(command.server);
+      const options = { persist: command.persist };
+      const change = command.kind === 'enable' ? await live.enable(command.server, options) : await live.disable(command.server, options);
+      const done = `${command.kind === 'enable' ? 'Enabled' : 'Disabled'} ${command.server}`;
+      if (change.file !== undefined) return { output: success(`${done} in ${change.file} — the session applies it when it reads the file.`) };
+      if (change.stillBlocked !== undefined) return { output: info(`${done} for this session; it is still blocked: ${change.stillBlocked}.`) };
+      return { output: success(`${done} for this session${command.kind === 'enable' ? '' : ' (--persist writes it into your user settings)'}.`) };
+    }
+
     case 'help':
       return { output: info(...helpLines()) };
 
@@ -216,6 +241,7 @@ export function helpLines(): string[] {
   const width = Math.max(...COMMANDS.map((c) => c.usage.length)) + 2;
   return [
     ...COMMANDS.map((c) => `${c.usage.padEnd(width)}${c.summary}`),
+    '/mcp enable|disable NAME [--persist]  for this session, or (--persist) in your user settings',
     '↑↓ select a server, Enter its detail, Esc back · Tab completes · ↑↓ in a typed line: history · Ctrl-C quits',
   ];
 }

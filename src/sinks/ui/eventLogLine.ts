@@ -8,6 +8,8 @@ export interface LogLine {
   ts: number;
   text: string;
   color?: 'red' | 'yellow' | 'cyan' | 'gray';
+  /** The file a settings error is about: its `settings-ok` takes the line away. */
+  file?: string;
 }
 
 /**
@@ -36,7 +38,12 @@ export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
     case 'reconcile':
       return { ts: e.ts, text: formatReconcile(e) };
     case 'settings-error':
-      return { ts: e.ts, text: `settings error: ${e.error.startsWith(e.file) ? e.error : `${e.file}: ${e.error}`} (last good content kept)`, color: 'red' };
+      return {
+        ts: e.ts,
+        text: `settings error: ${e.error.startsWith(e.file) ? e.error : `${e.file}: ${e.error}`} (last good content kept)`,
+        color: 'red',
+        file: e.file,
+      };
     case 'restart-required':
       return { ts: e.ts, text: `restart required for ${e.keys.join(', ')} (${e.file})`, color: 'yellow' };
     case 'approval-required':
@@ -48,6 +55,20 @@ export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The log after one more event (the last `max` lines): its line appended, or — for `settings-ok`
+ * — that file's error lines taken away, since what they report is fixed. `id` is the event's
+ * position in the session. Returns `lines` itself when nothing changed.
+ */
+export function nextLogLines(lines: readonly LogLine[], e: McpLiveEvent, id: number, max: number): readonly LogLine[] {
+  if (e.type === 'settings-ok') {
+    const kept = lines.filter((line) => line.file !== e.file);
+    return kept.length === lines.length ? lines : kept;
+  }
+  const line = eventLogText(e);
+  return line ? [...lines, { ...line, id }].slice(-max) : lines;
 }
 
 /** `HH:MM:SS  text`: the line as printed. */

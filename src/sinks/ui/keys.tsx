@@ -12,8 +12,22 @@ interface Registration {
   active: { current: boolean };
 }
 
-/** Who asks first: Ctrl-C, then a modal dialog, the command line, the list, and "Esc back". */
-export const KEY_PRIORITY = { quit: 100, dialog: 50, commandLine: 20, list: 10, back: 5 } as const;
+/**
+ * Who asks first: Ctrl-C; a modal dialog (its scrolled entry before its options); the command
+ * line; the scrolled output of the last command; the server list; the scrolled detail view; Esc
+ * closing the output, then Esc back to the list.
+ */
+export const KEY_PRIORITY = {
+  quit: 100,
+  dialogScroll: 55,
+  dialog: 50,
+  commandLine: 20,
+  output: 15,
+  list: 10,
+  view: 8,
+  dismiss: 6,
+  back: 5,
+} as const;
 
 const KeyRouterContext = createContext<Set<Registration> | undefined>(undefined);
 
