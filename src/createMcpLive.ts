@@ -6,7 +6,6 @@ import {
   Subject,
   filter,
   firstValueFrom,
-  map,
   tap,
   type Observable,
   type SchedulerLike,
@@ -14,17 +13,24 @@ import {
 } from 'rxjs';
 import { approvalHash } from './model/approvalHash.js';
 import { assemble, type AssembleInput } from './model/assemble.js';
-import type { Connector } from './model/connection.js';
+import type { CallToolOptions, Connector } from './model/connection.js';
 import type { McpLiveEvent } from './model/events.js';
-import { reasonText } from './model/messages.js';
+import { reasonText, type HintAudience } from './model/messages.js';
+import { untilAborted } from './model/untilAborted.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
 import { GATED_SCOPES, type ApprovalRecord, type DesiredState, type NotAllowedBy, type PromptInfo, type Reason } from './model/types.js';
+import { distinctFlatList } from './operators/distinctFlatList.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
 import { createApprovalsStore, projectRoot, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
 import { connectMcp } from './sinks/connector.js';
 import { defaultRuntimeDir, openProcessGroupRegistry } from './sinks/processGroupRegistry.js';
 import { fromAllSources, type ExtraSource } from './streams/fromAllSources.js';
+import { allowedNamesWarning } from './model/allowedNamesWarning.js';
+import { admit } from './model/admit.js';
+import { setServerDisabled } from './model/serverEntryEdits.js';
+import { withSessionEnablement } from './operators/withSessionEnablement.js';
+import { editJsoncFile } from './sinks/editJsoncFile.js';
 import type { WatchFactory } from './streams/watchFactory.js';
 
 export type { ExtraSource } from './streams/fromAllSources.js';
@@ -70,6 +76,11 @@ export interface McpLiveOptions {
    * end what a SIGKILLed one left (default `$XDG_RUNTIME_DIR/mcp-live`, else `<home>/.<profile>/run`).
    */
   runtimeDir?: string;
+  /**
+   * Where fix hints are read, so they name a step that works there: `ui` (a terminal UI with
+   * `/mcp`), `json` (the `--json` command protocol), `library` (default: a shell command).
+   */
+  hints?: HintAudience;
 }
 
 /** Why a server has no tools right now, in data and in words. */
@@ -98,6 +109,12 @@ export interface McpLive {
   readonly events$: Observable<McpLiveEvent>;
   /** Starts watching and reconciling; resolves after the first pass (`ready`). */
   start(): Promise<void>;
+  /**
+   * Resolves once the first pass has decided about every server — blocks applied, approval
+   * prompt out, connects started — which a hung connect does not hold back (unlike `start()`);
+   * rejects when disposed before.
+   */
+  planned(): Promise<void>;
   /** Stops watching and ends every server process (with a `pool`: releases them to the pool). */
   dispose(): Promise<void>;
   /** A manual reload: a pass now, through the same gate as the watcher. */
@@ -119,7 +136,13 @@ export interface McpLive {
   reject(name: string, options?: { hash?: string }): Promise<void>;
   addSessionServer(name: string, config: Record<string, unknown>): void;
   removeSessionServer(name: string): void;
-  callTool(qualifiedName: string, args?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Calls a tool by its qualified name. A tool not listed yet while the first pass has not ended
+   * waits for that pass (a call made at start must not be told that its server is not
+   * configured); a listed one is called at once, whatever other servers are still doing. Before
+   * `start()` it rejects. An aborted `signal` rejects at once with its reason and cancels the request.
+   */
+  callTool(qualifiedName: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
   unavailableReason(name: string): Unavailable | undefined;
   toolNotFoundMessage(qualifiedName: string): string;
   /** The current status of every known server (for `status` and `{"cmd":"status"}`). */
@@ -135,6 +158,29 @@ export interface McpLive {
    * fails closed, reason `settings_error`); undefined when all is well.
    */
   settingsError(): string | undefined;
+  /**
+   * Enables `name` for this session (`/mcp enable`, `{"cmd":"enable"}`): lifts a session disable,
+   * and a `disabled: true` in its file no longer blocks it — nothing else does: exclusion, allow
+   * lists, folder trust and approval still apply. `persist` instead removes `disabled` from the
+   * file the entry came from, which must be the user settings file (refused otherwise); the
+   * running session applies it through its watcher.
+   */
+  enable(name: string, options?: { persist?: boolean }): Promise<EnablementChange>;
+  /**
+   * Disables `name` for this session (reason `disabled`, "disabled for this session"), or with
+   * `persist` writes `disabled: true` into the user settings file it came from.
+   */
+  disable(name: string, options?: { persist?: boolean }): Promise<EnablementChange>;
+}
+
+/** What `enable` / `disable` did. */
+export interface EnablementChange {
+  server: string;
+  enabled: boolean;
+  /** The file written (`persist`). */
+  file?: string;
+  /** After a session enable: what still blocks the server, in words (e.g. "needs approval"). */
+  stillBlocked?: string;
 }
 
 /**
@@ -197,6 +243,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const events = new Subject<McpLiveEvent>();
   const session = new BehaviorSubject<Record<string, unknown>>(Object.create(null) as Record<string, unknown>);
   const sessionApprovals = new BehaviorSubject<Readonly<Record<string, string>>>({});
+  /** `/mcp enable|disable` without `persist`: name → enabled, for this session only. */
+  const sessionEnablement = new BehaviorSubject<Readonly<Record<string, boolean>>>({});
   const written = new Subject<ApprovalsRead>();
   let latestInput: AssembleInput | undefined;
   let latestDesired: DesiredState | undefined;
@@ -207,6 +255,17 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   };
   let promptable: readonly PendingApproval[] = [];
   let subscription: Subscription | undefined;
+  /** Settles when the first pass has ended (`ready`); set by `start()`. */
+  let firstPass: Promise<void> | undefined;
+
+  /** The `--allowed-mcp-server-names` warning logged last: logged again only when it changes. */
+  let allowedWarning: string | undefined;
+  const warnUnmatchedAllowedNames = (): void => {
+    if (options.allowedMcpServerNames === undefined) return;
+    const warning = allowedNamesWarning(options.allowedMcpServerNames, Object.keys(desiredNow()?.servers ?? {}));
+    if (warning !== undefined && warning !== allowedWarning) events.next({ type: 'log', level: 'warn', message: warning, ts: now() });
+    allowedWarning = warning;
+  };
 
   const inputs$ = fromAllSources(
     paths,
@@ -220,9 +279,11 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       onNotice: (n) => events.next({ ...n, ts: now() }),
     },
   ).pipe(
+    withSessionEnablement(sessionEnablement),
     tap((input) => {
       latestInput = input;
       latestDesired = undefined;
+      warnUnmatchedAllowedNames();
     }),
   );
 
@@ -237,6 +298,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     debounceMs: options.debounceMs,
     concurrency: options.concurrency,
     strategy: options.strategy,
+    hints: options.hints,
   });
 
   /** The approval hash of a gated server as assembled now, from the latest read of every file. */
@@ -264,6 +326,33 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     return shown;
   };
 
+  /**
+   * A session override, or (`persist`) the entry's `disabled` in the user settings file — the only
+   * file that is the user's own: `.mcp.json` and workspace settings come with a repository,
+   * extension manifests with an extension. A persisted change clears the override: the file decides.
+   */
+  const setEnablement = async (name: string, enabled: boolean, keep: boolean): Promise<EnablementChange> => {
+    const server = desiredNow()?.servers[name];
+    if (!server) throw new Error(`server "${name}" is not configured`);
+    const { [name]: _previous, ...others } = sessionEnablement.getValue();
+    if (keep) {
+      if (server.scope !== 'user') {
+        throw new Error(
+          `${name} comes from ${server.scope} settings (${server.source}); --persist writes only your user settings ` +
+            `(${paths.user}): edit that file yourself, or ${enabled ? 'enable' : 'disable'} it for this session only`,
+        );
+      }
+      await editJsoncFile(server.source, (text) => setServerDisabled(text, name, !enabled, server.source));
+      sessionEnablement.next(others);
+      return { server: name, enabled, file: server.source };
+    }
+    sessionEnablement.next({ ...others, [name]: enabled });
+    const desired = desiredNow();
+    const admission = enabled && desired ? admit(name, server, desired, options.allowedMcpServerNames) : undefined;
+    if (admission?.admitted !== false) return { server: name, enabled };
+    return { server: name, enabled, stillBlocked: reasonText(admission.reason, admission.notAllowedBy, admission.detail) };
+  };
+
   const persist = async (decisions: readonly { server: string; record: ApprovalRecord }[]): Promise<void> => {
     if (decisions.length === 0) return;
     await store.decideAll(root, decisions);
@@ -285,15 +374,14 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     ],
     servers$: r.servers$,
     tools$: r.tools$,
-    prompts$: r.servers$.pipe(
-      map((servers) => servers.flatMap((s) => s.prompts.map((p) => ({ ...p, server: s.name })))),
-    ),
+    prompts$: r.servers$.pipe(distinctFlatList((s) => s.prompts, (p, s) => ({ ...p, server: s.name }))),
     pendingApprovals$: r.pendingApprovals$,
     events$: events.asObservable(),
 
     async start() {
       if (subscription) return;
-      const ready = firstValueFrom(events.pipe(filter((e) => e.type === 'ready')));
+      const ready = firstValueFrom(events.pipe(filter((e) => e.type === 'ready'))).then(() => undefined);
+      firstPass = ready;
       subscription = r.pendingApprovals$.subscribe((p) => (promptable = p));
       subscription.add(r.events$.subscribe((e) => events.next(e)));
       events.next({ type: 'started', ts: now(), cwd: paths.cwd, profile: paths.profile, watching: [...live.watching] });
@@ -312,9 +400,11 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       events.complete();
       session.complete();
       sessionApprovals.complete();
+      sessionEnablement.complete();
       written.complete();
     },
 
+    planned: () => r.planned(),
     reload: () => r.reload('reload'),
     reconnect: (name) => r.reconnect(name),
 
@@ -359,6 +449,9 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       r.reload('session');
     },
 
+    enable: (name, { persist = false } = {}) => setEnablement(name, true, persist),
+    disable: (name, { persist = false } = {}) => setEnablement(name, false, persist),
+
     removeSessionServer(name) {
       const next = { ...session.getValue() };
       delete next[name];
@@ -366,7 +459,18 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       r.reload('session');
     },
 
-    callTool: (qualifiedName, args = {}) => r.callTool(qualifiedName, args),
+    async callTool(qualifiedName, args = {}, callOptions = {}) {
+      if (firstPass === undefined) throw new Error('mcp-live is not started: call start() first');
+      if (!r.list().some((s) => s.tools.some((t) => t.name === qualifiedName))) {
+        await untilAborted(
+          firstPass.catch(() => {
+            throw new Error('mcp-live was disposed before its first pass ended');
+          }),
+          callOptions.signal,
+        );
+      }
+      return r.callTool(qualifiedName, args, callOptions);
+    },
 
     unavailableReason(name) {
       const s = r.status(name);

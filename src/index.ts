@@ -20,7 +20,7 @@ export { planReport, type PlanReport, type PlannedServer } from './planReport.js
 // The reactive core, for hosts that bring their own sources or connector.
 export { createReconciler, type PassRequest, type Reconciler, type ReconcilerDeps } from './reconciler.js';
 export { connectMcp, createMcpConnector, type McpConnectorOptions } from './sinks/connector.js';
-export { SharedConnectionRestarted, type Connection, type Connector } from './model/connection.js';
+export { SharedConnectionRestarted, type CallToolOptions, type Connection, type Connector } from './model/connection.js';
 export {
   createConnectionPool,
   DEFAULT_IDLE_GRACE_MS,
@@ -33,6 +33,7 @@ export {
 export { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 export { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
 export { settle } from './operators/settle.js';
+export { distinctFlatList } from './operators/distinctFlatList.js';
 export { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
 
 // Pure domain functions.
@@ -48,7 +49,7 @@ export { qualifiedToolName, filterTools, serverNameParts } from './model/toolNam
 /** What a person approving an entry must see, and the one masking module of every output. */
 export { reviewEntry, type EntryReview, type ReviewLine } from './model/reviewEntry.js';
 export { maskEntryAsWritten, referencedVariables, createServerMasker, createTextMasker, isSecretName } from './model/secrets.js';
-export { reasonText, toolNotFoundMessage } from './model/messages.js';
+export { reasonText, toolNotFoundMessage, type HintAudience, type ToolFilter, type ToolNotFoundContext } from './model/messages.js';
 export { matchesName } from './model/namePatterns.js';
 
 export type * from './model/types.js';

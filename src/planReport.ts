@@ -1,8 +1,9 @@
 import { firstValueFrom, NEVER, of } from 'rxjs';
 import { approvalHash, approvalState } from './model/approvalHash.js';
 import { assemble, type AssembleInput } from './model/assemble.js';
+import { allowedNamesWarning } from './model/allowedNamesWarning.js';
 import { reasonText } from './model/messages.js';
-import { desiredServers } from './model/plan.js';
+import { desiredServers, resolveAssembled, serverWarnings } from './model/plan.js';
 import { reviewEntry, type ReviewLine } from './model/reviewEntry.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
 import { createApprovalsStore } from './sinks/approvalsStore.js';
@@ -34,6 +35,8 @@ export interface PlannedServer {
   error?: string;
   /** For gated scopes: the decision bound to the current config. */
   approval?: ApprovalState;
+  /** Problems that do not stop the entry, names only ("GITHUB_PAT is not set"); absent when none. */
+  warnings?: string[];
 }
 
 export interface PlanReport {
@@ -52,7 +55,10 @@ export interface PlanReport {
 export async function planReport(options: McpLiveOptions = {}): Promise<PlanReport> {
   const { input, notices, cwd } = await readInputsOnce(options);
   const desired = assemble(input);
-  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, options.env ?? process.env, cwd);
+  const allowedWarning = allowedNamesWarning(options.allowedMcpServerNames, Object.keys(desired.servers));
+  if (allowedWarning !== undefined) notices.push({ type: 'log', level: 'warn', message: allowedWarning });
+  const env = options.env ?? process.env;
+  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, env, cwd);
   const servers = Object.values(desired.servers)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((server): PlannedServer => {
@@ -82,6 +88,9 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
       if (GATED_SCOPES.has(server.scope)) {
         entry.approval = approvalState(server.name, approvalHash(server.config), input.approvals);
       }
+      // A blocked entry warns too: "what would this repository run" includes what it would lack.
+      const warnings = serverWarnings(w ?? resolveAssembled(server, env, cwd));
+      if (warnings !== undefined) entry.warnings = warnings;
       return entry;
     });
   return {

@@ -25,7 +25,7 @@ import { assemble, type AssembleInput } from './model/assemble.js';
 import { approvalHash } from './model/approvalHash.js';
 import { reviewEntry } from './model/reviewEntry.js';
 import { maskEntryAsWritten } from './model/secrets.js';
-import type { Connector } from './model/connection.js';
+import type { CallToolOptions, Connector } from './model/connection.js';
 import { desiredStateEqual } from './model/equality.js';
 import type {
   ApprovalRequiredEvent,
@@ -68,6 +68,8 @@ export interface ReconcilerDeps {
   random?: () => number;
   /** With a shared pool (`ConnectionPool.restart`): `/reconnect NAME` restarts the shared process. */
   restartShared?: LiveServersDeps['restartShared'];
+  /** Who reads the fix hints of tool-not-found messages (default `library`). */
+  hints?: LiveServersDeps['hints'];
 }
 
 /** A request for a pass: what to apply and why. Manual requests bypass the equality gate. */
@@ -98,7 +100,7 @@ export interface Reconciler {
   reload(trigger?: Trigger): void;
   /** `/reconnect NAME`: the next pass (started now) reconnects it. */
   reconnect(name: string): boolean;
-  callTool(qualifiedName: string, args: Record<string, unknown>): Promise<unknown>;
+  callTool(qualifiedName: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
   status(name: string): ServerStatus | undefined;
   stderrTail(name: string): readonly string[];
   /** Every known server now, sorted by name. */
@@ -111,6 +113,11 @@ export interface Reconciler {
   shownHash(name: string): string | undefined;
   /** A decision was refused because the entry changed: run a pass that asks again, whatever changed. */
   reprompt(): void;
+  /**
+   * Resolves once the first pass has applied its blocks and published its promptable set (a hung
+   * connect does not hold this back, unlike `ready`); rejects when disposed before.
+   */
+  planned(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -135,6 +142,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     maxFailures: deps.maxFailures,
     random: deps.random,
     restartShared: deps.restartShared,
+    hints: deps.hints,
   });
   const manual = new Subject<Trigger>();
   const events = new Subject<McpLiveEvent>();
@@ -144,6 +152,13 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   let lastPromptable: readonly PendingApproval[] = [];
   /** The desired state whose promptable set was last published: what the user was shown. */
   let shown: DesiredState | undefined;
+  let markPlanned!: () => void;
+  let failPlanned!: (error: Error) => void;
+  const planned = new Promise<void>((resolve, reject) => {
+    markPlanned = resolve;
+    failPlanned = reject;
+  });
+  planned.catch(() => undefined); // nobody need wait for it
   let ready = false;
 
   const stamp = <E extends McpLiveEvent>(e: Omit<E, 'ts'>): E => ({ ...e, ts: scheduler.now() }) as E;
@@ -252,6 +267,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
    */
   const announce = (desired: DesiredState): void => {
     shown = desired;
+    markPlanned();
     const promptable = promptableOf(desired, live);
     if (samePending(lastPromptable, promptable)) return;
     lastPromptable = promptable;
@@ -329,7 +345,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       if (marked) this.reload('reconnect');
       return marked;
     },
-    callTool: (qualifiedName, args) => live.callTool(qualifiedName, args),
+    callTool: (qualifiedName, args, options) => live.callTool(qualifiedName, args, options),
     status: (name) => live.status(name),
     list: () => live.list(),
     stderrTail: (name) => live.stderrTail(name),
@@ -342,9 +358,11 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       lastPromptable = [];
       this.reload('approval');
     },
+    planned: () => planned,
     async dispose() {
       subscription?.unsubscribe();
       subscription = undefined;
+      failPlanned(new Error('disposed before its first pass'));
       await live.dispose();
       manual.complete();
       pending.complete();

@@ -41,6 +41,13 @@ export async function runApprovals(
   }
   const name = command.server;
   if (action === 'forget') {
+    // Exit 1 when there is nothing to forget: a mistyped NAME must not look like a success.
+    if (!Object.hasOwn(input.approvals, name)) {
+      const error = `nothing stored for ${name} in ${projectRoot}`;
+      if (json) out.write(`${JSON.stringify({ ok: false, server: name, error })}\n`);
+      else process.stderr.write(`mcp-live: ${error} (${approvalsFile})\n`);
+      return 1;
+    }
     await store.decide(projectRoot, name, undefined);
     if (json) out.write(`${JSON.stringify({ ok: true, server: name, action: 'forgot' })}\n`);
     else out.write(`forgot ${name} for ${projectRoot}\n`);

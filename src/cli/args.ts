@@ -1,9 +1,11 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { TransportKind } from '../model/types.js';
+import { commaList, EDITABLE_SCOPES, serverEntryFromFlags, type EditableScope } from './serverEntryFromFlags.js';
+import { UsageError } from './usageError.js';
 
-/** A bad command line: the CLI prints the message and exits with code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError } from './usageError.js';
+export type { EditableScope } from './serverEntryFromFlags.js';
 
 /** Options shared by every command (SPEC §9). */
 export interface CommonOptions {
@@ -33,7 +35,38 @@ export type CliCommand =
       json: boolean;
       options: CommonOptions;
     }
-  | { kind: 'help' };
+  | McpCommand
+  | {
+      kind: 'trust';
+      /** `untrust` writes DO_NOT_TRUST: the folder and everything below it, whatever a parent says. */
+      action: 'trust' | 'untrust';
+      /** Absolute: DIR against the shell's directory, default the workspace (`--cwd`). */
+      dir: string;
+      json: boolean;
+      options: CommonOptions;
+    }
+  | { kind: 'help' }
+  | { kind: 'version' };
+
+/** `mcp-live mcp add | remove | list | get`: managing servers without an editor. */
+export type McpCommand =
+  | {
+      kind: 'mcp';
+      action: 'add';
+      server: string;
+      scope: EditableScope;
+      transport: TransportKind;
+      /** The entry as it is written (see `serverEntryFromFlags`). */
+      entry: Record<string, unknown>;
+      /** `--force`: replace an entry of that name in that scope. */
+      force: boolean;
+      json: boolean;
+      options: CommonOptions;
+    }
+  /** Without `scope`: the one editable scope that defines it. */
+  | { kind: 'mcp'; action: 'remove'; server: string; scope?: EditableScope; json: boolean; options: CommonOptions }
+  | { kind: 'mcp'; action: 'list'; json: boolean; options: CommonOptions }
+  | { kind: 'mcp'; action: 'get'; server: string; json: boolean; options: CommonOptions };
 
 export const USAGE = `Usage:
   mcp-live [options]            interactive session
@@ -41,6 +74,20 @@ export const USAGE = `Usage:
   mcp-live status [--json]      connect once, print every server's state, exit (1 if any error)
   mcp-live plan [--json]        dry run: servers, sources, admission and reasons; spawns nothing
   mcp-live approvals list | approve NAME [--hash H] | reject NAME [--hash H] | forget NAME
+  mcp-live mcp add NAME [add options] -- COMMAND [ARGS…]     add a stdio server
+  mcp-live mcp add NAME --transport http|sse URL [add options]  add a remote server
+  mcp-live mcp remove NAME [--scope S]   remove it (without --scope: from the one scope defining it)
+  mcp-live mcp list [--json]             every server: scope, source file, admission (the plan view)
+  mcp-live mcp get NAME [--json]         one entry as written (secrets masked), its scope and admission
+  mcp-live trust [DIR] | untrust [DIR]   trust the folder (default: the workspace) or mark it untrusted
+
+Add options:
+  -s, --scope user|project|workspace  where: ~/.NAME/settings.json (default), .mcp.json, .NAME/settings.json
+  -t, --transport stdio|http|sse      default stdio; http for a lone http(s):// URL
+  -e, --env KEY=value                 environment of a stdio server (repeatable)
+  -H, --header "Name: value"          header of a remote server (repeatable)
+  --include-tools a,b  --exclude-tools a,b  --timeout MS  --description TEXT
+  --force                             replace an entry of that name in that scope
 
 Options:
   --cwd DIR                         workspace directory (default: the current directory)
@@ -48,13 +95,14 @@ Options:
   --user-settings FILE              user settings file (default: ~/.NAME/settings.json)
   --system-settings FILE            system (admin) settings file
   --mcp-config FILE                 extra {"mcpServers": …} file (repeatable)
-  --allowed-mcp-server-names a,b    upper bound on the servers that may connect
+  --allowed-mcp-server-names a,b    upper bound on the servers that may connect (repeatable)
   --approvals-file FILE             approvals store (default: ~/.NAME/mcpApprovals.json)
   --debounce MS                     settle time for file changes (default: 300)
   --reconcile incremental|full      full restarts every server on any change (for comparison)
   --demo                            run on the bundled demo workspace
   --json                            machine-readable output
   -h, --help                        this text
+  -v, --version                     the version of mcp-live
 `;
 
 /** Parses argv (without node and the script). Throws {@link UsageError} naming the bad flag. */
@@ -71,7 +119,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
         'user-settings': { type: 'string' },
         'system-settings': { type: 'string' },
         'mcp-config': { type: 'string', multiple: true },
-        'allowed-mcp-server-names': { type: 'string' },
+        'allowed-mcp-server-names': { type: 'string', multiple: true },
         'approvals-file': { type: 'string' },
         debounce: { type: 'string' },
         hash: { type: 'string' },
@@ -79,13 +127,19 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
         demo: { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+        ...MCP_ADD_OPTIONS,
       },
     });
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
+    const message = err instanceof Error ? err.message : String(err);
+    // `mcp add x node s.js --port 3`: the server's own options must follow `--`.
+    const hint = argv.includes('mcp') ? ' (a server\'s own options go after --: mcp add NAME -- COMMAND ARGS…)' : '';
+    throw new UsageError(message + hint);
   }
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
 
   const debounce = values.debounce;
   let debounceMs: number | undefined;
@@ -103,13 +157,12 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
   if (!/^[A-Za-z0-9._-]+$/.test(profile) || profile === '.' || profile === '..') {
     throw new UsageError(`--profile expects a plain name such as "qwen" or "gemini", got "${profile}"`);
   }
-  const allowed = values['allowed-mcp-server-names']
-    ?.split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (allowed?.length === 0) {
+  // Repeated flags accumulate, as in Gemini CLI: `--allowed-mcp-server-names a --allowed-mcp-server-names b,c`.
+  const allowedFlags = values['allowed-mcp-server-names'];
+  if (allowedFlags?.some((flag) => commaList([flag]).length === 0)) {
     throw new UsageError('--allowed-mcp-server-names needs at least one name (a,b or globs such as "git*")');
   }
+  const allowed = allowedFlags === undefined ? undefined : commaList(allowedFlags);
   const options: CommonOptions = {
     cwd: values.cwd ?? defaults.cwd,
     profile,
@@ -125,6 +178,10 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
   const json = values.json ?? false;
   const [command, ...rest] = positionals;
   if (values.hash !== undefined && command !== 'approvals') throw new UsageError('--hash goes with approvals approve|reject');
+  const misplaced = Object.keys(MCP_ADD_OPTIONS).find(
+    (key) => values[key as keyof typeof values] !== undefined && !(command === 'mcp' && (rest[0] === 'add' || (key === 'scope' && rest[0] === 'remove'))),
+  );
+  if (misplaced !== undefined) throw new UsageError(`--${misplaced} goes with mcp add${misplaced === 'scope' ? ' | mcp remove' : ''}`);
   switch (command) {
     case undefined:
       return { kind: 'session', json, options };
@@ -148,7 +205,91 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
       }
       throw new UsageError(`approvals: unknown action "${action}" (list, approve, reject, forget)`);
     }
+    case 'mcp':
+      return mcpCommand(rest, values, json, options);
+    case 'trust':
+    case 'untrust': {
+      if (rest.length > 1) throw new UsageError(`${command} takes one DIR, got "${rest.join(' ')}"`);
+      return { kind: 'trust', action: command, dir: resolve(defaults.cwd, rest[0] ?? options.cwd), json, options };
+    }
     default:
-      throw new UsageError(`unknown command "${command}" (status, plan, approvals, or none for a session)`);
+      throw new UsageError(`unknown command "${command}" (status, plan, approvals, mcp, trust, untrust, or none for a session)`);
   }
+}
+
+/** The options of `mcp add` (`--scope` also of `mcp remove`); the short letters are Gemini CLI's and Claude Code's. */
+const MCP_ADD_OPTIONS = {
+  scope: { type: 'string', short: 's' },
+  transport: { type: 'string', short: 't' },
+  env: { type: 'string', short: 'e', multiple: true },
+  header: { type: 'string', short: 'H', multiple: true },
+  'include-tools': { type: 'string', multiple: true },
+  'exclude-tools': { type: 'string', multiple: true },
+  timeout: { type: 'string' },
+  description: { type: 'string' },
+  force: { type: 'boolean' },
+} as const;
+
+interface McpFlags {
+  scope?: string;
+  transport?: string;
+  env?: string[];
+  header?: string[];
+  'include-tools'?: string[];
+  'exclude-tools'?: string[];
+  timeout?: string;
+  description?: string;
+  force?: boolean;
+}
+
+/** `mcp add|remove|list|get …` (the words after `mcp`, `--` words included in order). */
+function mcpCommand(words: readonly string[], flags: McpFlags, json: boolean, options: CommonOptions): McpCommand {
+  const [action, server, ...more] = words;
+  const needsName = (): string => {
+    if (server === undefined || server === '') throw new UsageError(`mcp ${action} needs a server NAME`);
+    return server;
+  };
+  switch (action) {
+    case 'add': {
+      const name = needsName();
+      const scope = scopeOf(flags.scope) ?? 'user';
+      const { transport, entry } = serverEntryFromFlags(
+        {
+          name,
+          transport: flags.transport,
+          words: more,
+          env: flags.env ?? [],
+          header: flags.header ?? [],
+          includeTools: flags['include-tools'] ?? [],
+          excludeTools: flags['exclude-tools'] ?? [],
+          timeout: flags.timeout,
+          description: flags.description,
+        },
+        scope,
+      );
+      return { kind: 'mcp', action, server: name, scope, transport, entry, force: flags.force ?? false, json, options };
+    }
+    case 'remove': {
+      const name = needsName();
+      if (more.length > 0) throw new UsageError(`mcp remove: unexpected "${more.join(' ')}"`);
+      const scope = scopeOf(flags.scope);
+      return { kind: 'mcp', action, server: name, ...(scope === undefined ? {} : { scope }), json, options };
+    }
+    case 'get': {
+      const name = needsName();
+      if (more.length > 0) throw new UsageError(`mcp get: unexpected "${more.join(' ')}"`);
+      return { kind: 'mcp', action, server: name, json, options };
+    }
+    case 'list':
+      if (words.length > 1) throw new UsageError(`mcp list takes no arguments, got "${words.slice(1).join(' ')}"`);
+      return { kind: 'mcp', action, json, options };
+    default:
+      throw new UsageError(action === undefined ? 'mcp needs an action: add, remove, list or get' : `mcp: unknown action "${action}" (add, remove, list, get)`);
+  }
+}
+
+function scopeOf(scope: string | undefined): EditableScope | undefined {
+  if (scope === undefined) return undefined;
+  if ((EDITABLE_SCOPES as readonly string[]).includes(scope)) return scope as EditableScope;
+  throw new UsageError(`--scope expects user, project or workspace, got "${scope}"`);
 }

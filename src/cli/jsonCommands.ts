@@ -11,11 +11,31 @@ export interface CommandOutcome {
 
 type Json = Record<string, unknown>;
 
+/** A line's `cmd` and `id`, without running it: what the session needs to schedule it (`{}` when malformed). */
+export function peekCommand(line: string): { cmd?: unknown; id?: string | number } {
+  try {
+    const msg: unknown = JSON.parse(line);
+    if (typeof msg === 'object' && msg !== null && !Array.isArray(msg)) return { cmd: (msg as Json).cmd, id: idOf(msg as Json) };
+  } catch {
+    // malformed: runJsonCommand answers it
+  }
+  return {};
+}
+
+function idOf(cmd: Json): string | number | undefined {
+  return typeof cmd.id === 'string' || typeof cmd.id === 'number' ? cmd.id : undefined;
+}
+
 /**
  * Executes one line of the `--json` command protocol (SPEC §9). A malformed line gets
- * `{ok: false, error}` and changes nothing; `id` is echoed when present.
+ * `{ok: false, error}` and changes nothing; `id` is echoed when present. `signal` cancels a
+ * `call` in flight (it then fails with the signal's reason).
  */
-export async function runJsonCommand(line: string, live: McpLive): Promise<CommandOutcome> {
+export async function runJsonCommand(
+  line: string,
+  live: McpLive,
+  { signal }: { signal?: AbortSignal } = {},
+): Promise<CommandOutcome> {
   let msg: unknown;
   try {
     msg = JSON.parse(line);
@@ -26,7 +46,7 @@ export async function runJsonCommand(line: string, live: McpLive): Promise<Comma
     return fail(undefined, 'malformed command: expected a JSON object such as {"cmd":"status"}');
   }
   const cmd = msg as Json;
-  const id = typeof cmd.id === 'string' || typeof cmd.id === 'number' ? cmd.id : undefined;
+  const id = idOf(cmd);
   const server = () => {
     if (typeof cmd.server !== 'string' || cmd.server === '') throw new CommandError(`"${String(cmd.cmd)}" needs "server"`);
     return cmd.server;
@@ -44,6 +64,13 @@ export async function runJsonCommand(line: string, live: McpLive): Promise<Comma
       case 'reload':
         live.reload();
         return ok(id, { reloading: true });
+      case 'enable':
+      case 'disable': {
+        // Session-only unless `"persist": true` (then the user settings file the entry came from).
+        if (cmd.persist !== undefined && typeof cmd.persist !== 'boolean') throw new CommandError('"persist" must be true or false');
+        const options = { persist: cmd.persist === true };
+        return ok(id, cmd.cmd === 'enable' ? await live.enable(server(), options) : await live.disable(server(), options));
+      }
       case 'reconnect': {
         const name = server();
         if (!live.reconnect(name)) throw new CommandError(`server "${name}" is not configured or not admitted`);
@@ -57,12 +84,12 @@ export async function runJsonCommand(line: string, live: McpLive): Promise<Comma
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
           throw new CommandError('"args" must be a JSON object');
         }
-        return { ...ok(id, await live.callTool(cmd.tool, args as Json)), verbatimData: true };
+        return { ...ok(id, await live.callTool(cmd.tool, args as Json, { signal })), verbatimData: true };
       }
       case 'quit':
         return { result: { type: 'result', ok: true, ...(id === undefined ? {} : { id }), data: { quitting: true } }, quit: true };
       default:
-        return fail(id, `unknown cmd ${JSON.stringify(cmd.cmd)} (approve, approve-all, reject, reload, reconnect, status, call, quit)`);
+        return fail(id, `unknown cmd ${JSON.stringify(cmd.cmd)} (approve, approve-all, reject, enable, disable, reload, reconnect, status, call, quit)`);
     }
   } catch (err) {
     return fail(id, err instanceof Error ? err.message : String(err));

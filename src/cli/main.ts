@@ -3,6 +3,10 @@ import { createMcpLive, type McpLiveOptions } from '../createMcpLive.js';
 import { startDemo } from './demo.js';
 import { parseCliArgs, UsageError, USAGE, type CliCommand, type CommonOptions } from './args.js';
 import { runApprovals } from './approvalsCommand.js';
+import { checkOptionPaths } from './checkOptionPaths.js';
+import { packageVersion } from './ownPackage.js';
+import { runMcpCommand } from './mcpCommand.js';
+import { runTrust } from './trustCommand.js';
 import { runJsonSession } from './runJsonSession.js';
 import { runPlan } from './planCommand.js';
 import { runStatus } from './statusCommand.js';
@@ -28,6 +32,13 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command.kind === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  // `mcp add` (user scope) creates the user settings file when it is not there yet.
+  const creates = command.kind === 'mcp' && command.action === 'add' && command.scope === 'user' ? ['--user-settings'] : [];
+  checkOptionPaths(command.options, process.cwd(), creates);
   // The demo brings its own workspace, home and HTTP server.
   const demo = command.options.demo ? await startDemo() : undefined;
   const options = { ...toLiveOptions(command.options), ...demo?.options };
@@ -38,16 +49,21 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-async function run(command: Exclude<CliCommand, { kind: 'help' }>, options: McpLiveOptions): Promise<number> {
+async function run(command: Exclude<CliCommand, { kind: 'help' | 'version' }>, options: McpLiveOptions): Promise<number> {
   switch (command.kind) {
     case 'plan':
       return runPlan(options, command.json, process.stdout);
     case 'approvals':
       return runApprovals(options, command, process.stdout);
+    case 'mcp':
+      return runMcpCommand(options, command, process.stdout);
+    case 'trust':
+      return runTrust(options, command, process.stdout);
     case 'status':
       return runStatus(createMcpLive(options), command.json, process.stdout);
     case 'session': {
-      const live = createMcpLive(options);
+      // Fix hints name what works where they are read: a JSON command, or `/mcp` in the UI.
+      const live = createMcpLive({ ...options, hints: command.json ? 'json' : 'ui' });
       if (command.json) return runJsonSession(live, { stdin: process.stdin, stdout: process.stdout });
       // Ink shows only the final frame when it believes it runs in CI (CI=true); a session the
       // user opened in a terminal is interactive whatever the environment says. Ink reads the
@@ -68,12 +84,11 @@ main(process.argv.slice(2)).then(
     process.stdout.write('', () => process.exit(code));
   },
   (err: unknown) => {
-    if (err instanceof UsageError) {
-      process.stderr.write(`mcp-live: ${err.message}\n\n${USAGE}`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`mcp-live: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exitCode = 1;
-    }
+    // One line that names what is wrong, never a stack; the usage text (40 lines) would bury it,
+    // so a usage error (exit 2) points at --help instead. Anything else is about files or
+    // servers, not about how mcp-live was called (exit 1).
+    const usage = err instanceof UsageError;
+    const message = `mcp-live: ${err instanceof Error ? err.message : String(err)}\n`;
+    process.stderr.write(usage ? `${message}Run "mcp-live --help" for usage.\n` : message, () => process.exit(usage ? 2 : 1));
   },
 );

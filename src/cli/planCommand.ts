@@ -2,7 +2,7 @@ import type { McpLiveOptions } from '../createMcpLive.js';
 import { createTextMasker, maskingReplacer } from '../model/secrets.js';
 import { planReport } from '../planReport.js';
 import { formatReview } from './approvalsCommand.js';
-import { formatTable } from './statusCommand.js';
+import { formatTable, formatWarnings } from './statusCommand.js';
 
 /**
  * `mcp-live plan`: the dry run. Spawns nothing.
@@ -44,6 +44,7 @@ export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJ
     ].map(mask),
   );
   out.write(formatTable(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'RUNS', 'SOURCE'], rows));
+  print(formatWarnings(report.servers));
   // Everything that decides what would run or where data goes (issue 11): the table's one-line
   // target does not show env, cwd, headers or trust.
   print('\nEntries as written (literal secrets masked):\n');

@@ -1,12 +1,40 @@
 import { createInterface } from 'node:readline';
 import type { McpLive } from '../createMcpLive.js';
+import type { ResultEvent } from '../model/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
-import { runJsonCommand } from './jsonCommands.js';
+import { peekCommand, runJsonCommand } from './jsonCommands.js';
+
+/** The answer of a command the session stopped before it ended (or began). */
+const CANCELLED_QUITTING = 'cancelled: quitting';
+
+type Result = Omit<ResultEvent, 'ts'>;
+
+/** A command line read and not answered yet. */
+interface OpenCommand {
+  id?: string | number;
+  cmd: unknown;
+  /** It began (commands wait for the first pass before that). */
+  running: boolean;
+  answered: boolean;
+  /** Cancels a `call` in flight: the server is told, and the call stops waiting. */
+  abort: AbortController;
+  /** Settles once the command has ended. */
+  done: Promise<void>;
+}
 
 /**
  * `mcp-live --json`: events as NDJSON on stdout, commands as JSON lines on stdin. EOF on stdin
  * does not stop the session (a supervisor may close it); SIGINT, SIGTERM and `{"cmd":"quit"}`
  * do, after every server process has ended.
+ *
+ * Commands never lie and never stall (issue 13): a command that arrives before the first pass
+ * has ended waits for it (before it, `status` would list nothing and a `call` would be told its
+ * server is not configured) — as far as its answer depends on it (see `gate`), so a hung server
+ * holds back no approval and no call to the others. Commands run concurrently, so a long `call`
+ * holds back neither `status` nor `quit`; each answer is written when it is ready, with its
+ * `id`. `quit` answers every call in flight and every command still waiting with
+ * `cancelled: quitting` (a call is also cancelled at its server), lets the other commands in
+ * flight end, then stops.
  */
 export async function runJsonSession(
   live: McpLive,
@@ -16,25 +44,87 @@ export async function runJsonSession(
   const output = live.events$.subscribe((event) => write(event));
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const onSignal = () => stop();
+  const open = new Set<OpenCommand>();
+  let quitting = false;
+
+  const answer = (command: { answered: boolean }, result: Result, verbatimData = false): void => {
+    if (command.answered) return;
+    command.answered = true;
+    write({ ...result, ts: Date.now() }, { verbatimData });
+  };
+
+  /** Cancels what has not begun and every call in flight; resolves when the other commands in flight have ended. */
+  const cancelOpen = (): Promise<void> => {
+    quitting = true;
+    const finishing: Promise<void>[] = [];
+    for (const command of open) {
+      if (command.running && command.cmd !== 'call') {
+        finishing.push(command.done);
+        continue;
+      }
+      answer(command, failure(command.id, CANCELLED_QUITTING));
+      command.abort.abort(new Error(CANCELLED_QUITTING));
+    }
+    return Promise.all(finishing).then(() => undefined);
+  };
+
+  const onSignal = () => {
+    void cancelOpen();
+    stop();
+  };
   // `on`, not `once`: signal-exit (used by write-file-atomic) re-raises a signal that has no
   // listener left, which would kill us before every server process is ended.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
+  const started = live.start();
+  const firstPass = started.then(() => undefined);
+  // Handled here and by each command that waits for it; a failed start fails `runJsonSession` below.
+  firstPass.catch(() => undefined);
+  /**
+   * What a command waits for: `status` for the first pass to end (before, it would list servers
+   * still unknown); `call` for nothing here (the library waits while its tool is not listed);
+   * the others — decisions, reloads — for the first pass to have decided about every server and
+   * published the approval prompt, which a hung connect does not hold back.
+   */
+  const gate = (cmd: unknown): Promise<void> =>
+    cmd === 'call' ? Promise.resolve() : cmd === 'status' ? firstPass : live.planned();
+
+  const run = (line: string): void => {
+    const { cmd, id } = peekCommand(line);
+    if (quitting) return answer({ answered: false }, failure(id, CANCELLED_QUITTING));
+    if (cmd === 'quit') {
+      // Not after the first pass: a hung first connect must not keep the session from stopping.
+      void cancelOpen().then(async () => {
+        const outcome = await runJsonCommand(line, live);
+        answer({ answered: false }, outcome.result);
+        stop();
+      });
+      return;
+    }
+    const command: OpenCommand = { id, cmd, running: false, answered: false, abort: new AbortController(), done: firstPass };
+    open.add(command);
+    command.done = gate(cmd)
+      .then(() => {
+        if (command.answered) return undefined;
+        command.running = true;
+        return runJsonCommand(line, live, { signal: command.abort.signal });
+      })
+      .then(
+        (outcome) => {
+          if (outcome) answer(command, outcome.result, outcome.verbatimData === true);
+        },
+        (error: unknown) => answer(command, failure(id, `mcp-live did not start: ${error instanceof Error ? error.message : String(error)}`)),
+      )
+      .finally(() => open.delete(command));
+  };
+
   const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
-  // Commands run one after another, in the order they were typed.
-  let queue = Promise.resolve();
   lines.on('line', (line) => {
-    if (line.trim() === '') return;
-    queue = queue.then(async () => {
-      const outcome = await runJsonCommand(line, live);
-      write({ ...outcome.result, ts: Date.now() }, { verbatimData: outcome.verbatimData === true });
-      if (outcome.quit) stop();
-    });
+    if (line.trim() !== '') run(line);
   });
 
-  await Promise.race([live.start(), stopped]);
+  await Promise.race([started, stopped]);
   await stopped;
   lines.close();
   process.removeListener('SIGINT', onSignal);
@@ -42,4 +132,8 @@ export async function runJsonSession(
   await live.dispose();
   output.unsubscribe();
   return 0;
+}
+
+function failure(id: string | number | undefined, error: string): Result {
+  return { type: 'result', ok: false, ...(id === undefined ? {} : { id }), error };
 }

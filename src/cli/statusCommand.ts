@@ -16,10 +16,13 @@ export async function runStatus(
 ): Promise<number> {
   // Everything printed passes the session-wide secret net (issue 11): errors quote what servers said.
   const mask = createTextMasker(env);
-  // Broken files are reported before the first pass: collect them from the start.
+  // Broken files are reported before the first pass: collect them from the start, and the
+  // warnings (an --allowed-mcp-server-names entry that matches no server, a reaped leftover…).
   const problems: string[] = [];
+  const warnings: string[] = [];
   const notices = live.events$.subscribe((e) => {
     if (e.type === 'settings-error') problems.push(e.error);
+    else if (e.type === 'log' && e.level === 'warn') warnings.push(e.message);
   });
   try {
     await live.start();
@@ -27,12 +30,13 @@ export async function runStatus(
     // Fail closed (issue 11): a user or system settings file that never parsed blocks everything.
     const blockedBy = live.settingsError();
     if (json) {
-      const report = { ...(blockedBy === undefined ? {} : { settingsError: blockedBy }), settingsErrors: problems, servers: servers.map(statusJson) };
+      const report = { ...(blockedBy === undefined ? {} : { settingsError: blockedBy }), settingsErrors: problems, warnings, servers: servers.map(statusJson) };
       out.write(`${JSON.stringify(report, maskingReplacer(mask), 2)}\n`);
     } else {
       if (blockedBy !== undefined) out.write(mask(`✖ ${blockedBy}\n`));
-      for (const problem of problems) out.write(mask(`! ${problem}\n`));
+      for (const problem of [...problems, ...warnings]) out.write(mask(`! ${problem}\n`));
       out.write(mask(formatStatusTable(servers)));
+      out.write(mask(formatWarnings(servers)));
     }
     return blockedBy !== undefined || servers.some((s) => s.state === 'error') ? 1 : 0;
   } finally {
@@ -50,6 +54,7 @@ function statusJson(s: ServerStatus) {
     ...(s.reason ? { reason: s.reason } : {}),
     ...(s.detail ? { detail: s.detail } : {}),
     ...(s.error ? { error: s.error } : {}),
+    ...(s.warnings ? { warnings: s.warnings } : {}),
     tools: s.tools.map((t) => t.name),
     prompts: s.prompts.map((p) => p.name),
   };
@@ -66,6 +71,11 @@ export function formatStatusTable(servers: readonly ServerStatus[]): string {
     s.reason ? reasonText(s.reason, s.notAllowedBy, s.detail) : (s.error ?? ''),
   ]);
   return formatTable(['SERVER', 'SCOPE', 'STATE', 'LISTS', 'WHY'], rows);
+}
+
+/** `! NAME: warning`, one line each, for the servers that have warnings ("GITHUB_PAT is not set"). */
+export function formatWarnings(servers: readonly { name: string; warnings?: readonly string[] }[]): string {
+  return servers.flatMap((s) => (s.warnings ?? []).map((w) => `! ${s.name}: ${w}\n`)).join('');
 }
 
 /** Left-aligned columns separated by two spaces. */

@@ -11,7 +11,8 @@ export type Admission =
  * `settings_error` → `untrusted_folder` → `excluded` → `not_allowed` → `disabled` → `rejected` →
  * `pending_approval`. `settings_error` (issue 11): a user or system settings file never parsed,
  * so its exclusions and folder trust are unknown — nothing connects until it does (`detail` says
- * which file and where).
+ * which file and where). `disabled`: disabled for this session (`gating.sessionDisabled`, detail
+ * "disabled for this session"), or `disabled: true` in the entry unless enabled for this session.
  *
  * The allow bound is the flag `--allowed-mcp-server-names` (`flagAllowed`) and the merged settings
  * `mcp.allowed` (`desired.gating.allowed`); when both are set a name must match both, so settings
@@ -42,6 +43,8 @@ function admission(
   const inSettings = gating.allowed === undefined ? undefined : nameMatcher(gating.allowed);
   const rejected = new Set(gating.rejected);
   const pending = new Set(gating.pending);
+  const sessionDisabled = new Set(gating.sessionDisabled);
+  const sessionEnabled = new Set(gating.sessionEnabled);
   return (name, server) => {
     if (settingsError !== undefined) return { admitted: false, reason: 'settings_error', detail: settingsError };
     if (!trusted) return { admitted: false, reason: 'untrusted_folder' };
@@ -50,7 +53,9 @@ function admission(
     if (inSettings !== undefined && !inSettings(name)) {
       return { admitted: false, reason: 'not_allowed', notAllowedBy: 'settings' };
     }
-    if (isDisabled(server.config)) return { admitted: false, reason: 'disabled' };
+    // A session override decides `disabled` only: every rule above and below still applies.
+    if (sessionDisabled.has(name)) return { admitted: false, reason: 'disabled', detail: SESSION_DISABLED };
+    if (isDisabled(server.config) && !sessionEnabled.has(name)) return { admitted: false, reason: 'disabled' };
     if (GATED_SCOPES.has(server.scope)) {
       if (rejected.has(name)) return { admitted: false, reason: 'rejected' };
       if (pending.has(name)) return { admitted: false, reason: 'pending_approval' };
@@ -58,6 +63,9 @@ function admission(
     return { admitted: true };
   };
 }
+
+/** The words of a server disabled for this session, as `detail` of reason `disabled`. */
+export const SESSION_DISABLED = 'disabled for this session';
 
 /** `disabled: true` in the entry as written; the entry may be anything, valid or not. */
 function isDisabled(config: unknown): boolean {

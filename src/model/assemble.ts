@@ -21,6 +21,8 @@ export interface AssembleInput {
   sessionApprovals: Readonly<Record<string, string>>;
   /** Whether trustedFolders.json trusts the cwd. */
   folderTrusted: boolean;
+  /** Name → enabled (`true`) or disabled (`false`) for this session only (`/mcp enable|disable`). */
+  sessionEnablement?: Readonly<Record<string, boolean>>;
 }
 
 /** Scopes ignored entirely in an untrusted folder: they arrive with the repository. */
@@ -56,7 +58,9 @@ export function assemble(input: AssembleInput): DesiredState {
     const servers: unknown = source.servers;
     if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) continue;
     for (const [name, config] of Object.entries(servers)) {
-      byName.set(name, { name, scope: source.scope, source: source.file, config });
+      const server: AssembledServer = { name, scope: source.scope, source: source.file, config };
+      if (source.extensionPath !== undefined) server.extensionPath = source.extensionPath;
+      byName.set(name, server);
     }
   }
 
@@ -79,10 +83,25 @@ export function assemble(input: AssembleInput): DesiredState {
   const admission = mergeAdmissionSettings(sources);
   const gating: Gating = { excluded: admission.excluded, pending, rejected };
   if (admission.allowed !== undefined) gating.allowed = admission.allowed;
+  addSessionEnablement(gating, input.sessionEnablement, servers);
   const desired: DesiredState = { servers, gating, trusted };
   const settingsError = brokenSettings(input.sources);
   if (settingsError !== undefined) desired.settingsError = settingsError;
   return desired;
+}
+
+/** Session overrides of configured names into the gating (only when there are some, so gating stays as it was). */
+function addSessionEnablement(
+  gating: Gating,
+  enablement: Readonly<Record<string, boolean>> | undefined,
+  servers: Readonly<Record<string, AssembledServer>>,
+): void {
+  if (enablement === undefined) return;
+  const names = Object.keys(enablement).filter((name) => Object.hasOwn(servers, name)).sort();
+  const disabled = names.filter((name) => enablement[name] === false);
+  const enabled = names.filter((name) => enablement[name] === true);
+  if (disabled.length > 0) gating.sessionDisabled = disabled;
+  if (enabled.length > 0) gating.sessionEnabled = enabled;
 }
 
 /** Scopes whose admission keys guard every server: while one of them never parsed, fail closed. */

@@ -16,8 +16,11 @@ export interface Connection {
    * transport closed) with a message that includes the exit code and the last stderr line.
    */
   readonly lists$: Observable<Partial<ServerLists>>;
-  /** Calls one tool by its unqualified name. Rejects at once if the connection is gone. */
-  callTool(tool: string, args: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Calls one tool by its unqualified name. Rejects at once if the connection is gone, or when
+   * `signal` aborts (the server is sent `notifications/cancelled`).
+   */
+  callTool(tool: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
   /** The last lines the server wrote to stderr (ring buffer, at most 200). */
   stderrTail(): readonly string[];
   /**
@@ -26,6 +29,12 @@ export interface Connection {
    * marble tests can take virtual time.
    */
   close(): ObservableInput<void>;
+}
+
+/** Per-call options of {@link Connection.callTool}. */
+export interface CallToolOptions {
+  /** Cancels the call: it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**

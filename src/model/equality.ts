@@ -29,7 +29,9 @@ export function mcpGatingEqual(a?: Gating, b?: Gating): boolean {
   return (
     setsEqual(left.excluded ?? [], right.excluded ?? []) &&
     setsEqual(left.pending ?? [], right.pending ?? []) &&
-    setsEqual(left.rejected ?? [], right.rejected ?? [])
+    setsEqual(left.rejected ?? [], right.rejected ?? []) &&
+    setsEqual(left.sessionDisabled ?? [], right.sessionDisabled ?? []) &&
+    setsEqual(left.sessionEnabled ?? [], right.sessionEnabled ?? [])
   );
 }
 

@@ -71,6 +71,15 @@ export interface SettingsErrorEvent extends Stamped {
   column?: number;
 }
 
+/**
+ * A file that raised `settings-error` reads cleanly again (it parses, every known key has its
+ * type, or it is gone): once per recovery, so a UI can clear that file's error line.
+ */
+export interface SettingsOkEvent extends Stamped {
+  type: 'settings-ok';
+  file: string;
+}
+
 export interface RestartRequiredEvent extends Stamped {
   type: 'restart-required';
   file: string;
@@ -102,6 +111,7 @@ export type McpLiveEvent =
   | ReconcileEvent
   | ApprovalRequiredEvent
   | SettingsErrorEvent
+  | SettingsOkEvent
   | RestartRequiredEvent
   | ReadyEvent
   | ResultEvent

@@ -6,10 +6,12 @@ import { sha256Hex } from './sha256Hex.js';
 
 /**
  * How a server is reached, as one hash (SPEC §6): SHA-256 hex over the canonical JSON of
- * transport, command, args (ordered), cwd, env (sorted), url, headers (sorted) and timeout —
- * after `$VAR` expansion, so a changed secret reconnects. View fields are not in it: changing
- * them re-filters in place. (`httpUrl` has been folded into `url` by the resolver; the transport
- * kind keeps the two apart.)
+ * transport, command, args (ordered), cwd, env (sorted), url, headers (sorted), timeout and
+ * connectTimeout — after variable expansion, so a changed secret, or an extension that moved
+ * (`${extensionPath}`), reconnects. Both deadlines are in it because a connection keeps the ones
+ * it was opened with: a changed deadline takes effect by reconnecting. View fields are not in
+ * it: changing them re-filters in place. (`httpUrl` has been folded into `url` by the resolver;
+ * the transport kind keeps the two apart.)
  */
 export function fingerprint(resolved: ResolvedServerConfig): string {
   return sha256Hex(
@@ -22,6 +24,7 @@ export function fingerprint(resolved: ResolvedServerConfig): string {
       url: resolved.url,
       headers: resolved.headers,
       timeout: resolved.timeout,
+      connectTimeout: resolved.connectTimeout,
     }),
   );
 }

@@ -1,6 +1,15 @@
 import type { NotAllowedBy, Reason } from './types.js';
 
 /**
+ * Who reads a fix hint, so it names a step that works there: the terminal UI (`/mcp`), the
+ * `--json` protocol (a command line to send), or a host embedding the library (a shell command).
+ */
+export type HintAudience = 'ui' | 'json' | 'library';
+
+/** The view field that hides a tool a connected server offers. */
+export type ToolFilter = 'includeTools' | 'excludeTools';
+
+/**
  * A blocked server's reason in words, as the server list shows it (SPEC §9). `not_allowed`
  * names the bound that rejected it (see `admit`); without `notAllowedBy` it names the settings.
  */
@@ -17,9 +26,10 @@ export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?:
     case 'not_allowed':
       return notAllowedBy === 'flag' ? 'not in --allowed-mcp-server-names' : 'not in mcp.allowed';
     case 'untrusted_folder':
-      return 'untrusted folder';
+      return 'untrusted folder – run `mcp-live trust` to trust it';
     case 'disabled':
-      return 'disabled in settings';
+      // `detail`: "disabled for this session" (`/mcp disable`, `{"cmd":"disable"}`).
+      return detail ?? 'disabled in settings';
     case 'removed':
       return 'removed from settings';
   }
@@ -35,6 +45,8 @@ function blockedSentence(
   reason: Reason,
   notAllowedBy: NotAllowedBy | undefined,
   detail: string | undefined,
+  server: string,
+  audience: HintAudience,
 ): { situation: string; fix: string } {
   switch (reason) {
     case 'settings_error':
@@ -48,34 +60,82 @@ function blockedSentence(
         ? { situation: 'is not in --allowed-mcp-server-names', fix: 'restart with it in --allowed-mcp-server-names' }
         : { situation: 'is not in mcp.allowed', fix: 'add it to mcp.allowed (within --allowed-mcp-server-names)' };
     case 'pending_approval':
-      return { situation: 'needs approval', fix: 'approve it with /mcp' };
+      return { situation: 'needs approval', fix: approveHint(server, audience) };
     case 'rejected':
       return { situation: 'was rejected', fix: 'edit its config to be asked again' };
     case 'untrusted_folder':
-      return { situation: 'is blocked because this folder is not trusted', fix: 'trust this folder' };
+      return { situation: 'is blocked because this folder is not trusted', fix: 'run `mcp-live trust` to trust it' };
     case 'disabled':
-      return { situation: 'is disabled in settings', fix: 'set disabled: false' };
+      return detail === undefined
+        ? { situation: 'is disabled in settings', fix: 'set disabled: false' }
+        : { situation: `is ${detail}`, fix: enableHint(server, audience) };
   }
+}
+
+/** How to approve a pending server, in the terms of where the hint is read. */
+function approveHint(server: string, audience: HintAudience): string {
+  const shell = `mcp-live approvals approve ${shellWord(server)}`;
+  switch (audience) {
+    case 'ui':
+      return 'approve it with /mcp';
+    case 'json':
+      return `approve it with ${JSON.stringify({ cmd: 'approve', server })} or ${shell}`;
+    case 'library':
+      return `approve it with ${shell}`;
+  }
+}
+
+/** How to enable a server disabled for this session, in the terms of where the hint is read. */
+function enableHint(server: string, audience: HintAudience): string {
+  switch (audience) {
+    case 'ui':
+      return `enable it with /mcp enable ${server}`;
+    case 'json':
+      return `enable it with ${JSON.stringify({ cmd: 'enable', server })}`;
+    case 'library':
+      return 'enable it again (enable())';
+  }
+}
+
+/** A server name as one shell word: as is when it is plain, else single-quoted. */
+function shellWord(name: string): string {
+  return /^[A-Za-z0-9_.@%+=:,/-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`;
+}
+
+/** What else {@link toolNotFoundMessage} knows: who reads it, and whether a view field hides the tool. */
+export interface ToolNotFoundContext {
+  /** Default `library`. */
+  audience?: HintAudience;
+  /** The server offers the tool (`tool`, its own name) but this view field hides it. */
+  filteredOut?: { tool: string; by: ToolFilter };
 }
 
 /**
  * Why a tool call found no tool, naming the server and the fix (SPEC §9). `server` is the server
  * the name points at (undefined when it points at none), `status` what is known about that server
  * (undefined when no such server is configured). A blocked server gets its reason and fix, a
- * failed one its error; a server that is up but lacks the tool is said to lack it.
+ * failed one its error, a tool hidden by `includeTools`/`excludeTools` the field that hides it; a
+ * server that is up but lacks the tool is said to lack it.
  */
 export function toolNotFoundMessage(
   toolName: string,
   server: string | undefined,
   status: { reason?: Reason; notAllowedBy?: NotAllowedBy; detail?: string; error?: string } | undefined,
+  { audience = 'library', filteredOut }: ToolNotFoundContext = {},
 ): string {
   const head = `Tool "${toolName}" is not available`;
   if (server === undefined) return `${head}: it does not name a tool of any configured MCP server.`;
   if (status === undefined) return `${head}: no MCP server "${server}" is configured.`;
   if (status.reason !== undefined) {
-    const { situation, fix } = blockedSentence(status.reason, status.notAllowedBy, status.detail);
+    const { situation, fix } = blockedSentence(status.reason, status.notAllowedBy, status.detail, server, audience);
     return `${head}: MCP server "${server}" ${situation} – ${fix}.`;
   }
   if (status.error !== undefined) return `${head}: MCP server "${server}" failed: ${status.error}`;
-  return `${head}: MCP server "${server}" does not offer it (or it is filtered out by includeTools/excludeTools).`;
+  if (filteredOut?.by === 'excludeTools') {
+    return `${head}: tool "${filteredOut.tool}" of MCP server "${server}" is filtered out by excludeTools – remove it from excludeTools to use it.`;
+  }
+  if (filteredOut?.by === 'includeTools') {
+    return `${head}: tool "${filteredOut.tool}" of MCP server "${server}" is filtered out by includeTools (it is not listed there) – add it to includeTools to use it.`;
+  }
+  return `${head}: MCP server "${server}" does not offer it.`;
 }

@@ -1,7 +1,16 @@
-import type { DesiredState, NotAllowedBy, Reason, ResolvedServerConfig, Scope, ServerState, ViewFields } from './types.js';
+import type {
+  AssembledServer,
+  DesiredState,
+  NotAllowedBy,
+  Reason,
+  ResolvedServerConfig,
+  Scope,
+  ServerState,
+  ViewFields,
+} from './types.js';
 import { admitAll } from './admit.js';
 import { fingerprint, invalidFingerprint, viewFieldsEqual } from './fingerprint.js';
-import { resolveServerConfig } from './validate.js';
+import { resolveServerConfig, unsetVariableWarning } from './validate.js';
 
 /** An admitted server, resolved: what a reconcile pass wants running. */
 export interface WantedServer {
@@ -15,9 +24,40 @@ export interface WantedServer {
   resolved?: ResolvedServerConfig;
   /** `invalid_config: <message>` when the entry fails validation: connecting it ends in `error`. */
   invalid?: string;
+  /** Environment variables the entry reads that are not set (they expanded to ""), sorted; absent when none. */
+  unsetVariables?: string[];
 }
 
-/** Why a name is blocked; `notAllowedBy` only with `not_allowed`, `detail` only with `settings_error`. */
+/** The warnings of a wanted server, in words ("GITHUB_PAT is not set"); undefined when none. */
+export function serverWarnings(server: Pick<WantedServer, 'unsetVariables'>): string[] | undefined {
+  return server.unsetVariables?.map(unsetVariableWarning);
+}
+
+/**
+ * One assembled entry resolved: {@link resolveServerConfig} with the entry's own variables
+ * (`${workspacePath}` = `workspace`, `${extensionPath}` = its extension's directory).
+ */
+export function resolveAssembled(
+  server: AssembledServer,
+  env: Readonly<Record<string, string | undefined>>,
+  workspace?: string,
+): WantedServer {
+  const identity = { name: server.name, scope: server.scope, source: server.source };
+  const resolution = resolveServerConfig(server.config, env, workspace, server.extensionPath);
+  if (!resolution.ok) {
+    return { ...identity, fingerprint: invalidFingerprint(server.config), view: {}, invalid: `invalid_config: ${resolution.error}` };
+  }
+  const wanted: WantedServer = {
+    ...identity,
+    fingerprint: fingerprint(resolution.resolved),
+    view: resolution.view,
+    resolved: resolution.resolved,
+  };
+  if (resolution.unsetVariables.length > 0) wanted.unsetVariables = resolution.unsetVariables;
+  return wanted;
+}
+
+/** Why a name is blocked; `notAllowedBy` only with `not_allowed`, `detail` with `settings_error` or a session's `disabled`. */
 export interface Blocked {
   reason: Reason;
   notAllowedBy?: NotAllowedBy;
@@ -75,12 +115,7 @@ export function desiredServers(
       blocked[name] = why;
       continue;
     }
-    const server = desired.servers[name]!;
-    const identity = { name, scope: server.scope, source: server.source };
-    const resolution = resolveServerConfig(server.config, env, workspace);
-    wanted[name] = resolution.ok
-      ? { ...identity, fingerprint: fingerprint(resolution.resolved), view: resolution.view, resolved: resolution.resolved }
-      : { ...identity, fingerprint: invalidFingerprint(server.config), view: {}, invalid: `invalid_config: ${resolution.error}` };
+    wanted[name] = resolveAssembled(desired.servers[name]!, env, workspace);
   }
   return { wanted, blocked };
 }

@@ -1,6 +1,6 @@
 import { getOwn, isPlainObject, setOwn } from '../streams/ownProperties.js';
 import type { ResolvedServerConfig } from './types.js';
-import { VARIABLE } from './validate.js';
+import { VARIABLE, isBuiltinVariable } from './validate.js';
 
 /**
  * What counts as a secret, and what every output shows instead (issue 11, item 8). One module for
@@ -212,13 +212,14 @@ function maskSecretValue(value: string): string {
     .replace(MASKED_PHRASE, SECRET_MASK);
 }
 
-/** `abc${B}` → `***${B}`: every literal run masked, every reference kept. */
+/** `abc${B}` → `***${B}`: every literal run masked, every reference kept (a `:-default` is literal too). */
 function maskLiteral(text: string): string {
   let out = '';
   let last = 0;
   for (const reference of text.matchAll(VARIABLE)) {
     if (reference.index > last) out += SECRET_MASK;
-    out += reference[0];
+    const fallback = reference[3];
+    out += fallback === undefined || fallback === '' ? reference[0] : `\${${reference[2]}:-${SECRET_MASK}}`;
     last = reference.index + reference[0].length;
   }
   return last < text.length ? out + SECRET_MASK : out;
@@ -320,7 +321,11 @@ export function referencedVariables(config: unknown): string[] {
   const names = new Set<string>();
   for (const field of EXPANDED_FIELDS) {
     for (const text of stringsIn(getOwn(config, field))) {
-      for (const reference of text.matchAll(VARIABLE)) names.add(reference[1] ?? reference[2] ?? '');
+      for (const reference of text.matchAll(VARIABLE)) {
+        // `${/}`, `${workspacePath}`, `${extensionPath}` are mcp-live's, not the environment's.
+        if (reference[1] !== undefined) names.add(reference[1]);
+        else if (!isBuiltinVariable(reference[2] ?? '')) names.add(reference[2] ?? '');
+      }
     }
   }
   return [...names].sort();

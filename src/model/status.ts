@@ -18,6 +18,8 @@ export interface QualifiedTool {
   tool: string;
   description?: string;
   inputSchema?: unknown;
+  /** The server's `trust` setting: `true` lets a host run this tool without asking each time. */
+  trust: boolean;
 }
 
 /** One line of a server's recent history (connects, reconnects, errors), for the detail view. */
@@ -41,9 +43,16 @@ export interface ServerStatus {
   /** The reason in words where it depends on more than the name (`settings_error`: which file, where). */
   detail?: string;
   error?: string;
+  /**
+   * Problems with the entry that do not stop it, in words, names only ("GITHUB_PAT is not set":
+   * an unset variable expanded to ""). Absent when there are none.
+   */
+  warnings?: readonly string[];
   pid?: number;
   transport?: TransportKind;
   fingerprint?: string;
+  /** The entry's `trust` setting, for a server the last pass wanted (absent for a blocked one). */
+  trust?: boolean;
   tools: readonly QualifiedTool[];
   prompts: readonly PromptInfo[];
   resources: readonly ResourceInfo[];

@@ -186,12 +186,30 @@ export function sanitisesTo(name: string, part: string): boolean {
 }
 
 /**
- * The tools a server shows after its view fields: `includeTools`, when set, keeps only the listed
- * names (`[]` keeps none); `excludeTools` removes names and wins over include. Exact names, no globs.
+ * The tool names a list of `includeTools` / `excludeTools` entries names. An entry names a tool
+ * by its exact name, or as `name(...)` (`"three()"`, `"four(args)"`): the peers' rule (Gemini CLI
+ * and Qwen Code `isEnabled`: `entry === name || entry.startsWith(name + "(")`), so every prefix
+ * of an entry that a `(` follows is a name too. No globs.
+ */
+function namedTools(entries: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const entry of entries) {
+    names.add(entry);
+    for (let i = entry.indexOf('('); i !== -1; i = entry.indexOf('(', i + 1)) names.add(entry.slice(0, i));
+  }
+  return names;
+}
+
+/**
+ * The tools a server shows after its view fields: `includeTools`, when set, keeps only the tools
+ * it names (`[]` keeps none); `excludeTools` removes the tools it names and wins over include.
+ * Both lists name tools alike ({@link namedTools}): the peers accept `name(...)` in
+ * `includeTools` only, but an exclusion written that way means the same tool, and excluding what
+ * the user named is the safe reading.
  */
 export function filterTools<T extends { readonly name: string }>(tools: readonly T[], view: ViewFields): T[] {
-  const include = view.includeTools === undefined ? undefined : new Set(view.includeTools);
-  const exclude = new Set(view.excludeTools ?? []);
+  const include = view.includeTools === undefined ? undefined : namedTools(view.includeTools);
+  const exclude = namedTools(view.excludeTools ?? []);
   return tools.filter((tool) => (include === undefined || include.has(tool.name)) && !exclude.has(tool.name));
 }
 

@@ -32,8 +32,10 @@ export interface ServerConfig {
   /** Claude's `.mcp.json` field; `http`/`streamable-http` turn `url` into Streamable HTTP. */
   type?: string;
   headers?: Record<string, string>;
-  /** Connect + each request, in ms (default 30000). */
+  /** Each request, in ms (default 600000); also bounds the connect when `connectTimeout` is not set. */
   timeout?: number;
+  /** The connect deadline (spawn, `initialize`, first lists), in ms (default 30000). */
+  connectTimeout?: number;
   trust?: boolean;
   description?: string;
   includeTools?: string[];
@@ -44,10 +46,13 @@ export interface ServerConfig {
 
 export type TransportKind = 'stdio' | 'sse' | 'http';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The request timeout of an entry without `timeout` (SPEC §11), as the peers have it: 10 minutes. */
+export const DEFAULT_TIMEOUT_MS = 600_000;
+/** The connect deadline of an entry without `connectTimeout` or a shorter `timeout` (SPEC §11). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /**
- * The longest connect deadline (and request timeout) a config may ask for: 10 minutes. A larger
- * `timeout` is capped, so no server can hold a connect open for days (issue 11) — and Node's timers,
+ * The longest connect deadline and request timeout a config may ask for: 10 minutes. A larger
+ * value is capped, so no server can hold a connect open for days (issue 11) — and Node's timers,
  * which fire at once past 2^31-1 ms, never see an overflowing value.
  */
 export const MAX_TIMEOUT_MS = 600_000;
@@ -61,7 +66,13 @@ export interface ResolvedServerConfig {
   cwd?: string;
   url?: string;
   headers: Record<string, string>;
+  /** The request timeout, ms. */
   timeout: number;
+  /**
+   * The connect deadline, ms. Always set by the resolver; optional only so hand-written configs
+   * (tests, hosts) stay valid — the connector then uses {@link DEFAULT_CONNECT_TIMEOUT_MS}.
+   */
+  connectTimeout?: number;
 }
 
 /** Fields that change what a connected server shows, not how it is reached. */
@@ -89,6 +100,8 @@ export interface SourceSnapshot {
   file: string;
   /** Raw `mcpServers` entries as written; validated later, per entry. */
   servers: Record<string, unknown>;
+  /** An extension's directory (scope `extension`): what `${extensionPath}` expands to. */
+  extensionPath?: string;
   mcp?: McpSettings;
   /** `security.folderTrust.enabled`, honoured from user and system settings only. */
   folderTrustEnabled?: boolean;
@@ -109,6 +122,8 @@ export interface AssembledServer {
   source: string;
   /** The entry as written (before expansion). Not guaranteed valid. */
   config: unknown;
+  /** The extension's directory, for an entry of an extension ({@link SourceSnapshot.extensionPath}). */
+  extensionPath?: string;
 }
 
 export type ApprovalStatus = 'approved' | 'rejected';
@@ -135,6 +150,13 @@ export interface Gating {
   excluded?: readonly string[];
   pending?: readonly string[];
   rejected?: readonly string[];
+  /** Names disabled for this session (`/mcp disable`): blocked as `disabled`, whatever the file says. */
+  sessionDisabled?: readonly string[];
+  /**
+   * Names enabled for this session (`/mcp enable`): a `disabled: true` in the file is ignored —
+   * only that; exclusion, allow lists, folder trust and approval still apply.
+   */
+  sessionEnabled?: readonly string[];
 }
 
 /** What the sources say should be running (SPEC §1 "desired state"). */

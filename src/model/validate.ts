@@ -1,5 +1,6 @@
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
   type ResolvedServerConfig,
@@ -36,6 +37,7 @@ const FIELD_CHECKS: readonly (readonly [field: keyof ServerConfig & string, chec
   ['type', isString, 'a string'],
   ['headers', isStringRecord, 'an object of strings'],
   ['timeout', isPositiveNumber, 'a positive number (milliseconds)'],
+  ['connectTimeout', isPositiveNumber, 'a positive number (milliseconds)'],
   ['trust', isBoolean, 'a boolean'],
   ['description', isString, 'a string'],
   ['includeTools', isStringArray, 'an array of strings'],
@@ -81,29 +83,83 @@ export function transportKind(config: ServerConfig): TransportKind | undefined {
   return undefined;
 }
 
-/** `$NAME` or `${NAME}`, with NAME a shell-style identifier (also read by model/secrets.ts). */
-export const VARIABLE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+/**
+ * A variable reference: `$NAME` (group 1), or `${NAME}` / `${NAME:-default}` (name in group 2,
+ * default in group 3), NAME a shell-style identifier — or `${/}`, the path separator. Also read by
+ * model/secrets.ts, which takes the name from group 1 or 2.
+ */
+export const VARIABLE = /\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*|\/)(?::-([^}]*))?\})/g;
+
+/** The process environment; `undefined` members are unset. */
+type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
- * Expands `$VAR` and `${VAR}` from `env`. An **unset variable expands to the empty string**, as in
- * a POSIX shell, so a config never carries a literal `$TOKEN` to a server by accident. A `$` that
- * does not start a name (`$5`, `$`, an unclosed `${`) stays as written; there is no escape syntax
- * and no `${VAR:-default}`. Only own members of `env` count, so `$__proto__` is unset.
+ * The variables that are not read from the environment (the peers' extension variables, Gemini CLI
+ * and Qwen Code): `${/}` and `${pathSeparator}` everywhere, `${workspacePath}` where the workspace
+ * is known, `${extensionPath}` in an extension's entries. Braced form only, as in the peers: a bare
+ * `$workspacePath` is an environment variable.
  */
-export function expandVars(s: string, env: Readonly<Record<string, string | undefined>>): string {
-  return s.replace(VARIABLE, (_match, braced: string | undefined, bare: string | undefined) => {
-    const name = braced ?? bare ?? '';
-    return Object.hasOwn(env, name) ? (env[name] ?? '') : '';
+export interface BuiltinVariables {
+  workspacePath?: string;
+  extensionPath?: string;
+}
+
+/** Whether `${name}` is one of the {@link BuiltinVariables} names (or `${/}`), whatever the entry. */
+export function isBuiltinVariable(name: string): boolean {
+  return name === '/' || name === 'pathSeparator' || name === 'workspacePath' || name === 'extensionPath';
+}
+
+/** The value of a braced built-in, or undefined when it is none (or not known for this entry). */
+function builtinValue(name: string, builtins: BuiltinVariables): string | undefined {
+  switch (name) {
+    case '/':
+    case 'pathSeparator':
+      return sep;
+    case 'workspacePath':
+      return builtins.workspacePath;
+    case 'extensionPath':
+      return builtins.extensionPath;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Expands `$VAR`, `${VAR}` and `${VAR:-default}` from `env`, and the {@link BuiltinVariables}.
+ *
+ * - An **unset variable expands to the empty string**, as in a POSIX shell, so a config never
+ *   carries a literal `$TOKEN` to a server by accident; its name is added to `unset` (for the
+ *   "GITHUB_PAT is not set" warnings). A variable set to `""` is set.
+ * - `${VAR:-default}` (Claude Code's `.mcp.json`, POSIX `:-`): the default when VAR is unset or
+ *   empty; the default is taken as written (no expansion inside it) and ends at the first `}`.
+ * - A braced built-in wins over an environment variable of the same name; a built-in that is not
+ *   known here (`${extensionPath}` outside an extension) is looked up in the environment.
+ * - Whatever is not a reference stays as written: `$5`, `$`, an unclosed `${`, `${VAR-default}`,
+ *   `${a.b}`. There is no escape syntax and no recursion. Only own members of `env` count, so
+ *   `$__proto__` is unset.
+ */
+export function expandVars(s: string, env: Environment, builtins: BuiltinVariables = {}, unset?: Set<string>): string {
+  return s.replace(VARIABLE, (_match, bare: string | undefined, braced: string | undefined, fallback: string | undefined) => {
+    const name = bare ?? braced ?? '';
+    const value = (braced === undefined ? undefined : builtinValue(name, builtins)) ?? (Object.hasOwn(env, name) ? env[name] : undefined);
+    if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
+    if (value === undefined) unset?.add(name);
+    return value ?? '';
   });
+}
+
+/** The warning for a variable an entry reads that is not set: names only, never values. */
+export function unsetVariableWarning(name: string): string {
+  return `${name} is not set`;
 }
 
 /** Expands the values of a string map (keys stay as written). */
 function expandValues(
   record: Readonly<Record<string, string>> | undefined,
-  env: Readonly<Record<string, string | undefined>>,
+  expand: (text: string) => string,
 ): Record<string, string> {
   // Object.fromEntries defines keys as data, so a `__proto__` header stays a header.
-  return Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expandVars(value, env)]));
+  return Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expand(value)]));
 }
 
 /** The view fields of a validated config, present ones only. */
@@ -116,54 +172,92 @@ function viewFieldsOf(config: ServerConfig): ViewFields {
   return view;
 }
 
+/** A timeout field as resolved: capped at {@link MAX_TIMEOUT_MS}. */
+function capped(ms: number): number {
+  return Math.min(ms, MAX_TIMEOUT_MS);
+}
+
 /**
- * Validation + transport choice + `$VAR` expansion (command, args, env values, cwd, url/httpUrl,
- * header values) + the default timeout: everything a connector needs, and the view fields.
+ * The two deadlines (SPEC §11): `timeout` for each request (default 600 000 ms), `connectTimeout`
+ * for the connect (default 30 000 ms). Without `connectTimeout`, a shorter `timeout` also bounds
+ * the connect — `initialize` is a request too, and a config written for the peers (whose one
+ * `timeout` covers both) keeps its deadline.
+ */
+function deadlines(config: ServerConfig): { timeout: number; connectTimeout: number } {
+  const timeout = capped(config.timeout ?? DEFAULT_TIMEOUT_MS);
+  return { timeout, connectTimeout: connectDeadline(config.connectTimeout, timeout) };
+}
+
+/** The connect deadline for a `connectTimeout` (or none) and a request `timeout` (see {@link deadlines}). */
+export function connectDeadline(connectTimeout: number | undefined, timeout: number): number {
+  return capped(connectTimeout ?? Math.min(timeout, DEFAULT_CONNECT_TIMEOUT_MS));
+}
+
+/** What {@link resolveServerConfig} returns for a valid entry. */
+export interface Resolution {
+  ok: true;
+  resolved: ResolvedServerConfig;
+  view: ViewFields;
+  /** The environment variables the used fields read that are not set (sorted): each expanded to "". */
+  unsetVariables: string[];
+}
+
+/**
+ * Validation + transport choice + variable expansion ({@link expandVars}: command, args, env
+ * values, cwd, url/httpUrl, header values) + the default deadlines: everything a connector
+ * needs, the view fields, and the variables that were not set.
  *
  * A stdio server's working directory is its `cwd` resolved against `workspace`, or `workspace`
  * itself; it is part of the fingerprint, so sessions of a pool with different workspaces never
  * share a process. (Without `workspace`, `cwd` stays as written: the pure unit tests' form.)
+ * `workspace` is also `${workspacePath}`; `extensionPath`, the directory of the extension the
+ * entry comes from, is `${extensionPath}`.
  *
  * Only the fields of the chosen transport are carried over — a stdio server gets no url or
  * headers, a remote one no command, args, env or cwd — so editing a field that cannot matter
- * does not change the fingerprint and does not reconnect.
+ * does not change the fingerprint and does not reconnect (nor warns about its variables).
  */
 export function resolveServerConfig(
   raw: unknown,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Environment,
   workspace?: string,
-): { ok: true; resolved: ResolvedServerConfig; view: ViewFields } | { ok: false; error: string } {
+  extensionPath?: string,
+): Resolution | { ok: false; error: string } {
   const validated = validateServerConfig(raw);
   if (!validated.ok) return validated;
   const { config } = validated;
   const transport = transportKind(config);
   if (transport === undefined) return { ok: false, error: NO_TRANSPORT_ERROR };
-  const timeout = Math.min(config.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const view = viewFieldsOf(config);
+  const unset = new Set<string>();
+  const builtins: BuiltinVariables = {};
+  if (workspace !== undefined) builtins.workspacePath = workspace;
+  if (extensionPath !== undefined) builtins.extensionPath = extensionPath;
+  const expand = (text: string): string => expandVars(text, env, builtins, unset);
+  const done = (resolved: ResolvedServerConfig): Resolution => ({ ok: true, resolved, view, unsetVariables: [...unset].sort() });
   if (transport === 'stdio') {
     const resolved: ResolvedServerConfig = {
       transport,
-      command: expandVars(config.command ?? '', env),
-      args: (config.args ?? []).map((arg) => expandVars(arg, env)),
-      env: expandValues(config.env, env),
+      command: expand(config.command ?? ''),
+      args: (config.args ?? []).map(expand),
+      env: expandValues(config.env, expand),
       headers: {},
-      timeout,
+      ...deadlines(config),
     };
     // Relative to the workspace, never to mcp-live's own directory (issue 11): `node server.js`
     // in `.mcp.json` runs the workspace's server.js from wherever mcp-live was started.
-    const cwd = config.cwd === undefined ? undefined : expandVars(config.cwd, env);
+    const cwd = config.cwd === undefined ? undefined : expand(config.cwd);
     if (workspace !== undefined) resolved.cwd = resolve(workspace, cwd ?? '.');
     else if (cwd !== undefined) resolved.cwd = cwd;
-    return { ok: true, resolved, view };
+    return done(resolved);
   }
   const url = transport === 'http' && config.httpUrl !== undefined ? config.httpUrl : (config.url ?? '');
-  const resolved: ResolvedServerConfig = {
+  return done({
     transport,
-    url: expandVars(url, env),
+    url: expand(url),
     args: [],
     env: {},
-    headers: expandValues(config.headers, env),
-    timeout,
-  };
-  return { ok: true, resolved, view };
+    headers: expandValues(config.headers, expand),
+    ...deadlines(config),
+  });
 }

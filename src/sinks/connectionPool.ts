@@ -190,8 +190,8 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
         return entry.lists;
       },
       lists$: defer(() => (released ? EMPTY : entry.changes.pipe(takeUntil(closed)))),
-      callTool: (tool, args) =>
-        released ? Promise.reject(new Error('connection closed')) : conn.callTool(tool, args),
+      callTool: (tool, args, options) =>
+        released ? Promise.reject(new Error('connection closed')) : conn.callTool(tool, args, options),
       stderrTail: () => conn.stderrTail(),
       close: () => {
         if (!released) {

@@ -20,8 +20,9 @@ import {
   timeout,
   type Subscription,
 } from 'rxjs';
-import type { Connection, Connector } from '../model/connection.js';
+import type { CallToolOptions, Connection, Connector } from '../model/connection.js';
 import { createServerMasker } from '../model/secrets.js';
+import { connectDeadline } from '../model/validate.js';
 import { exhaustMapWithTrailing } from '../operators/exhaustMapWithTrailing.js';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -33,14 +34,15 @@ import {
 } from '../model/types.js';
 import { activeProcessGroupRegistry, type ProcessGroupRegistry } from './processGroupRegistry.js';
 import { StderrRing } from './stderrRing.js';
-import { createTransport, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
+import { describeProcessExit } from './stdioTransport.js';
+import { createTransport, describeRemoteFailure, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
 
 /**
  * The real {@link Connector}: one MCP SDK `Client` per subscription.
  *
  *   connectMcp(name, config):  --(spawn, initialize, list)--C|     C = Connection
  *                              --(spawn fails)--#                  # = "failed to start …"
- *                              --(config.timeout passes)--#        # = "timed out after N ms"
+ *                              --(connectTimeout passes)--#        # = "timed out after N ms (raise "connectTimeout" …)"
  *   connection.lists$:         ---t----p----|       close()
  *                              ---t----#            the server died ("process exited with code 1: …")
  *
@@ -90,10 +92,10 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
         subscriber.error(asError(error));
         return;
       }
-      const ms = session.timeoutMs;
+      const ms = session.connectTimeoutMs;
       let settled = false;
       const attempt = from(session.open())
-        .pipe(timeout({ first: ms, with: () => throwError(() => new Error(`timed out after ${ms} ms`)) }))
+        .pipe(timeout({ first: ms, with: () => throwError(() => new Error(timedOut(ms, 'connectTimeout'))) }))
         .subscribe({
           next: (connection) => {
             settled = true;
@@ -114,6 +116,19 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
     });
 }
 
+/**
+ * A timeout in words, naming the field of the server's entry that sets it (SPEC §11): `timeout`
+ * for a request, `connectTimeout` for the connect.
+ */
+export function timedOut(ms: number, field: 'timeout' | 'connectTimeout'): string {
+  return `timed out after ${ms} ms (raise "${field}" in the server's entry)`;
+}
+
+/** A deadline from a config, or the default when it is missing or not a positive number. */
+function deadline(ms: number | undefined, fallback: number): number {
+  return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : fallback;
+}
+
 /** The connector with default graces. */
 export const connectMcp: McpConnector = createMcpConnector();
 
@@ -126,7 +141,10 @@ type SessionState = 'connecting' | 'open' | 'closing' | 'closed' | 'dead';
 const EMPTY_LISTS: ServerLists = { tools: [], prompts: [], resources: [] };
 
 class McpSession implements McpConnection {
+  /** Each request once connected (`timeout`). */
   readonly timeoutMs: number;
+  /** The whole connect, and each request during it (`connectTimeout`). */
+  readonly connectTimeoutMs: number;
   lists: ServerLists = EMPTY_LISTS;
   readonly lists$: Observable<Partial<ServerLists>>;
 
@@ -148,7 +166,9 @@ class McpSession implements McpConnection {
     private readonly config: ResolvedServerConfig,
     options: McpConnectorOptions,
   ) {
-    this.timeoutMs = Number.isFinite(config.timeout) && config.timeout > 0 ? config.timeout : DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = deadline(config.timeout, DEFAULT_TIMEOUT_MS);
+    // A config built by hand (a host, a test) may lack connectTimeout: the resolver's rule applies.
+    this.connectTimeoutMs = deadline(config.connectTimeout, connectDeadline(undefined, this.timeoutMs));
     // The child inherits process.env (see childEnvironment), so its secrets are this server's too.
     this.redact = createServerMasker({ resolved: config, env: process.env });
     this.stderr = new StderrRing(undefined, this.redact);
@@ -175,7 +195,7 @@ class McpSession implements McpConnection {
 
   /** Connects, fetches the lists and hands itself out. The overall deadline is the caller's. */
   async open(): Promise<McpConnection> {
-    await this.client.connect(this.mcp.transport, { timeout: this.timeoutMs });
+    await this.client.connect(this.mcp.transport, { timeout: this.connectTimeoutMs });
     const lists = await this.fetchLists();
     if (this.state !== 'connecting') throw new Error(this.deathReason ?? 'connection closed');
     this.lists = lists;
@@ -207,18 +227,21 @@ class McpSession implements McpConnection {
   /** The error an attempt reports: why the server died if it did, else what went wrong, masked. */
   explain(error: unknown): Error {
     if (this.deathReason) return new Error(this.deathReason);
-    // The SDK's own request timer says "Request timed out"; one wording for every timeout.
+    // The SDK's own request timer says "Request timed out"; one wording for every timeout, and
+    // the field to raise: while connecting, every request runs under the connect deadline.
     if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
-      return new Error(`timed out after ${this.timeoutMs} ms`);
+      return new Error(this.requestDeadline().message);
     }
-    return new Error(this.redact(describe(error)));
+    return new Error(this.redact(this.describe(error)));
   }
 
-  async callTool(tool: string, args: Record<string, unknown>): Promise<unknown> {
+  async callTool(tool: string, args: Record<string, unknown>, { signal }: CallToolOptions = {}): Promise<unknown> {
     if (this.state !== 'open') throw this.notConnected();
     try {
-      return await this.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs });
+      // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its reason.
+      return await this.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs, signal });
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       // The SDK rejects calls in flight as soon as the transport closes; say why.
       if (this.state !== 'open') throw this.notConnected();
       // A remote server that resets or refuses the request's connection is gone, whether or not
@@ -282,7 +305,7 @@ class McpSession implements McpConnection {
 
   /** A remote connection is gone: report it, then close the transport (which rejects calls in flight). */
   private lose(error: unknown): void {
-    this.die(`connection lost: ${this.redact(describe(error))}`);
+    this.die(`connection lost: ${this.redact(this.describe(error))}`);
     void this.mcp.transport.close().catch(() => undefined);
   }
 
@@ -296,15 +319,19 @@ class McpSession implements McpConnection {
 
   private describeLoss(): string {
     if (this.mcp.kind !== 'stdio') return 'connection closed';
-    const exit = this.mcp.transport.exit;
-    const how =
-      exit?.signal != null
-        ? `process was killed by ${exit.signal}`
-        : exit?.code != null
-          ? `process exited with code ${exit.code}`
-          : 'process exited';
-    const last = this.stderr.lastLine();
-    return last ? `${how}: ${last}` : how;
+    return describeProcessExit(this.mcp.transport.exit, this.stderr.lastLine());
+  }
+
+  /** A failure in words; a remote server that could not be reached is named by its host. */
+  private describe(error: unknown): string {
+    return describeRemoteFailure(error, this.mcp.kind === 'stdio' ? undefined : this.config.url);
+  }
+
+  /** The timeout of a request sent now: the connect deadline while connecting, else `timeout`. */
+  private requestDeadline(): { ms: number; message: string } {
+    const [ms, field] =
+      this.state === 'connecting' ? [this.connectTimeoutMs, 'connectTimeout' as const] : [this.timeoutMs, 'timeout' as const];
+    return { ms, message: timedOut(ms, field) };
   }
 
   private notConnected(): Error {
@@ -333,7 +360,7 @@ class McpSession implements McpConnection {
   private listAll(kind: 'tools'): Promise<ToolInfo[]>;
   private listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[]>;
   private async listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[]> {
-    const options = { timeout: this.timeoutMs };
+    const options = { timeout: this.requestDeadline().ms };
     const pages = async <T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) => {
       const items: T[] = [];
       const seen = new Set<string>();
@@ -397,14 +424,6 @@ function toResourceInfo(resource: { uri: string; name?: string; description?: st
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** An error's message, with the cause's code when the message alone is vague ("fetch failed"). */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause as NodeJS.ErrnoException | undefined;
-  const code = cause && typeof cause === 'object' && typeof cause.code === 'string' ? cause.code : undefined;
-  return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
 }
 
 function asError(error: unknown): Error {

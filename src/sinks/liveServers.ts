@@ -11,15 +11,14 @@ import {
   from,
   lastValueFrom,
   noop,
-  map,
   switchMap,
   tap,
   timer,
   type SchedulerLike,
   Subscription,
 } from 'rxjs';
-import { SharedConnectionRestarted, type Connection, type Connector } from '../model/connection.js';
-import type { Blocked, LiveEntry, WantedServer } from '../model/plan.js';
+import { SharedConnectionRestarted, type CallToolOptions, type Connection, type Connector } from '../model/connection.js';
+import { serverWarnings, type Blocked, type LiveEntry, type WantedServer } from '../model/plan.js';
 import type { HistoryEntry, QualifiedTool, ServerStatus } from '../model/status.js';
 import type { Scope, ServerLists } from '../model/types.js';
 import {
@@ -31,8 +30,10 @@ import {
   serverNameParts,
 } from '../model/toolNames.js';
 import { ambiguousToolMessage, collisionWarning, renamedToolMessage } from '../model/toolNameMessages.js';
-import { toolNotFoundMessage } from '../model/messages.js';
+import { toolNotFoundMessage, type HintAudience, type ToolFilter } from '../model/messages.js';
+import { untilAborted } from '../model/untilAborted.js';
 import { backoffDelay } from '../operators/backoffDelay.js';
+import { distinctFlatList } from '../operators/distinctFlatList.js';
 
 /** Dependencies of {@link LiveServers}; everything that touches time or processes is injected. */
 export interface LiveServersDeps {
@@ -52,6 +53,8 @@ export interface LiveServersDeps {
    * re-attaching to the one other sessions hold. Completes when the old process is gone.
    */
   restartShared?: (fingerprint: string) => Observable<void> | undefined;
+  /** Who reads the fix hints of tool-not-found messages (default `library`). */
+  hints?: HintAudience;
 }
 
 interface Entry {
@@ -85,6 +88,8 @@ const EMPTY_LISTS: Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> = {
   resources: [],
 };
 
+const LIST_KEYS = ['tools', 'prompts', 'resources'] as const;
+
 /**
  * The live side of the reconcile table: every server's connection, lists and status.
  *
@@ -117,10 +122,8 @@ export class LiveServers {
   readonly servers$: Observable<readonly ServerStatus[]> = this.statusSubject.asObservable();
   /** One value per status change of one server. */
   readonly changes$: Observable<ServerStatus> = this.changesSubject.asObservable();
-  /** Every tool of every connected server, qualified and filtered. */
-  readonly tools$: Observable<readonly QualifiedTool[]> = this.servers$.pipe(
-    map((servers) => servers.flatMap((s) => s.tools)),
-  );
+  /** Every tool of every connected server, qualified and filtered; only when that list changed. */
+  readonly tools$: Observable<readonly QualifiedTool[]> = this.servers$.pipe(distinctFlatList((s) => s.tools));
 
   constructor(private readonly deps: LiveServersDeps) {
     this.scheduler = deps.scheduler ?? asyncScheduler;
@@ -189,9 +192,11 @@ export class LiveServers {
           notAllowedBy: undefined,
           detail: undefined,
           error: server.invalid ?? 'invalid_config',
+          warnings: undefined,
           pid: undefined,
           fingerprint: server.fingerprint,
           transport: undefined,
+          trust: trustOf(server),
           ...EMPTY_LISTS,
         });
         return EMPTY;
@@ -221,7 +226,7 @@ export class LiveServers {
       e.lists = undefined;
       e.server = undefined;
       // Tools go first: a call is refused from here on, however long the process takes to end.
-      this.update(name, { state: 'disconnected', pid: undefined, error: undefined, ...EMPTY_LISTS });
+      this.update(name, { state: 'disconnected', pid: undefined, error: undefined, trust: undefined, ...EMPTY_LISTS });
       return this.close(e, restarting);
     });
   }
@@ -232,7 +237,7 @@ export class LiveServers {
       const e = this.entries.get(server.name);
       if (!e) return EMPTY;
       e.server = server;
-      this.update(server.name, this.listsPatch(server.name, e));
+      this.update(server.name, { ...this.listsPatch(server.name, e), warnings: serverWarnings(server), trust: trustOf(server) });
       return EMPTY;
     });
   }
@@ -249,6 +254,8 @@ export class LiveServers {
         notAllowedBy: why.notAllowedBy,
         detail: why.detail,
         error: undefined,
+        trust: undefined,
+        warnings: undefined,
         pid: undefined,
         ...EMPTY_LISTS,
       });
@@ -290,14 +297,17 @@ export class LiveServers {
 
   /**
    * Routes a call by qualified tool name, exactly: an unknown or stale name rejects with the reason
-   * and the fix, and a name more than one server lists is refused, never routed by guess.
+   * and the fix, and a name more than one server lists is refused, never routed by guess. An
+   * aborted `signal` rejects at once with its reason (and the server is told, where the connection
+   * can), whatever the server does with the request.
    */
-  async callTool(qualified: string, args: Record<string, unknown>): Promise<unknown> {
+  async callTool(qualified: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<unknown> {
+    options.signal?.throwIfAborted();
     const owners = [...this.entries.values()].filter((e) => e.status.tools.some((t) => t.name === qualified));
     if (owners.length > 1) throw new Error(ambiguousToolMessage(qualified, owners.map((e) => e.status.name)));
     const e = owners[0];
     const tool = e?.status.tools.find((t) => t.name === qualified);
-    if (tool && e?.conn) return e.conn.callTool(tool.tool, args);
+    if (tool && e?.conn) return untilAborted(e.conn.callTool(tool.tool, args, options), options.signal);
     throw new Error(this.toolNotFoundMessage(qualified));
   }
 
@@ -309,8 +319,11 @@ export class LiveServers {
       const renamed = [...this.parts].filter(([name, part]) => part !== parsed.server && sanitisesTo(name, parsed.server));
       if (renamed.length > 0) return renamedToolMessage(qualified, renamed);
     }
-    const status = server ? this.entries.get(server)?.status : undefined;
-    return toolNotFoundMessage(qualified, server ?? parsed?.server, status);
+    const e = server === undefined ? undefined : this.entries.get(server);
+    return toolNotFoundMessage(qualified, server ?? parsed?.server, e?.status, {
+      audience: this.deps.hints,
+      filteredOut: server === undefined || e === undefined ? undefined : this.filteredOut(server, e, qualified),
+    });
   }
 
   /** Ends every connection; resolves when every process is gone. */
@@ -326,6 +339,23 @@ export class LiveServers {
   }
 
   // --- internals -------------------------------------------------------------------------
+
+  /**
+   * The tool `qualified` would name if the server's view fields let it through, and the field
+   * that hides it: the server offers it (its unfiltered list has it) but the view removes it.
+   */
+  private filteredOut(name: string, e: Entry, qualified: string): { tool: string; by: ToolFilter } | undefined {
+    const part = this.partOf(name);
+    if (e.lists === undefined || part === undefined) return undefined;
+    const offered = e.lists.tools;
+    const tool = offered[qualifyTools(name, offered.map((t) => t.name), part).indexOf(qualified)];
+    if (tool === undefined) return undefined;
+    const view = e.server?.view ?? {};
+    // Through filterTools itself, one field at a time, so the answer matches what the list shows.
+    if (filterTools([tool], { excludeTools: view.excludeTools }).length === 0) return { tool: tool.name, by: 'excludeTools' };
+    if (filterTools([tool], { includeTools: view.includeTools }).length === 0) return { tool: tool.name, by: 'includeTools' };
+    return undefined;
+  }
 
   /** The server whose qualified names have this server part (parts are unique), if any. */
   private findServerForQualified(part: string): string | undefined {
@@ -367,9 +397,11 @@ export class LiveServers {
       notAllowedBy: undefined,
       detail: undefined,
       error: undefined,
+      warnings: serverWarnings(server),
       pid: undefined,
       transport: resolved.transport,
       fingerprint: server.fingerprint,
+      trust: trustOf(server),
     });
     let connected = false;
     // A process of this server that is still closing goes first: never two at once (SPEC §6).
@@ -472,6 +504,7 @@ export class LiveServers {
     const part = this.partOf(name);
     const tools = part === undefined ? [] : filterTools(e.lists.tools, view);
     const names = qualifyTools(name, tools.map((t) => t.name), part);
+    const trust = trustOf(e.server);
     return {
       tools: tools.map((t, i) => ({
         name: names[i]!,
@@ -479,6 +512,7 @@ export class LiveServers {
         tool: t.name,
         description: t.description,
         inputSchema: t.inputSchema,
+        trust,
       })),
       prompts: e.lists.prompts,
       resources: e.lists.resources,
@@ -492,6 +526,10 @@ export class LiveServers {
     const next: ServerStatus = { ...before, ...patch };
     for (const key of Object.keys(next) as (keyof ServerStatus)[]) {
       if (next[key] === undefined) delete next[key];
+    }
+    // An equal list keeps its reference: `tools$` and `prompts$` compare lists by reference.
+    for (const key of LIST_KEYS) {
+      if (next[key] !== before[key] && equal(next[key], before[key])) Object.assign(next, { [key]: before[key] });
     }
     if (next.state !== before.state || next.error !== before.error) {
       const line: HistoryEntry = { ts: this.scheduler.now(), state: next.state };
@@ -515,6 +553,11 @@ function sortedIndex(names: readonly string[], name: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** The entry's `trust` view field (false for a server not wanted now). */
+function trustOf(server: WantedServer | undefined): boolean {
+  return server?.view.trust === true;
 }
 
 function errorMessage(err: unknown): string {

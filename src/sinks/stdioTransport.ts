@@ -58,6 +58,22 @@ export interface ProcessExit {
   signal: NodeJS.Signals | null;
 }
 
+/**
+ * Why a server process went away, in words. An exit code comes with the last stderr line as its
+ * cause, since a crashing server says why on stderr last ("process exited with code 1: Error:
+ * boom"). A signal came from outside (the OOM killer, a user's `kill`): whatever the server wrote
+ * last is no explanation of it, so that line is shown apart ("process was killed by SIGKILL
+ * (last stderr: listening on 3000)").
+ */
+export function describeProcessExit(exit: ProcessExit | undefined, lastStderr: string | undefined): string {
+  if (exit?.signal != null) {
+    const how = `process was killed by ${exit.signal}`;
+    return lastStderr ? `${how} (last stderr: ${lastStderr})` : how;
+  }
+  const how = exit?.code != null ? `process exited with code ${exit.code}` : 'process exited';
+  return lastStderr ? `${how}: ${lastStderr}` : how;
+}
+
 /** After the exit, how long we wait for stdout/stderr to drain (a grandchild may hold them open). */
 const DRAIN_AFTER_EXIT_MS = 200;
 

@@ -85,6 +85,53 @@ export function isNetworkFailure(error: unknown): boolean {
 
 const NETWORK_FAILURE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
+/**
+ * A failure in words: the error's message and its causes, each once. undici reports every
+ * network failure as "fetch failed" and keeps why in `cause` (`connect ECONNREFUSED 127.0.0.1:4000`,
+ * `getaddrinfo ENOTFOUND host`, `bad port`); a connect to a name with several addresses fails with
+ * an `AggregateError` that has no message, only one error per address.
+ */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < MAX_CAUSES; depth++) {
+    const text = ownText(current);
+    // The SSE transport quotes its cause in its own message already.
+    if (text !== '' && !parts.some((p) => p.includes(text))) parts.push(text);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(': ');
+}
+
+/**
+ * A remote server that could not be reached, named by its host (`URL.host`: never the user info,
+ * path or query, where secrets live) unless the cause names it already: "fetch failed: bad port
+ * (127.0.0.1:9)". Any other failure is {@link describeError}'s.
+ */
+export function describeRemoteFailure(error: unknown, url: string | undefined): string {
+  const text = describeError(error);
+  if (!(isNetworkFailure(error) || error instanceof SseError)) return text;
+  const host = hostOf(url);
+  return host && !text.includes(host.name) ? `${text} (${host.host})` : text;
+}
+
+/** Causes followed: undici nests one, a wrapper may add another; a cycle must not hang us. */
+const MAX_CAUSES = 4;
+
+function ownText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message !== '') return error.message;
+  if (error instanceof AggregateError) return error.errors.map(ownText).filter((t) => t !== '').join('; ');
+  return (error as NodeJS.ErrnoException).code ?? error.name;
+}
+
+function hostOf(url: string | undefined): { host: string; name: string } | undefined {
+  if (url === undefined || !URL.canParse(url)) return undefined;
+  const { host, hostname } = new URL(url);
+  // Node quotes an IPv6 address without its brackets: `connect ECONNREFUSED ::1:4000`.
+  return host === '' ? undefined : { host, name: hostname.replace(/^\[(.*)\]$/, '$1') };
+}
+
 /** SPEC §3: stdio children get the process environment overlaid with the config's `env`. */
 function childEnvironment(overlay: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};

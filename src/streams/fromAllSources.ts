@@ -1,6 +1,6 @@
 import { combineLatest, defer, map, merge, mergeMap, startWith, tap, type Observable } from 'rxjs';
 import type { AssembleInput } from '../model/assemble.js';
-import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent } from '../model/events.js';
+import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent, SettingsOkEvent } from '../model/events.js';
 import type { Scope, SourceSnapshot } from '../model/types.js';
 import type { ApprovalsRead, ApprovalsStore } from '../sinks/approvalsStore.js';
 import { fromApprovals } from './fromApprovals.js';
@@ -36,8 +36,12 @@ export interface ExtraSource {
   servers$: Observable<Record<string, unknown>>;
 }
 
-/** What a source says besides content: broken files, restart-only changes, warnings. */
-export type SourceNotice = Omit<SettingsErrorEvent, 'ts'> | Omit<RestartRequiredEvent, 'ts'> | Omit<LogEvent, 'ts'>;
+/** What a source says besides content: broken (and mended) files, restart-only changes, warnings. */
+export type SourceNotice =
+  | Omit<SettingsErrorEvent, 'ts'>
+  | Omit<SettingsOkEvent, 'ts'>
+  | Omit<RestartRequiredEvent, 'ts'>
+  | Omit<LogEvent, 'ts'>;
 
 export interface AllSourcesDeps {
   store: ApprovalsStore;
@@ -57,8 +61,8 @@ export interface AllSourcesDeps {
 /**
  * Every source of SPEC §2 combined into the pipeline's input, one value per change of any of
  * them. Each file is watched on its own (SPEC §7); a broken file keeps its last good content
- * and reports a `settings-error`; a change of restart-required keys only is reported as
- * `restart-required` and goes no further.
+ * and reports a `settings-error` (once per save), and `settings-ok` once it reads cleanly again;
+ * a change of restart-required keys only is reported as `restart-required` and goes no further.
  */
 export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observable<AssembleInput> {
   const watchDeps = deps.watch ? { watch: deps.watch } : {};
@@ -70,6 +74,8 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
       ...(e.line === undefined ? {} : { line: e.line, column: e.column }),
     });
 
+  const settingsOk = (file: string) => deps.onNotice({ type: 'settings-ok', file });
+
   const fileSource = (file: string, scope: Scope): Observable<SourceSnapshot[]> =>
     defer(() => {
       let last: SourceSnapshot | undefined;
@@ -78,6 +84,10 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
           // A file broken from its first read arrives as an error, then as empty content.
           if (e.kind === 'error') {
             settingsError(e);
+            return [];
+          }
+          if (e.kind === 'ok') {
+            settingsOk(e.file);
             return [];
           }
           // A file that was broken always applies once it parses: it blocks every server.
@@ -97,6 +107,7 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
   const sources: Observable<SourceSnapshot[]>[] = [
     fromExtensions(paths.extensionsDir, paths.extensionManifest, watchDeps).pipe(
       tap((e) => e.errors.forEach(settingsError)),
+      tap((e) => e.cleared.forEach(settingsOk)),
       tap((e) => e.warnings.forEach((message) => deps.onNotice({ type: 'log', level: 'warn', message }))),
       map((e) => e.snapshots),
     ),

@@ -18,6 +18,11 @@ export interface ExtensionsEvent {
    */
   snapshots: SourceSnapshot[];
   errors: SettingsFileError[];
+  /**
+   * Files whose error is gone since the previous emission (a manifest that parses again, or whose
+   * extension was uninstalled; the extensions directory listed again): each `settings-ok` once.
+   */
+  cleared: string[];
   /** Conflicts new since the previous emission: a later extension's server ignored, naming both. */
   warnings: string[];
 }
@@ -137,6 +142,16 @@ export function fromExtensions(
   return new Observable<ExtensionsEvent>((subscriber) => {
     const installed = new Map<string, Installed>();
     let errors: SettingsFileError[] = [];
+    let cleared: string[] = [];
+    /** Files with an error reported and not cleared yet. */
+    const failing = new Set<string>();
+    const fail = (error: SettingsFileError): void => {
+      failing.add(error.file);
+      errors.push(error);
+    };
+    const clear = (file: string): void => {
+      if (failing.delete(file)) cleared.push(file);
+    };
     /** The conflicts of the previous emission: a warning is for a conflict that is new. */
     let reported = new Set<string>();
     let listed = false;
@@ -153,8 +168,10 @@ export function fromExtensions(
       const warnings = [...conflicts].filter(([key]) => !reported.has(key)).map(([, message]) => message);
       reported = new Set(conflicts.keys());
       const raised = errors;
+      const mended = cleared;
       errors = [];
-      subscriber.next({ snapshots, errors: raised, warnings });
+      cleared = [];
+      subscriber.next({ snapshots, errors: raised, cleared: mended, warnings });
     };
 
     const install = (name: string): void => {
@@ -170,8 +187,10 @@ export function fromExtensions(
       entry.subscription.add(
         fromSettingsFile(manifest, 'extension', { ...deps, kind: 'servers' }).subscribe({
           next: (event) => {
-            if (event.kind === 'content') entry.snapshot = event.snapshot;
-            else errors.push(event);
+            // The directory is what `${extensionPath}` expands to in this extension's entries.
+            if (event.kind === 'content') entry.snapshot = { ...event.snapshot, extensionPath: join(extensionsDir, name) };
+            else if (event.kind === 'ok') clear(event.file);
+            else fail(event);
             emitWhenComplete();
           },
           error: (error: unknown) => subscriber.error(error),
@@ -186,6 +205,7 @@ export function fromExtensions(
         if (wanted.has(name)) continue;
         entry.subscription.unsubscribe();
         installed.delete(name);
+        clear(join(extensionsDir, name, manifestName));
         removed = true;
       }
       let added = false;
@@ -196,21 +216,28 @@ export function fromExtensions(
       }
       const first = !listed;
       listed = true;
-      if (first || removed || added) emitWhenComplete();
+      if (first || removed || added || errors.length > 0 || cleared.length > 0) emitWhenComplete();
     };
 
+    let listingError: string | undefined;
     const listing = watchDirectory(extensionsDir, (name) => !isEditorArtifact(name), deps)
       .pipe(
         switchMap(() =>
           from(
-            listDirectories(extensionsDir).catch((error: unknown) => {
-              errors.push({
-                kind: 'error',
-                file: extensionsDir,
-                error: `${extensionsDir}: cannot list extensions (${error instanceof Error ? error.message : String(error)})`,
-              });
-              return [...installed.keys()];
-            }),
+            listDirectories(extensionsDir).then(
+              (names) => {
+                listingError = undefined;
+                clear(extensionsDir);
+                return names;
+              },
+              (error: unknown) => {
+                const message = `${extensionsDir}: cannot list extensions (${error instanceof Error ? error.message : String(error)})`;
+                // Once per failure, not once per read of it (the watcher reads twice per change).
+                if (listingError !== message) fail({ kind: 'error', file: extensionsDir, error: message });
+                listingError = message;
+                return [...installed.keys()];
+              },
+            ),
           ),
         ),
       )

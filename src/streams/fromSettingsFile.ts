@@ -31,7 +31,14 @@ export type SettingsFileEvent =
       /** Changed leaf keys (dot-joined) against the previous content; all of them at first. */
       changedKeys: string[];
     }
-  | SettingsFileError;
+  | SettingsFileError
+  | SettingsFileOk;
+
+/** The file's errors are gone: it reads cleanly again (it parses, its known keys are well typed, or it is missing). */
+export interface SettingsFileOk {
+  kind: 'ok';
+  file: string;
+}
 
 export interface SettingsFileDeps extends WatchDeps, ReadJsoncDeps {
   /** Default: `servers` for the project, cli and extension scopes, else `settings`. */
@@ -98,7 +105,16 @@ export function fromSettingsFile(
 ): Observable<SettingsFileEvent> {
   const kind = deps.kind ?? (SERVERS_ONLY_SCOPES.has(scope) ? 'servers' : 'settings');
   return defer(() => {
-    const state: FileState = { lastRaw: undefined, emitted: undefined, hadGoodRead: false, broken: undefined, admissionKnown: false };
+    const state: FileState = {
+      lastRaw: undefined,
+      emitted: undefined,
+      hadGoodRead: false,
+      broken: undefined,
+      admissionKnown: false,
+      parseError: undefined,
+      failing: false,
+      lastRawFailing: false,
+    };
     return watchFile(path, deps).pipe(
       switchMap(() => from(readJsonc(path, deps))),
       mergeMap((result) => nextEvents(state, result, { path, scope, kind })),
@@ -117,6 +133,15 @@ interface FileState {
   broken: string | undefined;
   /** Whether a read ever had every admission key readable (settings only; a missing file counts). */
   admissionKnown: boolean;
+  /**
+   * The read error last reported, until a read parses: the same error again (the watcher's
+   * second read of one save, decision 28, or the same broken bytes saved again) is not news.
+   */
+  parseError: string | undefined;
+  /** Whether an error was reported and nothing has cleared it yet (then a clean read says `ok`). */
+  failing: boolean;
+  /** Whether `lastRaw` had a badly typed key: returning to it brings its errors back. */
+  lastRawFailing: boolean;
 }
 
 /**
@@ -143,28 +168,71 @@ function nextEvents(state: FileState, result: JsoncReadResult, info: FileInfo): 
     const error: SettingsFileError = { kind: 'error', file: info.path, error: result.error };
     if (result.line !== undefined) error.line = result.line;
     if (result.column !== undefined) error.column = result.column;
-    if (state.emitted !== undefined) return [error];
+    const reported: SettingsFileEvent[] = result.error === state.parseError ? [] : [error];
+    state.parseError = result.error;
+    state.failing = true;
+    if (state.emitted !== undefined) return reported;
     state.emitted = {};
     state.broken = info.kind === 'settings' ? result.error : undefined;
-    return [error, contentEvent({}, [], info, state.broken)];
+    return [...reported, contentEvent({}, [], info, state.broken)];
   }
+  state.parseError = undefined;
 
   const raw = result.value ?? {};
-  if (state.lastRaw !== undefined && jsonEqual(raw, state.lastRaw)) return [];
+  if (state.lastRaw !== undefined && jsonEqual(raw, state.lastRaw)) return cleared(state, info, state.lastRawFailing);
   state.lastRaw = raw;
 
   const { effective, errors, problems } = keepLastGoodKeys(raw, state, info);
+  const foreign = foreignFormatError(raw, info);
+  if (foreign !== undefined) errors.push(foreign);
   state.hadGoodRead = true;
   const admissionProblem = problems.find((p) => ADMISSION_KEYS.has(p.key));
   if (info.kind === 'settings' && admissionProblem === undefined) state.admissionKnown = true;
   const broken = info.kind === 'settings' && !state.admissionKnown ? admissionProblem?.text : undefined;
-  const events: SettingsFileEvent[] = errors;
+  state.lastRawFailing = errors.length > 0;
+  const events: SettingsFileEvent[] = [...errors, ...cleared(state, info, errors.length > 0)];
   if (state.emitted !== undefined && jsonEqual(effective, state.emitted) && broken === state.broken) return events;
   const changedKeys = changedLeafKeys(state.emitted ?? {}, effective);
   state.emitted = effective;
   state.broken = broken;
   events.push(contentEvent(effective, changedKeys, info, broken));
   return events;
+}
+
+/** Scopes whose file is nothing but an `mcpServers` map (an extension manifest has other keys). */
+const SERVERS_FILE_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['project', 'cli']);
+
+/** What a top-level key found instead of `mcpServers` suggests the file was written for. */
+const FOREIGN_FORMATS: Readonly<Record<string, string>> = {
+  servers: "VS Code's format (.vscode/mcp.json)?",
+  mcp: "VS Code's settings format?",
+};
+
+/**
+ * A `.mcp.json` or `--mcp-config` file with keys but no `mcpServers` was written for another
+ * client (VS Code's `{"servers": {…}}`, `{"mcp": {"servers": …}}`): loading it as empty would
+ * hide every server it means without a word. The error names the keys found and the one
+ * expected; the file still counts as an empty source. `{}` and `$schema`-only files are fine.
+ */
+function foreignFormatError(raw: Record<string, unknown>, info: FileInfo): SettingsFileError | undefined {
+  if (info.kind !== 'servers' || !SERVERS_FILE_SCOPES.has(info.scope) || Object.hasOwn(raw, 'mcpServers')) return undefined;
+  const found = Object.keys(raw).filter((key) => !key.startsWith('$'));
+  if (found.length === 0) return undefined;
+  const hint = found.map((key) => getOwn(FOREIGN_FORMATS, key)).find((h): h is string => typeof h === 'string');
+  const names = found.map((key) => JSON.stringify(key)).join(', ');
+  return {
+    kind: 'error',
+    file: info.path,
+    key: 'mcpServers',
+    error: `${info.path}: no "mcpServers" object; found ${names}${hint === undefined ? ';' : ` — ${hint}`} mcp-live reads {"mcpServers": {…}}`,
+  };
+}
+
+/** `ok` when the file was failing and is not any more (`failingNow` false): once per recovery. */
+function cleared(state: FileState, info: FileInfo, failingNow: boolean): SettingsFileEvent[] {
+  const wasFailing = state.failing;
+  state.failing = failingNow;
+  return wasFailing && !failingNow ? [{ kind: 'ok', file: info.path }] : [];
 }
 
 /** A copy of `raw` in which every badly typed known key is back at its last good value. */

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import type { PlannedServer } from '../../src/planReport.js';
-import { CLI, Workspace } from './cliSession.js';
+import { CLI, ROOT, Workspace } from './cliSession.js';
 
 let ws: Workspace;
 afterEach(() => ws?.cleanup());
@@ -12,12 +13,13 @@ afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
 
-/** Runs the built CLI to completion: exit code, stdout, stderr. */
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the built CLI to completion (in `cwd`, the shell's directory): exit code, stdout, stderr. */
+async function run(args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
       env: { ...process.env, HOME: ws.home },
       timeout: 30_000,
+      cwd,
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -89,11 +91,47 @@ describe('mcp-live status | plan | approvals (the built CLI)', () => {
     expect(notGated.stderr).toContain('need no approval');
   });
 
-  it('a bad flag exits 2 with a message naming it', async () => {
+  it('a bad flag exits 2 with a message naming it, and a pointer to --help instead of the whole usage', async () => {
     ws = new Workspace();
     const { code, stderr } = await run(['--frobnicate']);
     expect(code).toBe(2);
-    expect(stderr).toContain('--frobnicate');
-    expect(stderr).toContain('Usage:');
+    expect(stderr).toMatch(/^mcp-live: .*--frobnicate.*\nRun "mcp-live --help" for usage\.\n$/);
+  });
+
+  it('--version prints the version of package.json', async () => {
+    ws = new Workspace();
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('approvals forget of nothing stored exits 1; an error that is not a usage error is one line', async () => {
+    ws = new Workspace();
+    const forget = await run(['approvals', 'forget', 'ghost', '--cwd', ws.cwd]);
+    expect(forget.code).toBe(1);
+    expect(forget.stderr).toMatch(/^mcp-live: nothing stored for ghost in \/.*\n$/);
+    expect(existsSync(ws.approvals)).toBe(false);
+
+    // The approvals file cannot be written (its directory is a file): exit 1, the cause, no usage.
+    ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
+    const failed = await run(['approvals', 'approve', 'p', '--cwd', ws.cwd, '--approvals-file', join(ws.startLog, 'a.json')]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^mcp-live: [^\n]*starts\.log[^\n]*\n$/);
+  });
+
+  it('paths that do not exist are usage errors naming them, resolved against the shell directory', async () => {
+    ws = new Workspace();
+    const cwd = await run(['status', '--cwd', 'no-such-project'], ws.root);
+    expect(cwd.code).toBe(2);
+    expect(cwd.stderr).toContain(`--cwd no-such-project (${join(ws.root, 'no-such-project')}): no such directory`);
+    const config = await run(['plan', '--mcp-config', 'team.json'], ws.cwd);
+    expect(config.code).toBe(2);
+    expect(config.stderr).toContain(`--mcp-config team.json (${join(ws.cwd, 'team.json')}): no such file`);
+
+    // It exists in the shell's directory: plan reads it, and warns about the flag's unmatched names.
+    ws.write(join(ws.cwd, 'team.json'), { mcpServers: { github: ws.server('github') } });
+    const plan = await run(['plan', '--mcp-config', 'team.json', '--allowed-mcp-server-names', 'github,gihtub'], ws.cwd);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('! --allowed-mcp-server-names: "gihtub" matches no configured server\n');
+    expect(plan.stdout).toMatch(/github\s+cli\s+stdio/);
   });
 });

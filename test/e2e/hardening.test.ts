@@ -165,7 +165,7 @@ describe('an approval applies to the entry that was shown', () => {
   it('a hung server of the user does not hold back the approval prompt', async () => {
     ws = new Workspace();
     ws.write(ws.userSettings, {
-      mcpServers: { hang: { command: process.execPath, args: [join(FIXTURES, 'hang-server.mjs')], timeout: 2_000_000_000 } },
+      mcpServers: { hang: { command: process.execPath, args: [join(FIXTURES, 'hang-server.mjs')], timeout: 2_000_000_000, connectTimeout: 2_000_000_000 } },
     });
     ws.write(ws.mcpJson, { mcpServers: { x: benign() } });
     cli = CliSession.start(ws);

@@ -50,7 +50,7 @@ describe('connectMcp over stdio: a live connection', () => {
   it('turns a request timeout into "timed out after N ms" and stays connected', async () => {
     const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '30000'], { timeout: 4_000 });
     const connection = track(await connectOnce(connectMcp('slow-tool', config)));
-    await expect(connection.callTool('slow', {})).rejects.toThrow('timed out after 4000 ms');
+    await expect(connection.callTool('slow', {})).rejects.toThrow('timed out after 4000 ms (raise "timeout" in the server\'s entry)');
     expect(textOf(await connection.callTool('echo', { text: 'still here' }))).toBe('still here');
   });
 

@@ -88,7 +88,8 @@ describe('connectMcp over stdio: connecting', () => {
     const config = nodeServer(fixture('hang-server.mjs'), ['--start-log', log], { timeout });
     const started = Date.now();
     const error = await errorOf(connectMcp('hang', config));
-    expect(error.message).toBe(`timed out after ${timeout} ms`);
+    // No connectTimeout: the shorter timeout bounds the connect, and the error names the field to raise.
+    expect(error.message).toBe(`timed out after ${timeout} ms (raise "connectTimeout" in the server's entry)`);
     // Then the stdin grace and SIGTERM: not the kill grace, nor anything near another timeout.
     expect(Date.now() - started).toBeLessThan(timeout + 2_000);
     const [pid] = await startedPids(log);

@@ -49,7 +49,7 @@ describe('a hung server never freezes later changes (real processes, real settin
     const hangLog = join(dir, 'hang.log');
     const servers = {
       good: { command: process.execPath, args: [fixture('echo-server.mjs')] },
-      hang: { command: process.execPath, args: [fixture('hang-server.mjs'), '--start-log', hangLog], timeout: 2_000_000_000 },
+      hang: { command: process.execPath, args: [fixture('hang-server.mjs'), '--start-log', hangLog], timeout: 2_000_000_000, connectTimeout: 2_000_000_000 },
     };
     ws.write({ mcpServers: servers });
     live = createMcpLive({ cwd: ws.cwd, homeDir: ws.homeDir, runtimeDir: ws.runtimeDir, debounceMs: DEBOUNCE_MS });

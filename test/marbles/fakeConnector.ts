@@ -10,11 +10,12 @@ interface FakeBehaviour {
   /** Never answers `initialize`: the attempt ends only when it is unsubscribed (aborted). */
   hang?: boolean;
   tools: string[];
+  prompts: string[];
 }
 
 /**
  * A process-free connector for virtual-time tests. A server's behaviour comes from its args
- * (`connect=30`, `close=20`, `fail=boom`, `tools=a,b`, `hang`), so editing args in a test is a
+ * (`connect=30`, `close=20`, `fail=boom`, `tools=a,b`, `prompts=p,q`, `hang`), so editing args in a test is a
  * real fingerprint change. Every connect, connected, failed, close and closed is logged with the
  * virtual time, so tests can check order and overlap; attempts unsubscribed before they settled
  * (aborted: the real connector ends their processes) go to `aborts`.
@@ -50,9 +51,10 @@ export function fakeConnector(scheduler: SchedulerLike) {
           let closed = false;
           return {
             pid,
-            lists: { tools: b.tools.map((t) => ({ name: t })), prompts: [], resources: [] },
+            lists: { tools: b.tools.map((t) => ({ name: t })), prompts: b.prompts.map((p) => ({ name: p })), resources: [] },
             lists$: merge(lists$),
-            callTool: (tool, args) => Promise.resolve({ tool, args }),
+            // `slow` never answers (and ignores its signal): what a cancel must not wait for.
+            callTool: (tool, args) => (tool === 'slow' ? new Promise<never>(() => undefined) : Promise.resolve({ tool, args })),
             stderrTail: () => [],
             close: () =>
               defer(() => {
@@ -91,13 +93,14 @@ export function fakeConnector(scheduler: SchedulerLike) {
 }
 
 function behaviour(config: ResolvedServerConfig): FakeBehaviour {
-  const b: FakeBehaviour = { connectMs: 10, closeMs: 5, tools: ['echo'] };
+  const b: FakeBehaviour = { connectMs: 10, closeMs: 5, tools: ['echo'], prompts: [] };
   for (const arg of config.args) {
     const [k, v = ''] = arg.split('=');
     if (k === 'connect') b.connectMs = Number(v);
     if (k === 'close') b.closeMs = Number(v);
     if (k === 'fail') b.fail = v;
     if (k === 'tools') b.tools = v ? v.split(',') : [];
+    if (k === 'prompts') b.prompts = v ? v.split(',') : [];
     if (k === 'hang') b.hang = true;
   }
   return b;

@@ -56,7 +56,7 @@ describe('a hostile repository', () => {
       good: probe('good'),
       my_srv: sdkFixture('echo-server.mjs', ['--start-log', w.startLog, '--log-name', 'my_srv', '--argv-log', argvLog]),
       leaky: probe('leaky', { args: [...probe('leaky').args, `--api-key=${'$'}{MCP_LIVE_SLOW_SECRET}`, '--token', ARG_SECRET] }),
-      hang: { command: process.execPath, args: [fixturePath('hang-server.mjs'), '--log-name', `hang-${process.pid}`], timeout: 2_000_000_000 },
+      hang: { command: process.execPath, args: [fixturePath('hang-server.mjs'), '--log-name', `hang-${process.pid}`], timeout: 2_000_000_000, connectTimeout: 2_000_000_000 },
     };
     const userSettings = { security: { folderTrust: { enabled: false } }, mcpServers: userServers };
     w.write(w.userSettings, JSON.stringify(userSettings).replace('},"mcpServers"', '} "mcpServers"'));

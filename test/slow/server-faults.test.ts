@@ -138,7 +138,7 @@ describe('misbehaving stdio servers', () => {
   it('a server that hangs forever: timed out after its timeout, its process ended, the pass goes on', async () => {
     const { rec, pass, ms } = await start({ ok: tiny('ok'), stuck: sdkFixture('hang-server.mjs', [], { timeout: 1500 }) });
     expect(pass).toMatchObject({ added: ['ok', 'stuck'] });
-    expect(rec.status('stuck')).toMatchObject({ state: 'error', error: 'timed out after 1500 ms' });
+    expect(rec.status('stuck')).toMatchObject({ state: 'error', error: 'timed out after 1500 ms (raise "connectTimeout" in the server\'s entry)' });
     expect(rec.status('ok')?.state).toBe('connected');
     expect(ms).toBeGreaterThanOrEqual(1500);
     expect(ms).toBeLessThan(1500 + 8_000);
@@ -261,7 +261,7 @@ describe('misbehaving HTTP servers', () => {
     });
     const ms = Date.now() - started;
     expect(rec.status('patient')?.state).toBe('connected');
-    expect(rec.status('hasty')).toMatchObject({ state: 'error', error: 'timed out after 1000 ms' });
+    expect(rec.status('hasty')).toMatchObject({ state: 'error', error: 'timed out after 1000 ms (raise "connectTimeout" in the server\'s entry)' });
     const t = Date.now();
     expect(textOf(await rec.callTool('mcp__patient__echo', { text: 'slowly' }))).toBe('slowly');
     const callMs = Date.now() - t;

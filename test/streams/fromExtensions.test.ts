@@ -49,6 +49,8 @@ describe('fromExtensions (real chokidar)', () => {
         scope: 'extension',
         file: join(extensions, 'alpha', MANIFEST),
         servers: { a1: { command: 'a1' }, a2: { command: 'a2' } },
+        // What `${extensionPath}` expands to in its entries (Gemini CLI / Qwen Code extensions).
+        extensionPath: join(extensions, 'alpha'),
       },
     ]);
     // The first emission waited for the first read: no half-read start.

@@ -97,13 +97,13 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
       },
     ]);
 
-    // Back to the last good content: nothing to apply.
+    // Back to the last good content: nothing to apply, but the error is cleared.
     await h.save(SETTINGS);
-    expect(h.values).toHaveLength(2);
+    expect(h.values.slice(2)).toEqual([{ kind: 'ok', file }]);
 
     // A real fix applies, with the keys changed since the last good content.
     await h.save(SETTINGS.replace('"fs-server"', '"fs-server", "--ro"'));
-    expect(h.values).toHaveLength(3);
+    expect(h.values).toHaveLength(4);
     const fixed = contents(h.values)[1]!;
     expect(fixed.snapshot.servers).toMatchObject({ fs: { args: ['fs-server', '--ro'] } });
     expect(fixed.changedKeys).toEqual(['mcpServers.fs.args']);
@@ -174,6 +174,7 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
     ]);
     await h.save('{ "mcpServers": { "a": { "command": "x" } } }');
     expect(h.values.slice(2)).toMatchObject([
+      { kind: 'ok', file },
       { kind: 'content', snapshot: { servers: { a: { command: 'x' } } }, changedKeys: ['mcpServers.a.command'] },
     ]);
   });

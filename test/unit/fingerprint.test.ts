@@ -11,11 +11,12 @@ const base: ResolvedServerConfig = {
   env: { A: '1', B: '2' },
   cwd: '/w',
   headers: {},
-  timeout: 30_000,
+  timeout: 600_000,
+  connectTimeout: 30_000,
 };
 
-function resolvedFp(raw: unknown, env: Record<string, string | undefined> = {}): string {
-  const result = resolveServerConfig(raw, env);
+function resolvedFp(raw: unknown, env: Record<string, string | undefined> = {}, extensionPath?: string): string {
+  const result = resolveServerConfig(raw, env, undefined, extensionPath);
   if (!result.ok) throw new Error(result.error);
   return fingerprint(result.resolved);
 }
@@ -42,6 +43,7 @@ describe('fingerprint', () => {
     ['url', { url: 'http://x' }],
     ['headers', { headers: { H: 'v' } }],
     ['timeout', { timeout: 1 }],
+    ['connectTimeout', { connectTimeout: 1 }],
   ])('changes with %s', (_field, change) => {
     expect(fingerprint({ ...base, ...change })).not.toBe(fingerprint(base));
   });
@@ -50,6 +52,13 @@ describe('fingerprint', () => {
     const raw = { command: 'srv', env: { TOKEN: '$TOKEN' } };
     expect(resolvedFp(raw, { TOKEN: 'one' })).not.toBe(resolvedFp(raw, { TOKEN: 'two' }));
     expect(resolvedFp(raw, { TOKEN: 'one' })).toBe(resolvedFp(raw, { TOKEN: 'one', OTHER: 'x' }));
+  });
+
+  it('is computed after ${extensionPath}: a moved extension reconnects, its approval hash (as written) stays', () => {
+    const raw = { command: 'node', args: ['${extensionPath}${/}dist${/}example.js'], cwd: '${extensionPath}' };
+    expect(resolvedFp(raw, {}, '/ext/a')).not.toBe(resolvedFp(raw, {}, '/ext/b'));
+    expect(resolvedFp(raw, {}, '/ext/a')).toBe(resolvedFp(raw, {}, '/ext/a'));
+    expect(approvalHash(raw)).toBe(approvalHash(JSON.parse(JSON.stringify(raw))));
   });
 
   it('does not change with view fields or unused fields', () => {

@@ -33,7 +33,15 @@ describe('desiredServers', () => {
     };
     const { wanted, blocked } = desiredServers(desired, ['ok', 'gone', 'pend'], { X: 'expanded' });
     expect(Object.keys(wanted)).toEqual(['ok']);
-    const resolved: ResolvedServerConfig = { transport: 'stdio', command: 'node', args: ['expanded'], env: {}, headers: {}, timeout: 30_000 };
+    const resolved: ResolvedServerConfig = {
+      transport: 'stdio',
+      command: 'node',
+      args: ['expanded'],
+      env: {},
+      headers: {},
+      timeout: 600_000,
+      connectTimeout: 30_000,
+    };
     expect(wanted.ok).toEqual({
       name: 'ok',
       scope: 'cli',

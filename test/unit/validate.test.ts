@@ -6,7 +6,7 @@ import {
   transportKind,
   validateServerConfig,
 } from '../../src/model/validate.js';
-import { DEFAULT_TIMEOUT_MS } from '../../src/model/types.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../../src/model/types.js';
 
 describe('validateServerConfig', () => {
   it('accepts a full valid entry and returns it unchanged, unknown fields kept', () => {
@@ -167,8 +167,10 @@ describe('resolveServerConfig', () => {
         cwd: '/home/me/work',
         headers: {},
         timeout: DEFAULT_TIMEOUT_MS,
+        connectTimeout: DEFAULT_CONNECT_TIMEOUT_MS,
       },
       view: { includeTools: ['a'], description: 'd' },
+      unsetVariables: ['MISSING'],
     });
   });
 
@@ -186,8 +188,10 @@ describe('resolveServerConfig', () => {
         env: {},
         headers: { Authorization: 'Bearer s3cret' },
         timeout: 5000,
+        connectTimeout: 5000,
       },
       view: { trust: true },
+      unsetVariables: [],
     });
   });
 
@@ -200,7 +204,15 @@ describe('resolveServerConfig', () => {
 
   it('keeps only the chosen transport’s fields', () => {
     const remote = resolveServerConfig({ url: 'u', command: 'c', args: ['a'], env: { A: '1' }, cwd: '/x' }, env);
-    expect(remote.ok && remote.resolved).toEqual({ transport: 'sse', url: 'u', args: [], env: {}, headers: {}, timeout: DEFAULT_TIMEOUT_MS });
+    expect(remote.ok && remote.resolved).toEqual({
+      transport: 'sse',
+      url: 'u',
+      args: [],
+      env: {},
+      headers: {},
+      timeout: DEFAULT_TIMEOUT_MS,
+      connectTimeout: DEFAULT_CONNECT_TIMEOUT_MS,
+    });
     const stdio = resolveServerConfig({ command: 'c', headers: { A: '1' } }, env);
     expect(stdio.ok && stdio.resolved.headers).toEqual({});
   });

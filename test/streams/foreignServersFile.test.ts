@@ -1,0 +1,111 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Scope } from '../../src/model/types.js';
+import type { SettingsFileEvent, SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
+import { Harness } from './settingsFileHarness.js';
+import { makeTempDir, removeDir } from './streamTestKit.js';
+
+/**
+ * Issue 13 point 5: a `.mcp.json` (or `--mcp-config` file) written for another client has no
+ * `mcpServers` object. It raises a `settings-error` naming the keys found and the one expected,
+ * instead of loading silently as an empty source. Real files, hand-driven watcher.
+ */
+
+type FileError = Extract<SettingsFileEvent, { kind: 'error' }>;
+type Content = Extract<SettingsFileEvent, { kind: 'content' }>;
+const errorsOf = (events: SettingsFileEvent[]): FileError[] => events.filter((e): e is FileError => e.kind === 'error');
+const contentsOf = (events: SettingsFileEvent[]): Content[] => events.filter((e): e is Content => e.kind === 'content');
+
+describe('a servers file without "mcpServers" (real files)', () => {
+  let dir: string;
+  let file: string;
+  let harness: Harness | undefined;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+    file = join(dir, '.mcp.json');
+  });
+  afterEach(async () => {
+    harness?.dispose();
+    harness = undefined;
+    await removeDir(dir);
+  });
+
+  async function start(text: string, scope: Scope = 'project', kind?: SettingsFileKind): Promise<Harness> {
+    await writeFile(file, text);
+    harness = new Harness(file, scope, kind);
+    await harness.started();
+    return harness;
+  }
+
+  it('VS Code .vscode/mcp.json format {"servers": {…}} as .mcp.json: a settings-error naming "servers" and "mcpServers"', async () => {
+    const h = await start('{ "servers": { "github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/" } } }');
+    expect(errorsOf(h.values)).toEqual([
+      {
+        kind: 'error',
+        file,
+        key: 'mcpServers',
+        error: `${file}: no "mcpServers" object; found "servers" — VS Code's format (.vscode/mcp.json)? mcp-live reads {"mcpServers": {…}}`,
+      },
+    ]);
+    // Still a source: empty, so nothing from it connects and the session goes on.
+    expect(contentsOf(h.values).map((c) => c.snapshot.servers)).toEqual([{}]);
+  });
+
+  it('VS Code settings.json format {"mcp": {"servers": …}}: names "mcp"', async () => {
+    const h = await start('{ "mcp": { "servers": { "a": { "command": "x" } } } }');
+    expect(errorsOf(h.values).map((e) => e.error)).toEqual([
+      `${file}: no "mcpServers" object; found "mcp" — VS Code's settings format? mcp-live reads {"mcpServers": {…}}`,
+    ]);
+  });
+
+  it('names every key found, and reads plainly when no format is recognised', async () => {
+    const h = await start('{ "context_servers": {}, "other": 1 }');
+    expect(errorsOf(h.values).map((e) => e.error)).toEqual([
+      `${file}: no "mcpServers" object; found "context_servers", "other"; mcp-live reads {"mcpServers": {…}}`,
+    ]);
+  });
+
+  it('--mcp-config (scope cli) is checked the same way', async () => {
+    const h = await start('{ "servers": {} }', 'cli');
+    expect(errorsOf(h.values)).toHaveLength(1);
+  });
+
+  it('{} stays a valid empty source, and so does a file with only "$schema"', async () => {
+    const h = await start('{}');
+    expect(errorsOf(h.values)).toEqual([]);
+    expect(contentsOf(h.values).map((c) => c.snapshot.servers)).toEqual([{}]);
+    await h.save('{ "$schema": "https://example.test/mcp.schema.json" }');
+    expect(errorsOf(h.values)).toEqual([]);
+  });
+
+  it('a file with "mcpServers" and other keys is fine', async () => {
+    const h = await start('{ "mcpServers": { "a": { "command": "x" } }, "servers": {} }');
+    expect(errorsOf(h.values)).toEqual([]);
+    expect(contentsOf(h.values).map((c) => Object.keys(c.snapshot.servers))).toEqual([['a']]);
+  });
+
+  it('raised once per change: the same content read again says nothing; a fixed file clears it', async () => {
+    const h = await start('{ "servers": {} }');
+    await h.tick();
+    expect(errorsOf(h.values)).toHaveLength(1);
+    await h.save('{ "mcpServers": { "a": { "command": "x" } } }');
+    expect(errorsOf(h.values)).toHaveLength(1);
+    expect(contentsOf(h.values).at(-1)?.snapshot.servers).toEqual({ a: { command: 'x' } });
+  });
+
+  it('an extension manifest has other keys by design: no error (scope extension, kind servers)', async () => {
+    const h = await start('{ "name": "example", "version": "1.0.0", "contextFileName": "QWEN.md" }', 'extension');
+    expect(errorsOf(h.values)).toEqual([]);
+  });
+
+  it('a settings file needs no "mcpServers" (user settings, kind settings)', async () => {
+    const h = await start('{ "ui": { "theme": "dark" } }', 'user');
+    expect(errorsOf(h.values)).toEqual([]);
+  });
+
+  it('the fail-closed logic of settings files is untouched: a project servers file is never "broken"', async () => {
+    const h = await start('{ "servers": {} }', 'project');
+    expect(contentsOf(h.values)[0]?.snapshot.broken).toBeUndefined();
+  });
+});
