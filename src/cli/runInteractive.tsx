@@ -13,7 +13,7 @@ export interface InteractiveIo {
 
 /**
  * `mcp-live` without `--json`: the Ink session. Renders first (so the first pass is seen
- * happening), then starts the pipeline; ends on Ctrl-C, `/quit`, SIGINT or SIGTERM. Ink's own
+ * happening), then starts the pipeline; ends on Ctrl-C, `/quit`, SIGINT, SIGTERM or SIGHUP. Ink's own
  * Ctrl-C exit is off so the App handles it and the cleanup below always runs: unmount, then
  * `dispose()`, which ends every server process (no orphans). Resolves 0; 1 when there is no
  * terminal to run in or the session could not start.
@@ -36,6 +36,8 @@ export async function runInteractive(
   // which would kill us before dispose() ends the server processes.
   process.on('SIGINT', exit);
   process.on('SIGTERM', exit);
+  // The terminal closed (window or ssh gone): end every server as on a quit, not on a dead tty.
+  process.on('SIGHUP', exit);
   try {
     const instance = render(<App live={live} onExit={exit} />, {
       stdin,
@@ -62,6 +64,7 @@ export async function runInteractive(
   } finally {
     process.removeListener('SIGINT', exit);
     process.removeListener('SIGTERM', exit);
+    process.removeListener('SIGHUP', exit);
     await live.dispose();
   }
 }

@@ -66,6 +66,7 @@ describe('runInteractive', () => {
     ['Ctrl-C', (t: ReturnType<typeof io>) => t.stdin.type(KEY.ctrlC)],
     ['/quit', (t: ReturnType<typeof io>) => t.stdin.type(`/quit${KEY.enter}`)],
     ['SIGTERM', () => void process.emit('SIGTERM')],
+    ['SIGHUP (the terminal closed)', () => void process.emit('SIGHUP')],
   ])('renders, starts, and on %s unmounts, disposes and resolves 0', async (_name, end) => {
     const fake = fakeLive({ servers: [server('alpha')] });
     const t = io();
@@ -77,6 +78,7 @@ describe('runInteractive', () => {
     expect(fake.calls.map((c) => c.method)).toEqual(['start', 'dispose']);
     expect(process.listenerCount('SIGTERM')).toBe(0);
     expect(process.listenerCount('SIGINT')).toBe(0);
+    expect(process.listenerCount('SIGHUP')).toBe(0);
   });
 
   it('refuses to run without a terminal, disposing the session', async () => {
