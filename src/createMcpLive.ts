@@ -436,8 +436,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
 
     async reject(name, { hash } = {}) {
       // Rejecting what was shown, even if the file changed since: the newer entry stays pending.
-      currentHash(name);
-      const bound = hash ?? r.shownHash(name) ?? currentHash(name);
+      const now = currentHash(name);
+      const bound = hash ?? r.shownHash(name) ?? now;
       await persist([{ server: name, record: { hash: bound, status: 'rejected' } }]);
       const { [name]: _dropped, ...rest } = sessionApprovals.getValue();
       sessionApprovals.next(rest);

@@ -7,7 +7,6 @@ import { desiredServers, resolveAssembled, serverWarnings } from './model/plan.j
 import { reviewEntry, type ReviewLine } from './model/reviewEntry.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
 import { createApprovalsStore } from './sinks/approvalsStore.js';
-import { describeTarget } from './reconciler.js';
 import { settingsPaths, type McpLiveOptions } from './createMcpLive.js';
 import { fromAllSources, type SourceNotice } from './streams/fromAllSources.js';
 
@@ -67,7 +66,7 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
         name: server.name,
         scope: server.scope,
         source: server.source,
-        target: describeTarget(server.config),
+        target: review.target,
         config: review.config,
         readsEnv: review.readsEnv,
         review: review.lines,

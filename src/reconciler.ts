@@ -24,7 +24,6 @@ import {
 import { assemble, type AssembleInput } from './model/assemble.js';
 import { approvalHash } from './model/approvalHash.js';
 import { reviewEntry } from './model/reviewEntry.js';
-import { maskEntryAsWritten } from './model/secrets.js';
 import type { CallToolOptions, Connector } from './model/connection.js';
 import { desiredStateEqual } from './model/equality.js';
 import type {
@@ -268,8 +267,13 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   const announce = (desired: DesiredState): void => {
     shown = desired;
     markPlanned();
-    const promptable = promptableOf(desired, live);
-    if (samePending(lastPromptable, promptable)) return;
+    // Names and hashes first: the reviews are built only when the set changed (this runs twice a pass).
+    const waiting = live
+      .list()
+      .filter((s) => s.reason === 'pending_approval')
+      .map((s) => ({ status: s, name: s.name, hash: approvalHash(desired.servers[s.name]?.config) }));
+    if (samePending(lastPromptable, waiting)) return;
+    const promptable = promptableOf(desired, waiting);
     lastPromptable = promptable;
     pending.next(promptable);
     if (promptable.length === 0) return;
@@ -371,39 +375,15 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   };
 }
 
-/** The promptable set: gated servers whose only obstacle is a missing decision. */
-function promptableOf(desired: DesiredState, live: LiveServers): PendingApproval[] {
-  return live
-    .list()
-    .filter((s) => s.reason === 'pending_approval')
-    .map((s) => {
-      const config = desired.servers[s.name]?.config;
-      const { config: shown, readsEnv, lines } = reviewEntry(config);
-      return {
-        name: s.name,
-        scope: s.scope,
-        source: s.source,
-        target: describeTarget(config),
-        hash: approvalHash(config),
-        config: shown,
-        readsEnv,
-        review: lines,
-      };
-    });
-}
-
-/** `command args…` or the URL, secrets masked: the one-line summary of an entry. */
-export function describeTarget(entry: unknown): string {
-  const config = maskEntryAsWritten(entry);
-  if (typeof config !== 'object' || config === null) return '(invalid entry)';
-  const c = config as Record<string, unknown>;
-  if (typeof c.httpUrl === 'string') return c.httpUrl;
-  if (typeof c.url === 'string') return c.url;
-  if (typeof c.command === 'string') {
-    const args = Array.isArray(c.args) ? c.args.filter((a): a is string => typeof a === 'string') : [];
-    return [c.command, ...args].join(' ');
-  }
-  return '(no command or url)';
+/** The promptable set: gated servers whose only obstacle is a missing decision, with what to show. */
+function promptableOf(
+  desired: DesiredState,
+  waiting: readonly { status: ServerStatus; hash: string }[],
+): PendingApproval[] {
+  return waiting.map(({ status: s, hash }) => {
+    const { config, readsEnv, target, lines } = reviewEntry(desired.servers[s.name]?.config);
+    return { name: s.name, scope: s.scope, source: s.source, target, hash, config, readsEnv, review: lines };
+  });
 }
 
 /** A step that takes a server down (blocked or removed): it runs first and needs no slot. */
@@ -411,7 +391,8 @@ function denies(step: PlanStep): boolean {
   return step.change === 'blocked' || step.change === 'removed';
 }
 
-function samePending(a: readonly PendingApproval[], b: readonly PendingApproval[]): boolean {
+/** Whether two sets are the same names with the same approval hashes. */
+function samePending<T extends { name: string; hash: string }>(a: readonly T[], b: readonly { name: string; hash: string }[]): boolean {
   if (a.length !== b.length) return false;
   const keys = new Set(a.map((p) => `${p.name}\0${p.hash}`));
   return b.every((p) => keys.has(`${p.name}\0${p.hash}`));

@@ -12,6 +12,8 @@ export interface EntryReview {
   config: unknown;
   /** Every variable the entry reads from the user's environment, sorted. */
   readsEnv: string[];
+  /** `command args…` or the URL, secrets masked: the one-line summary of the entry. */
+  target: string;
   /** Everything that decides what runs or where data goes, one line a fact. */
   lines: ReviewLine[];
 }
@@ -27,10 +29,11 @@ export interface EntryReview {
 export function reviewEntry(entry: unknown): EntryReview {
   const config = maskEntryAsWritten(entry);
   const readsEnv = referencedVariables(entry);
+  const target = targetOf(config);
   const lines: ReviewLine[] = [];
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     lines.push({ label: 'entry', value: `${JSON.stringify(config) ?? String(config)} (not an object: it cannot run)` });
-    return { config, readsEnv, lines };
+    return { config, readsEnv, target, lines };
   }
   const c = config as Record<string, unknown>;
   const field = (key: string): unknown => (Object.hasOwn(c, key) ? c[key] : undefined);
@@ -59,7 +62,20 @@ export function reviewEntry(entry: unknown): EntryReview {
   push('timeout', field('timeout'));
   push('disabled', field('disabled'));
   if (readsEnv.length > 0) lines.push({ label: 'reads', value: `from your environment: ${readsEnv.join(', ')}` });
-  return { config, readsEnv, lines };
+  return { config, readsEnv, target, lines };
+}
+
+/** `command args…` or the URL of an entry already masked. */
+function targetOf(config: unknown): string {
+  if (typeof config !== 'object' || config === null) return '(invalid entry)';
+  const c = config as Record<string, unknown>;
+  if (typeof c.httpUrl === 'string') return c.httpUrl;
+  if (typeof c.url === 'string') return c.url;
+  if (typeof c.command === 'string') {
+    const args = Array.isArray(c.args) ? c.args.filter((a): a is string => typeof a === 'string') : [];
+    return [c.command, ...args].join(' ');
+  }
+  return '(no command or url)';
 }
 
 function entries(value: unknown): [string, unknown][] {

@@ -13,6 +13,7 @@ import {
   processTable,
   processUid,
   procfsAvailable,
+  signalIfRunning,
   type ProcessIdentity,
   type ProcessStat,
 } from './processTable.js';
@@ -281,16 +282,6 @@ function mayEnd(pid: number): boolean {
 
 /** SIGTERM, then SIGKILL after `graceMs` to what is left; each process checked before each signal. */
 async function endProcesses(processes: readonly ProcessIdentity[], graceMs: number): Promise<void> {
-  const signal = (name: NodeJS.Signals) => {
-    for (const p of processes) {
-      if (!isRunning(p)) continue;
-      try {
-        process.kill(p.pid, name);
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-  };
   const allGoneWithin = async (ms: number): Promise<boolean> => {
     const deadline = Date.now() + ms;
     while (processes.some(isRunning)) {
@@ -300,9 +291,9 @@ async function endProcesses(processes: readonly ProcessIdentity[], graceMs: numb
     return true;
   };
   if (processes.length === 0) return;
-  signal('SIGTERM');
+  signalIfRunning(processes, 'SIGTERM');
   if (await allGoneWithin(graceMs)) return;
-  signal('SIGKILL');
+  signalIfRunning(processes, 'SIGKILL');
   await allGoneWithin(KILL_SETTLE_MS);
 }
 

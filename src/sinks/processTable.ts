@@ -66,6 +66,21 @@ export function isRunning(identity: ProcessIdentity): boolean {
   return stat !== undefined && stat.startTime === identity.startTime && !hasExited(stat);
 }
 
+/**
+ * Sends `signal` to each process that is still the one identified (checked first: a pid that
+ * ended meanwhile may belong to someone else now); one that is gone by then is skipped.
+ */
+export function signalIfRunning(processes: Iterable<ProcessIdentity>, signal: NodeJS.Signals): void {
+  for (const p of processes) {
+    if (!isRunning(p)) continue;
+    try {
+      process.kill(p.pid, signal);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
 /** This process's identity; `undefined` without /proc. */
 export function ownIdentity(): ProcessIdentity | undefined {
   const stat = readProcessStat(process.pid);

@@ -11,6 +11,7 @@ import {
   isRunning,
   processTable,
   readProcessStat,
+  signalIfRunning,
   type ProcessIdentity,
 } from './processTable.js';
 import type { StderrRing } from './stderrRing.js';
@@ -291,15 +292,7 @@ export class StdioProcessTransport implements Transport {
   }
 
   private signal(child: ChildProcess, signal: NodeJS.Signals): void {
-    for (const outsider of this.outsiders) {
-      // Checked first: a pid that ended during the grace may belong to someone else now.
-      if (!isRunning(outsider)) continue;
-      try {
-        process.kill(outsider.pid, signal);
-      } catch {
-        // Gone meanwhile.
-      }
-    }
+    signalIfRunning(this.outsiders, signal);
     if (usesProcessGroups && child.pid !== undefined) {
       try {
         process.kill(-child.pid, signal);
