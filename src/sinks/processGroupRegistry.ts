@@ -130,7 +130,9 @@ export class ProcessGroupRegistry {
         ownerStartTime: this.owner.startTime,
         groups: [...this.groups.values()],
       };
-      await writeOwnedFile(this.file, `${JSON.stringify(content)}\n`, { mode: 0o600 });
+      // On every server start and end, on the connect path: no fsync, since a record from before
+      // a reboot is discarded by its boot id anyway.
+      await writeOwnedFile(this.file, `${JSON.stringify(content)}\n`, { mode: 0o600, durable: false });
     } catch {
       // The session goes on; only the cleanup after a SIGKILL of this process is lost.
     }

@@ -42,9 +42,17 @@ export async function assertWritableTarget(path: string, options: OwnedFileOptio
 export async function writeOwnedFile(
   path: string,
   text: string | Uint8Array,
-  options?: { mode?: number } & OwnedFileOptions,
+  options?: {
+    mode?: number;
+    /**
+     * `false` skips the fsync before the rename (default true): for a file whose content is
+     * worthless after a crash of the machine anyway, such as a runtime record checked against
+     * the boot id. Atomicity (temp file + rename) stays either way.
+     */
+    durable?: boolean;
+  } & OwnedFileOptions,
 ): Promise<void> {
   await assertWritableTarget(path, options);
   const data = typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  await writeFileAtomic(path, data, { mode: options?.mode ?? 0o600 });
+  await writeFileAtomic(path, data, { mode: options?.mode ?? 0o600, fsync: options?.durable ?? true });
 }
