@@ -1,12 +1,8 @@
 import { realpathSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { lock, type LockOptions } from 'proper-lockfile';
 import type { ApprovalDecisions, ApprovalRecord } from '../model/types.js';
 import { getOwn, isPlainObject, setOwn } from '../streams/ownProperties.js';
 import { describeReadError } from '../streams/readJsonc.js';
-import { readRegularFile } from '../streams/readRegularFile.js';
-import { assertWritableTarget, writeOwnedFile } from './writeOwnedFile.js';
+import { errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
 
 /** Decisions for one project root, and why some could not be read. */
 export interface ApprovalsRead {
@@ -30,18 +26,8 @@ export interface ApprovalChange {
   record: ApprovalRecord | undefined;
 }
 
-export interface ApprovalsStoreOptions {
-  /** Clock for the backup file name (tests pin it). */
-  now?: () => Date;
-  /** proper-lockfile retry options: how long `decide` waits for another writer. */
-  lockRetries?: LockOptions['retries'];
-  /** A lock older than this (ms) belongs to a dead process and is taken over (min 2000). */
-  staleLockMs?: number;
-  /** The uid the file must belong to, to be read or written (default: `process.getuid()`). */
-  ownerUid?: number;
-  /** Writes the file and its backups (default {@link writeOwnedFile}); tests count writes here. */
-  writeFile?: typeof writeOwnedFile;
-}
+/** Lock, owner and write options: those of every file mcp-live owns ({@link OwnedJsonFileOptions}). */
+export type ApprovalsStoreOptions = OwnedJsonFileOptions;
 
 /**
  * The project root approvals are keyed by (SPEC §5): the realpath of the workspace, so the same
@@ -50,14 +36,6 @@ export interface ApprovalsStoreOptions {
 export function projectRoot(cwd: string): string {
   return realpathSync(cwd);
 }
-
-const DEFAULT_LOCK_RETRIES: LockOptions['retries'] = {
-  retries: 200,
-  factor: 1.3,
-  minTimeout: 5,
-  maxTimeout: 100,
-  randomize: true,
-};
 
 interface Decision extends ApprovalChange {
   root: string;
@@ -70,40 +48,12 @@ interface QueuedDecisions {
   fail: (error: unknown) => void;
 }
 
-/** The file as found: usable (possibly empty), or why not. */
-type Parsed = { ok: true; root: Record<string, unknown> } | { ok: false; problem: string };
-
-function parseApprovals(text: string): Parsed {
-  if (text.trim() === '') return { ok: true, root: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, problem: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
-  }
-  if (!isPlainObject(value)) {
-    return { ok: false, problem: `the top level is ${Array.isArray(value) ? 'a list' : String(value === null ? 'null' : typeof value)}, not an object` };
-  }
-  // JSON.parse defines `__proto__` as an own property, so the parsed object is safe as is.
-  return { ok: true, root: value };
-}
-
 function isRecord(value: unknown): value is ApprovalRecord {
   if (!isPlainObject(value)) return false;
   const hash = getOwn(value, 'hash');
   const status = getOwn(value, 'status');
   return typeof hash === 'string' && hash !== '' && (status === 'approved' || status === 'rejected');
 }
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
-function currentUid(): number | undefined {
-  return typeof process.getuid === 'function' ? process.getuid() : undefined;
-}
-
-const utf8 = new TextDecoder('utf-8');
 
 /**
  * The approvals file (SPEC §5): `{ "<project root>": { "<server>": { hash, status } } }`.
@@ -122,36 +72,17 @@ const utf8 = new TextDecoder('utf-8');
  * Server names and project roots such as `__proto__` are plain keys.
  */
 export function createApprovalsStore(file: string, options: ApprovalsStoreOptions = {}): ApprovalsStore {
-  const now = options.now ?? (() => new Date());
-  const ownerUid = options.ownerUid ?? currentUid();
-  const owned = ownerUid === undefined ? {} : { ownerUid };
-  const writeFile = options.writeFile ?? writeOwnedFile;
-  const lockOptions: LockOptions = {
-    realpath: false,
-    retries: options.lockRetries ?? DEFAULT_LOCK_RETRIES,
-    stale: Math.max(options.staleLockMs ?? 10_000, 2000),
-  };
-
-  async function readBytes(): Promise<Uint8Array | undefined> {
-    try {
-      return await readRegularFile(file, owned);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined;
-      throw error;
-    }
-  }
+  const store = ownedJsonFile(file, options);
 
   async function read(root: string): Promise<ApprovalsRead> {
     const decisions = Object.create(null) as Record<string, ApprovalRecord>;
-    let bytes: Uint8Array | undefined;
+    let parsed;
     try {
-      bytes = await readBytes();
+      parsed = await store.read();
     } catch (error) {
       const reason = describeReadError(errorCode(error), error);
       return { decisions, warning: `${file}: ${reason}; every gated server counts as undecided` };
     }
-    if (bytes === undefined) return { decisions };
-    const parsed = parseApprovals(utf8.decode(bytes));
     if (!parsed.ok) {
       return { decisions, warning: `${file}: ${parsed.problem}; every gated server counts as undecided` };
     }
@@ -171,49 +102,17 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
     return { decisions, warning: `${file}: ignored malformed decisions for ${names} in ${root}; they count as undecided` };
   }
 
-  /** Keeps the exact bytes about to be dropped; the backup's name is checked like the file's. */
-  async function backUp(bytes: Uint8Array): Promise<void> {
-    const stamp = now().toISOString().replace(/[:.]/g, '-');
-    await writeFile(`${file}.corrupt-${stamp}.bak`, bytes, { mode: 0o600, ...owned });
-  }
-
   /**
    * One locked read-modify-write for every decision queued meanwhile (group commit): "approve
    * all pending" is one write, and decisions of one store never contend with each other.
    */
-  async function commit(batch: readonly Decision[]): Promise<void> {
-    await mkdir(dirname(file), { recursive: true });
-    // Before the lock and any backup: a refused file gets nothing, not even a .bak beside it.
-    await assertWritableTarget(file, owned);
-    const held: { compromised?: Error } = {};
-    const release = await lock(file, {
-      ...lockOptions,
-      onCompromised: (error) => {
-        // The default throws from a timer; fail this write instead.
-        held.compromised = error;
-      },
-    });
-    const assertStillHeld = (): void => {
-      if (held.compromised !== undefined) throw held.compromised;
-    };
-    try {
-      const bytes = await readBytes();
-      const parsed = bytes === undefined ? undefined : parseApprovals(utf8.decode(bytes));
-      let content: Record<string, unknown> = {};
-      let backedUp = false;
-      const backUpOnce = async (): Promise<void> => {
-        if (backedUp || bytes === undefined) return;
-        await backUp(bytes);
-        backedUp = true;
-      };
-      if (parsed?.ok === true) content = parsed.root;
-      else if (parsed !== undefined) await backUpOnce();
-
+  function commit(batch: readonly Decision[]): Promise<void> {
+    return store.update(async (content, backUp) => {
       let changed = false;
       for (const { root, server, record } of batch) {
         let entry = getOwn(content, root);
         if (entry !== undefined && !isPlainObject(entry)) {
-          await backUpOnce();
+          await backUp();
           entry = undefined;
         }
         const decisions: Record<string, unknown> = isPlainObject(entry) ? entry : {};
@@ -227,13 +126,8 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
         else setOwn(content, root, decisions);
         changed = true;
       }
-      if (!changed) return;
-      assertStillHeld();
-      await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600, ...owned });
-      assertStillHeld();
-    } finally {
-      await release().catch(() => undefined);
-    }
+      return changed;
+    });
   }
 
   let queued: QueuedDecisions[] = [];

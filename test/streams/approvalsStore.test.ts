@@ -104,6 +104,7 @@ for (const file of files) {
         repo,
         build,
         'src/sinks/approvalsStore.ts',
+        'src/sinks/ownedJsonFile.ts',
         'src/sinks/writeOwnedFile.ts',
         'src/streams/ownProperties.ts',
         'src/streams/readJsonc.ts',
