@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+/**
+ * The client the MCP conformance runner starts for each client scenario (`npm run conformance`,
+ * scripts/conformance.mjs): `node conformance/adapter.mjs SERVER_URL`, with the scenario in
+ * MCP_CONFORMANCE_SCENARIO and its data in MCP_CONFORMANCE_CONTEXT.
+ *
+ * It proves mcp-live, not itself: it drives only mcp-live's public CLI the way a user would.
+ * It writes the server into a fresh user settings file (user scope: no approval), runs
+ * `mcp-live --json` on a fresh workspace and answers its NDJSON events — `auth` when the server
+ * needs authorization, the scenario's tool call once it is connected, accept on every
+ * elicitation. For OAuth it plays the user's browser and nothing more: it opens the
+ * `auth-required` URL and follows the redirects to mcp-live's own loopback callback. All
+ * protocol work (discovery, registration, PKCE, tokens, step-up, retries) is mcp-live's.
+ *
+ * Logs what it sees and sends to stderr (the runner keeps it as stderr.txt), never a token.
+ * Exits 0 once the scenario's work is done, 1 when the server ends in `error`, the work fails or
+ * the deadline passes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const SERVER = 'conf';
+/** The reference client's CIMD URL (examples/clients/typescript/everything-client.ts). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+/** Below the runner's 30 s, so a stall is reported by us, with our log, not as a bare timeout. */
+const DEADLINE_MS = 25_000;
+const MAX_AUTH_ATTEMPTS = 3;
+/** How long `quit` may take before the session is ended by signal. */
+const QUIT_GRACE_MS = 5_000;
+/** mcp-live's words for a call that needs (more) authorization: a step-up, a revoked token. */
+const NEEDS_AUTH_ERROR = /needs (more authorization|authentication)/;
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'src', 'cli', 'main.js');
+
+const serverUrl = process.argv[2];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+if (!serverUrl || !scenario) {
+  console.error('usage: MCP_CONFORMANCE_SCENARIO=NAME node conformance/adapter.mjs SERVER_URL');
+  process.exit(2);
+}
+
+const log = (...parts) => console.error('[adapter]', ...parts);
+
+/**
+ * The server entry's `oauth` block for the scenario (Gemini CLI's field names, as mcp-live reads
+ * them) and the environment that carries its secrets: a private key or an ID token is passed as
+ * `${VAR}`, so it never sits in a file.
+ */
+function oauthFor(name, context) {
+  if (!name.startsWith('auth/')) return { oauth: undefined, env: {} };
+  switch (name) {
+    case 'auth/pre-registration':
+      return { oauth: { clientId: context.client_id, clientSecret: context.client_secret }, env: {} };
+    case 'auth/client-credentials-basic':
+      return {
+        oauth: { grantType: 'client_credentials', clientId: context.client_id, clientSecret: context.client_secret },
+        env: {},
+      };
+    case 'auth/client-credentials-jwt':
+      return {
+        oauth: {
+          grantType: 'client_credentials',
+          clientId: context.client_id,
+          privateKey: '${CONF_PRIVATE_KEY}',
+          ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}),
+        },
+        env: { CONF_PRIVATE_KEY: context.private_key_pem },
+      };
+    case 'auth/cross-app-access-complete-flow':
+      return {
+        oauth: {
+          grantType: 'jwt-bearer',
+          clientId: context.client_id,
+          clientSecret: context.client_secret,
+          idp: { tokenUrl: context.idp_token_endpoint, clientId: context.idp_client_id, idToken: '${CONF_IDP_ID_TOKEN}' },
+        },
+        env: { CONF_IDP_ID_TOKEN: context.idp_id_token },
+      };
+    default:
+      return { oauth: { clientMetadataUrl: CLIENT_METADATA_URL }, env: {} };
+  }
+}
+
+/**
+ * The tool the scenario is about and its arguments, found by its unqualified name among the
+ * server's qualified ones (`mcp__conf__add_numbers`). `optional`: the scenario passes without it
+ * (auth scenarios: connecting and listing is the test, `test-tool` where the server has it).
+ */
+function workFor(name) {
+  switch (name) {
+    case 'tools_call':
+      return { tool: 'add_numbers', args: { a: 2, b: 3 } };
+    case 'elicitation-sep1034-client-defaults':
+      return { tool: 'test_client_elicitation_defaults', args: {} };
+    case 'sse-retry':
+      // Its server closes the call's SSE stream after a priming event with `retry: 500` and
+      // answers on the GET stream the client must reopen (with Last-Event-ID) after that delay.
+      return { tool: 'test_reconnection', args: {} };
+    default:
+      return name.startsWith('auth/') ? { tool: 'test-tool', args: {}, optional: true } : undefined;
+  }
+}
+
+function qualified(tools, tool) {
+  return tools.find((t) => t === tool || t.endsWith(`__${tool}`));
+}
+
+/** A URL without its query: what the log may show of an authorization or callback URL. */
+function withoutQuery(url) {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+const { oauth, env: secrets } = oauthFor(scenario, context);
+const work = workFor(scenario);
+
+const home = mkdtempSync(join(tmpdir(), 'mcp-live-conf-home-'));
+const workspace = mkdtempSync(join(tmpdir(), 'mcp-live-conf-ws-'));
+mkdirSync(join(home, '.qwen'));
+writeFileSync(
+  join(home, '.qwen', 'settings.json'),
+  `${JSON.stringify({ mcpServers: { [SERVER]: { httpUrl: serverUrl, ...(oauth ? { oauth } : {}) } } }, null, 2)}\n`,
+);
+log(`scenario ${scenario}, server ${serverUrl}, oauth ${oauth ? Object.keys(oauth).join(',') : 'none'}`);
+
+// The scenario's context is the runner's, not the user's: mcp-live sees only what a user's
+// environment would hold (and the secrets its settings name).
+const { MCP_CONFORMANCE_CONTEXT: _context, ...inherited } = process.env;
+const child = spawn(process.execPath, [CLI, '--json', '--cwd', workspace], {
+  env: { ...inherited, ...secrets, HOME: home, XDG_RUNTIME_DIR: '' },
+  stdio: ['pipe', 'pipe', 'pipe'],
+});
+createInterface({ input: child.stderr }).on('line', (line) => console.error('[mcp-live]', line));
+
+let nextId = 1;
+let authAttempts = 0;
+let authInFlight = false;
+/** idle → calling → (retry-pending → calling) → done */
+let phase = 'idle';
+let retried = false;
+let state = 'unknown';
+let tools = [];
+let finished = false;
+
+const send = (command) => {
+  const shown = command.cmd === 'elicit' ? { ...command, content: '{…}' } : command;
+  log('→', JSON.stringify(shown));
+  child.stdin.write(`${JSON.stringify(command)}\n`);
+};
+
+const deadline = setTimeout(() => finish(1, `deadline of ${DEADLINE_MS} ms passed (server state ${state}, phase ${phase})`), DEADLINE_MS);
+
+child.on('exit', (code, signal) => {
+  if (!finished) finish(1, `mcp-live exited early (code ${code}, signal ${signal})`);
+});
+// The runner's timeout: end mcp-live (and its servers) before going, as on the deadline.
+process.on('SIGTERM', () => finish(1, 'stopped by the runner'));
+
+/** Ends the session (`quit`, then a signal if it lingers), removes the temp dirs, exits. */
+function finish(code, message) {
+  if (finished) return;
+  finished = true;
+  clearTimeout(deadline);
+  if (message) console.error(`[adapter] ${code === 0 ? '' : 'FAILED: '}${message}`);
+  const done = () => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+    process.exit(code);
+  };
+  if (child.exitCode !== null || child.signalCode !== null) return done();
+  const kill = setTimeout(() => child.kill('SIGTERM'), QUIT_GRACE_MS);
+  child.once('exit', () => {
+    clearTimeout(kill);
+    done();
+  });
+  if (child.stdin.writable) send({ cmd: 'quit' });
+}
+
+function startAuth() {
+  if (authInFlight) return;
+  if (authAttempts >= MAX_AUTH_ATTEMPTS) return finish(1, `server still needs authorization after ${MAX_AUTH_ATTEMPTS} auth attempts`);
+  authAttempts++;
+  authInFlight = true;
+  send({ cmd: 'auth', server: SERVER, id: `auth-${nextId++}` });
+}
+
+function callWork() {
+  if (!work) return finish(0, 'connected; nothing to call');
+  const tool = qualified(tools, work.tool);
+  if (!tool) {
+    if (work.optional) return finish(0, `connected; tools listed (${tools.length}), no ${work.tool}`);
+    return finish(1, `tool ${work.tool} not among ${JSON.stringify(tools)}`);
+  }
+  phase = 'calling';
+  send({ cmd: 'call', tool, args: work.args, id: `call-${nextId++}` });
+}
+
+/** Plays the browser: opens the authorization URL and follows its redirects to mcp-live's callback. */
+async function openInBrowser(url) {
+  try {
+    const response = await fetch(url, { redirect: 'follow' });
+    await response.text();
+    log(`browser: ${withoutQuery(url)} → ${withoutQuery(response.url)} (${response.status})`);
+  } catch (error) {
+    log(`browser: ${withoutQuery(url)} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function onServer(event) {
+  state = event.state;
+  if (Array.isArray(event.tools)) tools = event.tools;
+  log('←', `server ${event.state}`, `tools ${JSON.stringify(tools)}`, event.error ? `error ${event.error}` : '');
+  if (event.state === 'needs_auth') return startAuth();
+  if (event.state === 'error' && !authInFlight) return finish(1, `server ${SERVER} ended in error: ${event.error ?? ''}`);
+  if (event.state !== 'connected') return;
+  if (phase === 'idle') return callWork();
+  if (phase === 'retry-pending' && !authInFlight) callWork();
+}
+
+function onResult(event) {
+  log('←', `result ${event.id} ok=${event.ok}`, event.ok ? '' : `error ${event.error}`);
+  const id = String(event.id ?? '');
+  if (id.startsWith('auth-')) {
+    authInFlight = false;
+    if (!event.ok) {
+      if (state === 'needs_auth' || phase === 'retry-pending') return startAuth();
+      if (state === 'error') return finish(1, `server ${SERVER} ended in error after a failed auth`);
+      return undefined;
+    }
+    // The token is stored and the server reconnects: the retry waits for its `connected`,
+    // unless it already is (a reconnect that came before this answer).
+    if (phase === 'retry-pending' && state === 'connected') callWork();
+    return undefined;
+  }
+  if (!id.startsWith('call-')) return undefined;
+  if (event.ok) {
+    phase = 'done';
+    return finish(0, `call answered: ${JSON.stringify(event.data).slice(0, 200)}`);
+  }
+  if (!retried && NEEDS_AUTH_ERROR.test(String(event.error))) {
+    retried = true;
+    phase = 'retry-pending';
+    return startAuth();
+  }
+  return finish(1, `call failed: ${event.error}`);
+}
+
+const handlers = {
+  server: (event) => (event.name === SERVER ? onServer(event) : undefined),
+  'auth-required': (event) => {
+    log('←', `auth-required ${withoutQuery(event.url)}`);
+    void openInBrowser(event.url);
+  },
+  elicitation: (event) => {
+    log('←', `elicitation ${event.id}: ${event.message}`);
+    send({ cmd: 'elicit', id: event.id, action: 'accept', content: {} });
+  },
+  result: onResult,
+};
+
+createInterface({ input: child.stdout }).on('line', (line) => {
+  if (finished || line.trim() === '') return;
+  let event;
+  try {
+    event = JSON.parse(line);
+  } catch {
+    return log('not JSON:', line.slice(0, 200));
+  }
+  const handler = handlers[event.type];
+  if (handler) handler(event);
+  else log('←', event.type);
+});
