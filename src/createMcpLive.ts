@@ -1,11 +1,15 @@
 import { homedir } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   BehaviorSubject,
   Subject,
   filter,
   firstValueFrom,
+  map,
+  skipWhile,
   tap,
   type Observable,
   type SchedulerLike,
@@ -13,17 +17,35 @@ import {
 } from 'rxjs';
 import { approvalHash } from './model/approvalHash.js';
 import { assemble, type AssembleInput } from './model/assemble.js';
-import type { CallToolOptions, Connector } from './model/connection.js';
+import type {
+  CallToolOptions,
+  Connector,
+  ElicitationAnswer,
+  RequestOptions,
+  ServerRequestHandlers,
+} from './model/connection.js';
 import type { McpLiveEvent } from './model/events.js';
 import { reasonText, type HintAudience } from './model/messages.js';
 import { untilAborted } from './model/untilAborted.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
-import { GATED_SCOPES, type ApprovalRecord, type DesiredState, type NotAllowedBy, type PromptInfo, type Reason } from './model/types.js';
+import {
+  GATED_SCOPES,
+  type ApprovalRecord,
+  type DesiredState,
+  type NotAllowedBy,
+  type PromptInfo,
+  type Reason,
+  type ResourceInfo,
+  type ResourceTemplateInfo,
+} from './model/types.js';
 import { distinctFlatList } from './operators/distinctFlatList.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
 import { createApprovalsStore, projectRoot, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
-import { connectMcp } from './sinks/connector.js';
+import { createElicitationQueue, type PendingElicitation } from './sinks/elicitationQueue.js';
+import { createMcpConnector } from './sinks/connector.js';
+import { createOAuthManager } from './sinks/oauthManager.js';
+import { createOAuthTokenStore } from './sinks/oauthTokenStore.js';
 import { defaultRuntimeDir, openProcessGroupRegistry } from './sinks/processGroupRegistry.js';
 import { fromAllSources, type ExtraSource } from './streams/fromAllSources.js';
 import { allowedNamesWarning } from './model/allowedNamesWarning.js';
@@ -34,6 +56,7 @@ import { editJsoncFile } from './sinks/editJsoncFile.js';
 import type { WatchFactory } from './streams/watchFactory.js';
 
 export type { ExtraSource } from './streams/fromAllSources.js';
+export type { PendingElicitation } from './sinks/elicitationQueue.js';
 
 /** Options of {@link createMcpLive}; every path has the default of SPEC §2. */
 export interface McpLiveOptions {
@@ -81,11 +104,38 @@ export interface McpLiveOptions {
    * `/mcp`), `json` (the `--json` command protocol), `library` (default: a shell command).
    */
   hints?: HintAudience;
+  /**
+   * Answers a server's form (`elicitation/create`) instead of `elicitation$`: resolve with the
+   * user's answer; an `accept` may leave fields out, which then get their schema defaults.
+   * `signal` aborts when the form is over unanswered (the entry's `timeout` passed, or the server
+   * cancelled it); the server is then told `cancel`.
+   */
+  onElicitation?: (request: PendingElicitation, context: { signal: AbortSignal }) => Promise<ElicitationAnswer>;
+  /**
+   * A model for servers that ask for one (`sampling/createMessage`). Only with it is `sampling`
+   * advertised; without it such a request is refused with an error saying mcp-live has no model.
+   */
+  onSampling?: (server: string, params: CreateMessageRequestParams, context: { signal: AbortSignal }) => Promise<CreateMessageResult>;
+  /** The user's OAuth tokens (default `<home>/.<profile>/mcp-oauth-tokens.json`). */
+  oauthTokensFile?: string;
+  /**
+   * Called with the URL the user must open to authorize a server (issue 12), for a host that
+   * opens browsers itself. The `auth-required` event carries the same URL either way.
+   */
+  onAuthorizationUrl?: (server: string, url: string) => void;
+}
+
+/** An authorization under way ({@link McpLive.authenticate}). */
+export interface Authorization {
+  /** Where the user authorizes; undefined for a grant that needs no browser (client credentials). */
+  url?: string;
+  /** Settles when the token is stored and the server reconnects, or with why not. */
+  completed: Promise<void>;
 }
 
 /** Why a server has no tools right now, in data and in words. */
 export interface Unavailable {
-  reason: Reason | 'error' | 'connecting';
+  reason: Reason | 'error' | 'needs_auth' | 'connecting';
   notAllowedBy?: NotAllowedBy;
   error?: string;
   message: string;
@@ -94,6 +144,21 @@ export interface Unavailable {
 /** A prompt of a connected server. */
 export interface QualifiedPrompt extends PromptInfo {
   server: string;
+}
+
+/** A resource of a connected server. */
+export interface QualifiedResource extends ResourceInfo {
+  server: string;
+}
+
+/** A resource template of a connected server. */
+export interface QualifiedResourceTemplate extends ResourceTemplateInfo {
+  server: string;
+}
+
+/** Which server a prompt or resource request goes to, when the name alone does not say. */
+export interface ServerRequestOptions extends RequestOptions {
+  server?: string;
 }
 
 /** The library's face (SPEC §9). */
@@ -106,6 +171,11 @@ export interface McpLive {
   readonly tools$: Observable<readonly QualifiedTool[]>;
   readonly prompts$: Observable<readonly QualifiedPrompt[]>;
   readonly pendingApprovals$: Observable<readonly PendingApproval[]>;
+  /**
+   * Forms servers ask the user to fill in, waiting for {@link answerElicitation}; replays the
+   * latest list. Empty with an `onElicitation` option (that hook answers instead).
+   */
+  readonly elicitation$: Observable<readonly PendingElicitation[]>;
   readonly events$: Observable<McpLiveEvent>;
   /** Starts watching and reconciling; resolves after the first pass (`ready`). */
   start(): Promise<void>;
@@ -143,6 +213,26 @@ export interface McpLive {
    * `start()` it rejects. An aborted `signal` rejects at once with its reason and cancels the request.
    */
   callTool(qualifiedName: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
+  /**
+   * Answers a form of `elicitation$` (or of the `elicitation` event): `{action: 'accept', content}`
+   * (fields left out get their defaults), `decline` or `cancel`. Throws when no such form waits, or
+   * when an accept leaves a required field empty (the form keeps waiting).
+   */
+  answerElicitation(id: string, answer: ElicitationAnswer): void;
+  /**
+   * Gets a prompt by its name as `prompts$` lists it, its arguments filled in (`prompts/get`).
+   * `server` picks the server; it is needed only when more than one lists that name.
+   */
+  getPrompt(name: string, args?: Record<string, string>, options?: ServerRequestOptions): Promise<unknown>;
+  /** Every resource of every connected server, with its URI. */
+  listResources(): readonly QualifiedResource[];
+  /** Every resource template of every connected server (RFC 6570 URI templates). */
+  listResourceTemplates(): readonly QualifiedResourceTemplate[];
+  /**
+   * Reads a resource (`resources/read`) from the server that lists its URI, else the one whose
+   * template matches it; `server` picks one (which may serve URIs it does not list).
+   */
+  readResource(uri: string, options?: ServerRequestOptions): Promise<unknown>;
   unavailableReason(name: string): Unavailable | undefined;
   toolNotFoundMessage(qualifiedName: string): string;
   /** The current status of every known server (for `status` and `{"cmd":"status"}`). */
@@ -171,6 +261,16 @@ export interface McpLive {
    * `persist` writes `disabled: true` into the user settings file it came from.
    */
   disable(name: string, options?: { persist?: boolean }): Promise<EnablementChange>;
+  /**
+   * Authorizes a remote server now (`/mcp auth NAME`, `{"cmd":"auth"}`): resolves with the URL
+   * the user must open (also emitted as `auth-required` and given to `onAuthorizationUrl`) once
+   * it is known; `completed` settles when the browser came back, the token is stored and the
+   * server reconnects. Refused for a server that is not admitted (pending approval, untrusted,
+   * excluded …): nothing is contacted for it before approval.
+   */
+  authenticate(name: string, options?: { signal?: AbortSignal }): Promise<Authorization>;
+  /** Forgets the stored tokens and registered clients of `name`; resolves with how many records went. */
+  logout(name: string): Promise<number>;
 }
 
 /** What `enable` / `disable` did. */
@@ -210,8 +310,12 @@ export function settingsPaths(options: McpLiveOptions) {
     extensionManifest: `${profile}-extension.json`,
     approvals: resolve(options.approvalsFile ?? join(home, dir, 'mcpApprovals.json')),
     trustedFolders: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
+    oauthTokens: resolve(options.oauthTokensFile ?? join(home, dir, 'mcp-oauth-tokens.json')),
   };
 }
+
+/** Authorizations `oauth.autoStart` begins in a row for one server before it waits for the user. */
+const MAX_AUTO_STARTS = 3;
 
 /** Whether two paths name one file: their directories compared by real path (the files may not exist yet). */
 function sameFile(a: string, b: string): boolean {
@@ -237,6 +341,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const paths = settingsPaths(options);
   const root = paths.projectRoot;
   const store: ApprovalsStore = createApprovalsStore(paths.approvals);
+  const oauth = createOAuthManager(createOAuthTokenStore(paths.oauthTokens));
   const scheduler = options.scheduler;
   const now = () => scheduler?.now() ?? Date.now();
 
@@ -287,9 +392,32 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     }),
   );
 
+  const elicitations = createElicitationQueue({
+    onAsked: (request) =>
+      events.next({ type: 'elicitation', id: request.id, server: request.server, message: request.message, schema: request.requestedSchema, ts: now() }),
+    onGone: (request, reason) =>
+      events.next({
+        type: 'log',
+        level: 'warn',
+        message: `form ${request.id} of "${request.server}" ${reason instanceof Error ? reason.message : 'was cancelled by its server'}`,
+        ts: now(),
+      }),
+  });
+  let asked = 0;
+  const onElicitation = options.onElicitation;
+  const onSampling = options.onSampling;
+  const handlers: ServerRequestHandlers = {
+    elicit: onElicitation
+      ? (server, form, { signal }) => onElicitation({ id: `elicit-${++asked}`, server, ...form }, { signal })
+      : elicitations.ask,
+    // The workspace is the one root: a server that works on files works on these.
+    roots: () => [{ uri: pathToFileURL(paths.cwd).href, name: basename(paths.cwd) }],
+    ...(onSampling ? { sample: onSampling } : {}),
+  };
+
   const pool = options.pool;
   const r: Reconciler = createReconciler(inputs$, {
-    connector: options.pool?.connector ?? options.connector ?? connectMcp,
+    connector: options.pool?.connector ?? options.connector ?? createMcpConnector({ oauth }),
     restartShared: pool ? (key) => pool.restart(key) : undefined,
     allowedMcpServerNames: options.allowedMcpServerNames,
     env: options.env,
@@ -299,6 +427,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     concurrency: options.concurrency,
     strategy: options.strategy,
     hints: options.hints,
+    handlers,
   });
 
   /** The approval hash of a gated server as assembled now, from the latest read of every file. */
@@ -353,6 +482,80 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     return { server: name, enabled, stillBlocked: reasonText(admission.reason, admission.notAllowedBy, admission.detail) };
   };
 
+  /** Authorizations under way, by server: a second `/mcp auth NAME` joins the first. */
+  const authorizing = new Map<string, Promise<Authorization>>();
+  /** Ends every authorization still waiting for a browser when the session ends. */
+  const sessionEnded = new AbortController();
+
+  const authenticate = (name: string, signal?: AbortSignal): Promise<Authorization> => {
+    const running = authorizing.get(name);
+    if (running) return running;
+    const status = r.status(name);
+    const config = r.resolvedConfig(name);
+    if (status === undefined || config === undefined || status.state === 'blocked') {
+      const why = status?.reason === undefined ? 'is not configured' : `is not admitted (${reasonText(status.reason, status.notAllowedBy, status.detail)})`;
+      return Promise.reject(new Error(`server "${name}" ${why}; nothing is contacted for it until it is`));
+    }
+    const started = new Promise<Authorization>((resolveUrl, rejectUrl) => {
+      let announced = false;
+      const completed = oauth
+        .authenticate(name, config, {
+          signal: signal === undefined ? sessionEnded.signal : AbortSignal.any([signal, sessionEnded.signal]),
+          onAuthorizationUrl: (url) => {
+            announced = true;
+            events.next({ type: 'auth-required', server: name, url, ts: now() });
+            options.onAuthorizationUrl?.(name, url);
+            resolveUrl({ url, completed });
+          },
+        })
+        .then(() => {
+          r.reconnect(name);
+          // The reconnect starts with `connecting`; its outcome is the first state after that.
+          return firstValueFrom(
+            r.servers$.pipe(
+              map((all) => all.find((s) => s.name === name)),
+              skipWhile((s) => s !== undefined && s.state !== 'connecting'),
+              filter((s) => s === undefined || (s.state !== 'connecting' && s.state !== 'disconnected')),
+            ),
+          );
+        })
+        .then((after) => {
+          if (after?.state !== 'connected') throw new Error(`server "${name}" did not connect after authorization: ${after?.error ?? after?.state ?? 'gone'}`);
+        })
+        .finally(() => authorizing.delete(name));
+      completed.catch(() => undefined);
+      // A machine grant needs no browser: the authorization is under way already.
+      void completed.then(
+        () => !announced && resolveUrl({ completed }),
+        (error: unknown) => (announced ? undefined : rejectUrl(error instanceof Error ? error : new Error(String(error)))),
+      );
+    });
+    authorizing.set(name, started);
+    started.catch(() => authorizing.delete(name));
+    return started;
+  };
+
+  /**
+   * `oauth.autoStart`: a server that comes to need authorization starts it at once (headless:
+   * `auth-required` goes out without a command). At most {@link MAX_AUTO_STARTS} times in a row
+   * without a connect in between, so a server that refuses every token cannot loop the user
+   * through the browser.
+   */
+  const autoStarts = new Map<string, number>();
+  const autoStartAuthorizations = (servers: readonly ServerStatus[]): void => {
+    for (const s of servers) {
+      if (s.state === 'connected') autoStarts.delete(s.name);
+      if (s.state !== 'needs_auth' || authorizing.has(s.name) || r.resolvedConfig(s.name)?.oauth?.autoStart !== true) continue;
+      const count = autoStarts.get(s.name) ?? 0;
+      if (count >= MAX_AUTO_STARTS) continue;
+      autoStarts.set(s.name, count + 1);
+      authenticate(s.name).then(
+        ({ completed }) => completed.catch(() => undefined),
+        (error: unknown) => events.next({ type: 'log', level: 'warn', message: `authorization of ${s.name} did not start: ${error instanceof Error ? error.message : String(error)}`, ts: now() }),
+      );
+    }
+  };
+
   const persist = async (decisions: readonly { server: string; record: ApprovalRecord }[]): Promise<void> => {
     if (decisions.length === 0) return;
     await store.decideAll(root, decisions);
@@ -376,6 +579,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     tools$: r.tools$,
     prompts$: r.servers$.pipe(distinctFlatList((s) => s.prompts, (p, s) => ({ ...p, server: s.name }))),
     pendingApprovals$: r.pendingApprovals$,
+    elicitation$: elicitations.pending$,
     events$: events.asObservable(),
 
     async start() {
@@ -384,6 +588,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       firstPass = ready;
       subscription = r.pendingApprovals$.subscribe((p) => (promptable = p));
       subscription.add(r.events$.subscribe((e) => events.next(e)));
+      subscription.add(r.servers$.subscribe(autoStartAuthorizations));
       events.next({ type: 'started', ts: now(), cwd: paths.cwd, profile: paths.profile, watching: [...live.watching] });
       // Before our servers start: end what a SIGKILLed mcp-live left running (bounded, ~2.5 s at most).
       await openProcessGroupRegistry(options.runtimeDir ?? defaultRuntimeDir(paths.profile, options.homeDir), (message) =>
@@ -396,6 +601,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     async dispose() {
       subscription?.unsubscribe();
       subscription = undefined;
+      sessionEnded.abort(new Error('the session ended'));
+      elicitations.dispose();
       await r.dispose();
       events.complete();
       session.complete();
@@ -451,6 +658,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
 
     enable: (name, { persist = false } = {}) => setEnablement(name, true, persist),
     disable: (name, { persist = false } = {}) => setEnablement(name, false, persist),
+    authenticate: (name, { signal } = {}) => authenticate(name, signal),
+    logout: (name) => oauth.logout(name),
 
     removeSessionServer(name) {
       const next = { ...session.getValue() };
@@ -479,9 +688,16 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         return { reason: s.reason, notAllowedBy: s.notAllowedBy, message: reasonText(s.reason, s.notAllowedBy, s.detail) };
       }
       if (s.state === 'error') return { reason: 'error', error: s.error, message: s.error ?? 'error' };
+      if (s.state === 'needs_auth') return { reason: 'needs_auth', message: s.error ?? 'needs authentication' };
       return { reason: 'connecting', message: s.state };
     },
 
+    answerElicitation: (id, answer) => elicitations.answer(id, answer),
+    getPrompt: (name, args = {}, requestOptions) => r.getPrompt(name, args, requestOptions),
+    readResource: (uri, requestOptions) => r.readResource(uri, requestOptions),
+    listResources: () => r.list().flatMap((s) => s.resources.map((resource) => ({ ...resource, server: s.name }))),
+    listResourceTemplates: () =>
+      r.list().flatMap((s) => (s.resourceTemplates ?? []).map((template) => ({ ...template, server: s.name }))),
     toolNotFoundMessage: (q) => r.toolNotFoundMessage(q),
     statusReport: () => r.list(),
     pendingApprovals: () => promptable,

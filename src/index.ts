@@ -9,10 +9,15 @@
 export {
   createMcpLive,
   settingsPaths,
+  type Authorization,
   type ExtraSource,
   type McpLive,
   type McpLiveOptions,
+  type PendingElicitation,
   type QualifiedPrompt,
+  type QualifiedResource,
+  type QualifiedResourceTemplate,
+  type ServerRequestOptions,
   type Unavailable,
 } from './createMcpLive.js';
 export { planReport, type PlanReport, type PlannedServer } from './planReport.js';
@@ -20,7 +25,24 @@ export { planReport, type PlanReport, type PlannedServer } from './planReport.js
 // The reactive core, for hosts that bring their own sources or connector.
 export { createReconciler, type PassRequest, type Reconciler, type ReconcilerDeps } from './reconciler.js';
 export { connectMcp, createMcpConnector, type McpConnectorOptions } from './sinks/connector.js';
-export { SharedConnectionRestarted, type CallToolOptions, type Connection, type Connector } from './model/connection.js';
+export { createOAuthManager, type OAuthManager } from './sinks/oauthManager.js';
+export { createOAuthTokenStore, type OAuthTokenStore } from './sinks/oauthTokenStore.js';
+export type { OAuthSettings } from './model/oauthSettings.js';
+export {
+  NeedsAuthorization,
+  SharedConnectionRestarted,
+  type CallProgress,
+  type CallToolOptions,
+  type Connection,
+  type Connector,
+  type ElicitationAnswer,
+  type ElicitationField,
+  type ElicitationForm,
+  type ElicitationSchema,
+  type RequestOptions,
+  type ServerIdentity,
+  type ServerRequestHandlers,
+} from './model/connection.js';
 export {
   createConnectionPool,
   DEFAULT_IDLE_GRACE_MS,

@@ -38,7 +38,7 @@ import type {
 import { desiredServers, plan, type Action, type PlanStep } from './model/plan.js';
 import { planFullRestart } from './model/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
-import type { DesiredState } from './model/types.js';
+import type { DesiredState, ResolvedServerConfig } from './model/types.js';
 import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
 import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
@@ -69,6 +69,8 @@ export interface ReconcilerDeps {
   restartShared?: LiveServersDeps['restartShared'];
   /** Who reads the fix hints of tool-not-found messages (default `library`). */
   hints?: LiveServersDeps['hints'];
+  /** How the session answers its servers' own requests (elicitation, sampling, roots). */
+  handlers?: LiveServersDeps['handlers'];
 }
 
 /** A request for a pass: what to apply and why. Manual requests bypass the equality gate. */
@@ -100,7 +102,11 @@ export interface Reconciler {
   /** `/reconnect NAME`: the next pass (started now) reconnects it. */
   reconnect(name: string): boolean;
   callTool(qualifiedName: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
+  getPrompt: LiveServers['getPrompt'];
+  readResource: LiveServers['readResource'];
   status(name: string): ServerStatus | undefined;
+  /** `name`'s config as the last pass admitted it: undefined while it is blocked, pending or gone. */
+  resolvedConfig(name: string): ResolvedServerConfig | undefined;
   stderrTail(name: string): readonly string[];
   /** Every known server now, sorted by name. */
   list(): readonly ServerStatus[];
@@ -142,6 +148,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     random: deps.random,
     restartShared: deps.restartShared,
     hints: deps.hints,
+    handlers: deps.handlers,
   });
   const manual = new Subject<Trigger>();
   const events = new Subject<McpLiveEvent>();
@@ -350,7 +357,10 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       return marked;
     },
     callTool: (qualifiedName, args, options) => live.callTool(qualifiedName, args, options),
+    getPrompt: (prompt, args, options) => live.getPrompt(prompt, args, options),
+    readResource: (uri, options) => live.readResource(uri, options),
     status: (name) => live.status(name),
+    resolvedConfig: (name) => live.wanted(name)?.resolved,
     list: () => live.list(),
     stderrTail: (name) => live.stderrTail(name),
     toolNotFoundMessage: (q) => live.toolNotFoundMessage(q),

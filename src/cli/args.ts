@@ -45,6 +45,7 @@ export type CliCommand =
       json: boolean;
       options: CommonOptions;
     }
+  | { kind: 'auth'; action: 'login' | 'logout'; server: string; json: boolean; options: CommonOptions }
   | { kind: 'help' }
   | { kind: 'version' };
 
@@ -80,6 +81,8 @@ export const USAGE = `Usage:
   mcp-live mcp list [--json]             every server: scope, source file, admission (the plan view)
   mcp-live mcp get NAME [--json]         one entry as written (secrets masked), its scope and admission
   mcp-live trust [DIR] | untrust [DIR]   trust the folder (default: the workspace) or mark it untrusted
+  mcp-live auth NAME                     authorize a remote server (OAuth): prints the URL, waits, stores the token
+  mcp-live auth logout NAME              forget its stored tokens
 
 Add options:
   -s, --scope user|project|workspace  where: ~/.NAME/settings.json (default), .mcp.json, .NAME/settings.json
@@ -207,13 +210,21 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
     }
     case 'mcp':
       return mcpCommand(rest, values, json, options);
+    case 'auth': {
+      const [first, second, ...extra] = rest;
+      const [action, server] = first === 'logout' ? (['logout', second] as const) : (['login', first] as const);
+      if (!server || extra.length > 0 || (action === 'login' && second !== undefined)) {
+        throw new UsageError('auth needs one server NAME: mcp-live auth NAME | mcp-live auth logout NAME');
+      }
+      return { kind: 'auth', action, server, json, options };
+    }
     case 'trust':
     case 'untrust': {
       if (rest.length > 1) throw new UsageError(`${command} takes one DIR, got "${rest.join(' ')}"`);
       return { kind: 'trust', action: command, dir: resolve(defaults.cwd, rest[0] ?? options.cwd), json, options };
     }
     default:
-      throw new UsageError(`unknown command "${command}" (status, plan, approvals, mcp, trust, untrust, or none for a session)`);
+      throw new UsageError(`unknown command "${command}" (status, plan, approvals, mcp, auth, trust, untrust, or none for a session)`);
   }
 }
 

@@ -1,11 +1,17 @@
+import type { CallProgress } from '../model/connection.js';
+import { checkAnswer } from '../model/elicitationForm.js';
 import type { ResultEvent } from '../model/events.js';
 import type { McpLive } from '../createMcpLive.js';
+import { untilAborted } from '../model/untilAborted.js';
 
 /** Answer to one stdin line, plus whether the session should stop. */
 export interface CommandOutcome {
   result: Omit<ResultEvent, 'ts'>;
   quit: boolean;
-  /** `data` is a tool's answer (`call`): written as the tool gave it, not through the secrets net. */
+  /**
+   * `data` is a server's answer (`call`, `get-prompt`, `read-resource`): written as the server
+   * gave it, not through the secrets net.
+   */
   verbatimData?: boolean;
 }
 
@@ -29,12 +35,13 @@ function idOf(cmd: Json): string | number | undefined {
 /**
  * Executes one line of the `--json` command protocol (SPEC §9). A malformed line gets
  * `{ok: false, error}` and changes nothing; `id` is echoed when present. `signal` cancels a
- * `call` in flight (it then fails with the signal's reason).
+ * request in flight (`call`, `get-prompt`, `read-resource`: it then fails with the signal's
+ * reason); `onProgress` hears a `call`'s progress notifications.
  */
 export async function runJsonCommand(
   line: string,
   live: McpLive,
-  { signal }: { signal?: AbortSignal } = {},
+  { signal, onProgress }: { signal?: AbortSignal; onProgress?: (progress: CallProgress) => void } = {},
 ): Promise<CommandOutcome> {
   let msg: unknown;
   try {
@@ -80,16 +87,44 @@ export async function runJsonCommand(
         return ok(id, { servers: live.statusReport() });
       case 'call': {
         if (typeof cmd.tool !== 'string') throw new CommandError('"call" needs "tool"');
-        const args = cmd.args ?? {};
-        if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-          throw new CommandError('"args" must be a JSON object');
-        }
-        return { ...ok(id, await live.callTool(cmd.tool, args as Json, { signal })), verbatimData: true };
+        const timeout = timeoutOf(cmd);
+        return { ...ok(id, await live.callTool(cmd.tool, argsOf(cmd), { signal, timeout, onProgress })), verbatimData: true };
+      }
+      case 'elicit': {
+        if (typeof cmd.id !== 'string') throw new CommandError('"elicit" needs "id": the id of the elicitation event');
+        live.answerElicitation(cmd.id, checkAnswer({ action: cmd.action, content: cmd.content }));
+        return ok(id, { answered: cmd.id, action: cmd.action });
+      }
+      case 'get-prompt': {
+        if (typeof cmd.name !== 'string' || cmd.name === '') throw new CommandError('"get-prompt" needs "name"');
+        const args = argsOf(cmd);
+        if (!Object.values(args).every((v) => typeof v === 'string')) throw new CommandError('a prompt\'s "args" are strings');
+        const prompt = await live.getPrompt(cmd.name, args as Record<string, string>, { signal, ...serverOf(cmd) });
+        return { ...ok(id, prompt), verbatimData: true };
+      }
+      case 'read-resource': {
+        if (typeof cmd.uri !== 'string' || cmd.uri === '') throw new CommandError('"read-resource" needs "uri"');
+        return { ...ok(id, await live.readResource(cmd.uri, { signal, ...serverOf(cmd) })), verbatimData: true };
+      }
+      case 'auth': {
+        // `auth-required` (with the URL) goes out as an event; the answer comes once connected.
+        const name = server();
+        const authorization = await live.authenticate(name, { signal });
+        await untilAborted(authorization.completed, signal);
+        return ok(id, { authenticated: name });
+      }
+      case 'logout': {
+        const name = server();
+        return ok(id, { server: name, forgotten: await live.logout(name) });
       }
       case 'quit':
         return { result: { type: 'result', ok: true, ...(id === undefined ? {} : { id }), data: { quitting: true } }, quit: true };
       default:
-        return fail(id, `unknown cmd ${JSON.stringify(cmd.cmd)} (approve, approve-all, reject, enable, disable, reload, reconnect, status, call, quit)`);
+        return fail(
+          id,
+          `unknown cmd ${JSON.stringify(cmd.cmd)} (approve, approve-all, reject, enable, disable, reload, reconnect, status, call, ` +
+            `elicit, get-prompt, read-resource, auth, logout, quit)`,
+        );
     }
   } catch (err) {
     return fail(id, err instanceof Error ? err.message : String(err));
@@ -97,6 +132,31 @@ export async function runJsonCommand(
 }
 
 class CommandError extends Error {}
+
+/** The commands that send a request to a server: `quit` cancels them rather than waiting for them. */
+export const SERVER_REQUESTS: ReadonlySet<unknown> = new Set(['call', 'get-prompt', 'read-resource']);
+
+function argsOf(cmd: Json): Json {
+  const args = cmd.args ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new CommandError('"args" must be a JSON object');
+  return args as Json;
+}
+
+/** A call's own `timeout` in ms, if it gives one. */
+function timeoutOf(cmd: Json): number | undefined {
+  if (cmd.timeout === undefined) return undefined;
+  if (typeof cmd.timeout !== 'number' || !Number.isFinite(cmd.timeout) || cmd.timeout <= 0) {
+    throw new CommandError('"timeout" must be a positive number of milliseconds');
+  }
+  return cmd.timeout;
+}
+
+/** `server`: which server a prompt or resource request goes to, when the name alone does not say. */
+function serverOf(cmd: Json): { server?: string } {
+  if (cmd.server === undefined) return {};
+  if (typeof cmd.server !== 'string' || cmd.server === '') throw new CommandError('"server" must be a server\'s name');
+  return { server: cmd.server };
+}
 
 /** `hash`: the approval hash from `approval-required`, which binds a decision to what was shown. */
 function hashOf(cmd: Json): { hash?: string } {

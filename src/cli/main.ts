@@ -7,6 +7,7 @@ import { checkOptionPaths } from './checkOptionPaths.js';
 import { packageVersion } from './ownPackage.js';
 import { runMcpCommand } from './mcpCommand.js';
 import { runTrust } from './trustCommand.js';
+import { runAuth } from './authCommand.js';
 import { runJsonSession } from './runJsonSession.js';
 import { runPlan } from './planCommand.js';
 import { runStatus } from './statusCommand.js';
@@ -59,6 +60,8 @@ async function run(command: Exclude<CliCommand, { kind: 'help' | 'version' }>, o
       return runMcpCommand(options, command, process.stdout);
     case 'trust':
       return runTrust(options, command, process.stdout);
+    case 'auth':
+      return runAuth(options, command, process.stdout);
     case 'status':
       return runStatus(createMcpLive(options), command.json, process.stdout);
     case 'session': {

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { McpLive } from '../createMcpLive.js';
 import type { ResultEvent } from '../model/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
-import { peekCommand, runJsonCommand } from './jsonCommands.js';
+import { SERVER_REQUESTS, peekCommand, runJsonCommand } from './jsonCommands.js';
 
 /** The answer of a command the session stopped before it ended (or began). */
 const CANCELLED_QUITTING = 'cancelled: quitting';
@@ -16,7 +16,7 @@ interface OpenCommand {
   /** It began (commands wait for the first pass before that). */
   running: boolean;
   answered: boolean;
-  /** Cancels a `call` in flight: the server is told, and the call stops waiting. */
+  /** Cancels a request in flight (`call`, `get-prompt`, `read-resource`): the server is told, and it stops waiting. */
   abort: AbortController;
   /** Settles once the command has ended. */
   done: Promise<void>;
@@ -58,7 +58,8 @@ export async function runJsonSession(
     quitting = true;
     const finishing: Promise<void>[] = [];
     for (const command of open) {
-      if (command.running && command.cmd !== 'call') {
+      // An authorization waits for a browser that may never come: it is cancelled like a call.
+      if (command.running && !SERVER_REQUESTS.has(command.cmd) && command.cmd !== 'auth') {
         finishing.push(command.done);
         continue;
       }
@@ -82,13 +83,14 @@ export async function runJsonSession(
   // Handled here and by each command that waits for it; a failed start fails `runJsonSession` below.
   firstPass.catch(() => undefined);
   /**
-   * What a command waits for: `status` for the first pass to end (before, it would list servers
-   * still unknown); `call` for nothing here (the library waits while its tool is not listed);
-   * the others — decisions, reloads — for the first pass to have decided about every server and
-   * published the approval prompt, which a hung connect does not hold back.
+   * What a command waits for: `status`, `get-prompt` and `read-resource` for the first pass to end
+   * (before, it would list servers still unknown, and a prompt or resource would be routed among
+   * the servers connected so far); `call` for nothing here (the library waits while its tool is not
+   * listed); the others — decisions, reloads, answers to forms — for the first pass to have decided
+   * about every server and published the approval prompt, which a hung connect does not hold back.
    */
   const gate = (cmd: unknown): Promise<void> =>
-    cmd === 'call' ? Promise.resolve() : cmd === 'status' ? firstPass : live.planned();
+    cmd === 'call' ? Promise.resolve() : cmd === 'status' || SERVER_REQUESTS.has(cmd) ? firstPass : live.planned();
 
   const run = (line: string): void => {
     const { cmd, id } = peekCommand(line);
@@ -108,7 +110,12 @@ export async function runJsonSession(
       .then(() => {
         if (command.answered) return undefined;
         command.running = true;
-        return runJsonCommand(line, live, { signal: command.abort.signal });
+        return runJsonCommand(line, live, {
+          signal: command.abort.signal,
+          onProgress: (progress) => {
+            if (!command.answered) write({ type: 'progress', ...(id === undefined ? {} : { id }), ...progress, ts: Date.now() });
+          },
+        });
       })
       .then(
         (outcome) => {

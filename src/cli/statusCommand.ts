@@ -5,7 +5,8 @@ import type { ServerStatus } from '../model/status.js';
 
 /**
  * `mcp-live status`: connect once, print every server's state, end every process.
- * Exit code 1 when any server is in `error`, or when a user or system settings file does not
+ * Exit code 1 when any server is in `error` or `needs_auth` (it cannot be used until the user
+ * authorizes it: `mcp-live auth NAME`), or when a user or system settings file does not
  * parse (every server is then blocked, and the error is printed).
  */
 export async function runStatus(
@@ -38,7 +39,7 @@ export async function runStatus(
       out.write(mask(formatStatusTable(servers)));
       out.write(mask(formatWarnings(servers)));
     }
-    return blockedBy !== undefined || servers.some((s) => s.state === 'error') ? 1 : 0;
+    return blockedBy !== undefined || servers.some((s) => s.state === 'error' || s.state === 'needs_auth') ? 1 : 0;
   } finally {
     notices.unsubscribe();
     await live.dispose();

@@ -1,3 +1,4 @@
+import type { CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Observable, ObservableInput } from 'rxjs';
 import type { ResolvedServerConfig, ServerLists } from './types.js';
 
@@ -21,6 +22,15 @@ export interface Connection {
    * `signal` aborts (the server is sent `notifications/cancelled`).
    */
   callTool(tool: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
+  /**
+   * A prompt of this server by its own name, with its arguments filled in (`prompts/get`).
+   * Optional: a connection without it has no prompts to give (test fakes).
+   */
+  getPrompt?(prompt: string, args: Record<string, string>, options?: RequestOptions): Promise<unknown>;
+  /** One resource by URI (`resources/read`); optional like {@link getPrompt}. */
+  readResource?(uri: string, options?: RequestOptions): Promise<unknown>;
+  /** What the server said about itself in `initialize` (absent for fakes that say nothing). */
+  readonly server?: ServerIdentity;
   /** The last lines the server wrote to stderr (ring buffer, at most 200). */
   stderrTail(): readonly string[];
   /**
@@ -31,18 +41,86 @@ export interface Connection {
   close(): ObservableInput<void>;
 }
 
-/** Per-call options of {@link Connection.callTool}. */
-export interface CallToolOptions {
-  /** Cancels the call: it rejects with the signal's reason. */
+/** Options of a request to a server other than a tool call. */
+export interface RequestOptions {
+  /** Cancels the request: it rejects with the signal's reason (the server is sent `notifications/cancelled`). */
   signal?: AbortSignal;
 }
 
+/** Per-call options of {@link Connection.callTool}. */
+export interface CallToolOptions extends RequestOptions {
+  /**
+   * How long the call may wait for the server's answer, in ms (default: the server entry's
+   * `timeout`, itself 600 000 by default). Each progress notification starts it again.
+   */
+  timeout?: number;
+  /** Called with each progress notification the server sends for this call. */
+  onProgress?: (progress: CallProgress) => void;
+}
+
+/** One `notifications/progress` of a call. */
+export interface CallProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A server's `initialize` answer, as far as a user reads it. */
+export interface ServerIdentity {
+  info?: { name: string; version: string; title?: string };
+  /** How to use the server, for a model's context: the server's `instructions`. */
+  instructions?: string;
+}
+
+/** A form the server asks the user to fill in (`elicitation/create`, form mode). */
+export interface ElicitationForm {
+  message: string;
+  /** A flat JSON Schema object: `properties` of strings, numbers, booleans and enums, `required`. */
+  requestedSchema: ElicitationSchema;
+}
+
+export interface ElicitationSchema {
+  type: 'object';
+  properties: Record<string, ElicitationField>;
+  required?: string[];
+}
+
+/** One field of an {@link ElicitationSchema} (the MCP's primitive schema definitions, loosely). */
+export interface ElicitationField {
+  type?: string;
+  title?: string;
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  [keyword: string]: unknown;
+}
+
+/** The user's answer to an {@link ElicitationForm}. */
+export interface ElicitationAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  /** With `accept`: the fields filled in; the ones left out get their schema defaults. */
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
 /**
- * Opens a connection. Subscribing starts it; the observable emits one {@link Connection} and
- * completes, or errors (spawn failure, `timed out after N ms`, protocol error). Unsubscribing
+ * What a session answers when a server asks the client something (server → client requests).
+ * A connector advertises exactly the capabilities whose handler is here: no handler, no capability.
+ */
+export interface ServerRequestHandlers {
+  /** `elicitation/create`: ask the user. `signal` aborts when the server cancels the request. */
+  elicit?: (server: string, form: ElicitationForm, context: { signal: AbortSignal; timeoutMs: number }) => Promise<ElicitationAnswer>;
+  /** `sampling/createMessage`: only a host with a model has one. */
+  sample?: (server: string, params: CreateMessageRequestParams, context: { signal: AbortSignal }) => Promise<CreateMessageResult>;
+  /** `roots/list`: the directories the session works in. */
+  roots?: () => readonly { uri: string; name?: string }[];
+}
+
+/**
+ * Opens a connection, answering the server's own requests with `handlers`. Subscribing starts it;
+ * the observable emits one {@link Connection} and completes, or errors (spawn failure, `timed out after N ms`, protocol error). Unsubscribing
  * before the emission aborts the attempt and ends anything it started — no orphans.
  */
-export type Connector = (name: string, config: ResolvedServerConfig) => Observable<Connection>;
+export type Connector = (name: string, config: ResolvedServerConfig, handlers?: ServerRequestHandlers) => Observable<Connection>;
 
 /**
  * The error a shared connection's `lists$` ends with when one session restarted it on purpose
@@ -53,5 +131,28 @@ export class SharedConnectionRestarted extends Error {
   constructor() {
     super('restarted by /reconnect in another session');
     this.name = 'SharedConnectionRestarted';
+  }
+}
+
+/**
+ * Why a remote server cannot be used until the user authorizes it (issue 12): no token, a token
+ * the server refuses and that cannot be refreshed, or (`scope`) a call that needs more scope
+ * than the token has. A connect or a connection that ends with it puts the server in
+ * `needs_auth`, which is not retried on its own; a call that fails with it leaves the server up.
+ */
+export class NeedsAuthorization extends Error {
+  constructor(
+    readonly why: 'required' | 'refused' | 'scope',
+    /** The scope the server asked for (`scope`: the scope the call needs). */
+    readonly scope?: string,
+  ) {
+    super(
+      why === 'scope'
+        ? `needs more authorization${scope ? ` (scope "${scope}")` : ''}`
+        : why === 'refused'
+          ? 'the server no longer accepts the stored token'
+          : 'the server requires authorization',
+    );
+    this.name = 'NeedsAuthorization';
   }
 }

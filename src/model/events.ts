@@ -86,6 +86,17 @@ export interface RestartRequiredEvent extends Stamped {
   keys: string[];
 }
 
+/**
+ * The user must open `url` to authorize `server` (issue 12): emitted when an authorization starts
+ * (`/mcp auth`, `{"cmd":"auth"}`, `oauth.autoStart`). Whoever opens it in a browser completes it;
+ * mcp-live listens for the browser's return on 127.0.0.1 and then reconnects the server.
+ */
+export interface AuthRequiredEvent extends Stamped {
+  type: 'auth-required';
+  server: string;
+  url: string;
+}
+
 export interface ReadyEvent extends Stamped {
   type: 'ready';
 }
@@ -96,6 +107,29 @@ export interface ResultEvent extends Stamped {
   ok: boolean;
   data?: unknown;
   error?: string;
+}
+
+/**
+ * A server asks the user to fill in a form (`elicitation/create`). Answer it with
+ * `{"cmd":"elicit","id":…,"action":"accept|decline|cancel","content":{…}}` before the server
+ * entry's `timeout` passes; after it, the server is told `cancel`.
+ */
+export interface ElicitationEvent extends Stamped {
+  type: 'elicitation';
+  id: string;
+  server: string;
+  message: string;
+  /** The form: a flat JSON Schema object (`properties` with `type`, `title`, `default`, `enum`; `required`). */
+  schema: unknown;
+}
+
+/** A `call` in flight reports progress (`id` is the command's). */
+export interface ProgressEvent extends Stamped {
+  type: 'progress';
+  id?: string | number;
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 export interface LogEvent extends Stamped {
@@ -114,5 +148,8 @@ export type McpLiveEvent =
   | SettingsOkEvent
   | RestartRequiredEvent
   | ReadyEvent
+  | AuthRequiredEvent
   | ResultEvent
+  | ElicitationEvent
+  | ProgressEvent
   | LogEvent;

@@ -6,8 +6,8 @@ import { sha256Hex } from './sha256Hex.js';
 
 /**
  * How a server is reached, as one hash (SPEC §6): SHA-256 hex over the canonical JSON of
- * transport, command, args (ordered), cwd, env (sorted), url, headers (sorted), timeout and
- * connectTimeout — after variable expansion, so a changed secret, or an extension that moved
+ * transport, command, args (ordered), cwd, env (sorted), url, headers (sorted), timeout,
+ * connectTimeout and the `oauth` block — after variable expansion, so a changed secret, or an extension that moved
  * (`${extensionPath}`), reconnects. Both deadlines are in it because a connection keeps the ones
  * it was opened with: a changed deadline takes effect by reconnecting. View fields are not in
  * it: changing them re-filters in place. (`httpUrl` has been folded into `url` by the resolver;
@@ -25,6 +25,8 @@ export function fingerprint(resolved: ResolvedServerConfig): string {
       headers: resolved.headers,
       timeout: resolved.timeout,
       connectTimeout: resolved.connectTimeout,
+      // How a token is got decides what the server sees; `autoStart` only when the flow begins.
+      oauth: resolved.oauth === undefined ? undefined : { ...resolved.oauth, autoStart: undefined },
     }),
   );
 }

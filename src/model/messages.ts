@@ -85,6 +85,30 @@ function approveHint(server: string, audience: HintAudience): string {
   }
 }
 
+/**
+ * A server that waits for the user's authorization (issue 12), and how to give it: "needs
+ * authentication – run /mcp auth github". `why` and `scope` come from the connection's
+ * `NeedsAuthorization`: a token the server refused, or a call that needs more scope.
+ */
+export function needsAuthText(server: string, { why, scope }: { why: 'required' | 'refused' | 'scope'; scope?: string }, audience: HintAudience): string {
+  const fix = authHint(server, audience);
+  if (why === 'scope') return `needs more authorization${scope ? ` (scope "${scope}")` : ''} – ${fix}`;
+  if (why === 'refused') return `needs authentication again (the server refused the stored token) – ${fix}`;
+  return `needs authentication – ${fix}`;
+}
+
+/** How to start an authorization, in the terms of where the hint is read. */
+function authHint(server: string, audience: HintAudience): string {
+  switch (audience) {
+    case 'ui':
+      return `run /mcp auth ${server}`;
+    case 'json':
+      return `send ${JSON.stringify({ cmd: 'auth', server })}`;
+    case 'library':
+      return `run mcp-live auth ${shellWord(server)}`;
+  }
+}
+
 /** How to enable a server disabled for this session, in the terms of where the hint is read. */
 function enableHint(server: string, audience: HintAudience): string {
   switch (audience) {
@@ -120,7 +144,7 @@ export interface ToolNotFoundContext {
 export function toolNotFoundMessage(
   toolName: string,
   server: string | undefined,
-  status: { reason?: Reason; notAllowedBy?: NotAllowedBy; detail?: string; error?: string } | undefined,
+  status: { state?: string; reason?: Reason; notAllowedBy?: NotAllowedBy; detail?: string; error?: string } | undefined,
   { audience = 'library', filteredOut }: ToolNotFoundContext = {},
 ): string {
   const head = `Tool "${toolName}" is not available`;
@@ -130,6 +154,7 @@ export function toolNotFoundMessage(
     const { situation, fix } = blockedSentence(status.reason, status.notAllowedBy, status.detail, server, audience);
     return `${head}: MCP server "${server}" ${situation} – ${fix}.`;
   }
+  if (status.state === 'needs_auth' && status.error !== undefined) return `${head}: MCP server "${server}" ${status.error}.`;
   if (status.error !== undefined) return `${head}: MCP server "${server}" failed: ${status.error}`;
   if (filteredOut?.by === 'excludeTools') {
     return `${head}: tool "${filteredOut.tool}" of MCP server "${server}" is filtered out by excludeTools – remove it from excludeTools to use it.`;

@@ -179,7 +179,9 @@ function planWanted(server: WantedServer, current: LiveEntry | undefined): StepB
   if (current.fingerprint !== server.fingerprint) {
     return { change: 'reconnected', actions: [{ type: 'disconnect' }, { type: 'connect', server }] };
   }
-  if (current.state === 'error' || current.state === 'disconnected') {
+  // A server waiting for authorization is asked again too: a token may have come meanwhile
+  // (`mcp-live auth NAME` in another terminal).
+  if (current.state === 'error' || current.state === 'disconnected' || current.state === 'needs_auth') {
     if (server.invalid !== undefined && current.state === 'error') return { change: 'unchanged', actions: [] };
     return { change: 'retried', actions: [{ type: 'connect', server }] };
   }

@@ -58,6 +58,8 @@ export function reviewEntry(entry: unknown): EntryReview {
   for (const [key, value] of entries(field('headers'))) {
     push('header', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   }
+  // Where a token comes from and goes (issue 12): endpoints, client, grant, scopes — secrets masked.
+  for (const [key, value] of entries(field('oauth'))) push('oauth', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   push('trust', field('trust'));
   push('timeout', field('timeout'));
   push('disabled', field('disabled'));

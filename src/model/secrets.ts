@@ -227,7 +227,27 @@ function maskLiteral(text: string): string {
 
 /** Free text: known token formats and URL credentials. */
 function maskFormats(text: string, paths = false): string {
-  return maskUrls(maskTokens(text), paths);
+  return maskUrls(maskTokens(maskHeld(text)), paths);
+}
+
+// --- secrets mcp-live holds ------------------------------------------------------------------------
+
+/** Secrets of mcp-live's own (issue 12): whatever their form, masked by every masker of this module. */
+const held = new Set<string>();
+
+/**
+ * Adds secrets mcp-live itself holds — OAuth access and refresh tokens, authorization codes, PKCE
+ * verifiers, client secrets, private keys — to what every masker masks, for the life of the
+ * process: a server or an authorization server that echoes one in an error text shows `***`.
+ */
+export function holdSecrets(...values: (string | undefined)[]): void {
+  for (const value of values) if (value !== undefined && value.length >= MIN_SECRET_CHARS) held.add(value);
+}
+
+function maskHeld(text: string): string {
+  let masked = text;
+  for (const secret of held) if (masked.includes(secret)) masked = masked.split(secret).join(SECRET_MASK);
+  return masked;
 }
 
 // --- args -----------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import type {
   PromptInfo,
   Reason,
   ResourceInfo,
+  ResourceTemplateInfo,
   Scope,
   ServerState,
   TransportKind,
@@ -56,6 +57,12 @@ export interface ServerStatus {
   tools: readonly QualifiedTool[];
   prompts: readonly PromptInfo[];
   resources: readonly ResourceInfo[];
+  /** The server's resource templates, when it lists any. */
+  resourceTemplates?: readonly ResourceTemplateInfo[];
+  /** Name and version from the server's `initialize` answer, while connected. */
+  serverInfo?: { name: string; version: string; title?: string };
+  /** The server's `instructions` from `initialize` (how to use it), while connected. */
+  instructions?: string;
   history: readonly HistoryEntry[];
 }
 

@@ -1,3 +1,5 @@
+import type { OAuthSettings } from './oauthSettings.js';
+
 /**
  * The domain vocabulary of mcp-live (SPEC §1). Pure data: no behaviour lives here.
  */
@@ -41,6 +43,8 @@ export interface ServerConfig {
   includeTools?: string[];
   excludeTools?: string[];
   disabled?: boolean;
+  /** How to get a token for a remote server (issue 12; see `OAuthSettings`). */
+  oauth?: Record<string, unknown>;
   [unknown: string]: unknown;
 }
 
@@ -73,6 +77,8 @@ export interface ResolvedServerConfig {
    * (tests, hosts) stay valid — the connector then uses {@link DEFAULT_CONNECT_TIMEOUT_MS}.
    */
   connectTimeout?: number;
+  /** A remote server's `oauth` block, expanded (absent: OAuth with everything discovered). */
+  oauth?: OAuthSettings;
 }
 
 /** Fields that change what a connected server shows, not how it is reached. */
@@ -186,7 +192,11 @@ export type Reason =
 /** Which bound a `not_allowed` came from, for the words shown to the user. */
 export type NotAllowedBy = 'flag' | 'settings';
 
-export type ServerState = 'connecting' | 'connected' | 'disconnected' | 'error' | 'blocked';
+/**
+ * `needs_auth`: a remote server answered 401 and no stored token works; it waits for the user to
+ * authorize (`/mcp auth NAME`) and is not retried until then (issue 12).
+ */
+export type ServerState = 'connecting' | 'connected' | 'disconnected' | 'error' | 'blocked' | 'needs_auth';
 
 /** A tool as the server lists it. */
 export interface ToolInfo {
@@ -204,6 +214,15 @@ export interface ResourceInfo {
   uri: string;
   name?: string;
   description?: string;
+  mimeType?: string;
+}
+
+/** A family of resources (`resources/templates/list`): `uriTemplate` is an RFC 6570 URI template. */
+export interface ResourceTemplateInfo {
+  uriTemplate: string;
+  name?: string;
+  description?: string;
+  mimeType?: string;
 }
 
 /** Lists of one server, as reported by it (unfiltered). */
@@ -211,4 +230,6 @@ export interface ServerLists {
   tools: readonly ToolInfo[];
   prompts: readonly PromptInfo[];
   resources: readonly ResourceInfo[];
+  /** Absent from a connection that never lists them (test fakes): no templates. */
+  resourceTemplates?: readonly ResourceTemplateInfo[];
 }

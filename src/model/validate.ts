@@ -1,4 +1,5 @@
 import { resolve, sep } from 'node:path';
+import { oauthProblems, resolveOAuthSettings } from './oauthSettings.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
@@ -68,6 +69,7 @@ export function validateServerConfig(raw: unknown): { ok: true; config: ServerCo
     const value = Object.hasOwn(raw, field) ? raw[field] : undefined;
     if (value !== undefined && !check(value)) problems.push(`${field} must be ${expected}`);
   }
+  if (Object.hasOwn(raw, 'oauth') && raw.oauth !== undefined) problems.push(...oauthProblems(raw.oauth));
   return problems.length === 0 ? { ok: true, config: raw } : { ok: false, error: problems.join('; ') };
 }
 
@@ -259,5 +261,6 @@ export function resolveServerConfig(
     env: {},
     headers: expandValues(config.headers, expand),
     ...deadlines(config),
+    ...(config.oauth === undefined ? {} : { oauth: resolveOAuthSettings(config.oauth, expand) }),
   });
 }

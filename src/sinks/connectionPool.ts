@@ -13,7 +13,12 @@ import {
   type Subscriber,
   type Subscription,
 } from 'rxjs';
-import { SharedConnectionRestarted, type Connection, type Connector } from '../model/connection.js';
+import {
+  SharedConnectionRestarted,
+  type Connection,
+  type Connector,
+  type ServerRequestHandlers,
+} from '../model/connection.js';
 import { fingerprint } from '../model/fingerprint.js';
 import type { ServerLists } from '../model/types.js';
 
@@ -35,6 +40,11 @@ import type { ServerLists } from '../model/types.js';
  *               every handle's lists$ ──# SharedConnectionRestarted   two processes of one
  *                                                                     config never overlap)
  * ```
+ *
+ * The server's own requests (elicitation, sampling, roots) on a shared connection are answered by
+ * the session that has held it longest and has a handler for that request: one process has one
+ * client, so one session's user answers, and it is the one most likely to stay. The capabilities
+ * advertised are those of the session that spawned the process.
  */
 
 /** Options of {@link createConnectionPool}. */
@@ -91,8 +101,10 @@ interface Entry {
   lists: ServerLists;
   /** Fans the one inner `lists$` out to every handle; errors when the connection dies. */
   readonly changes: Subject<Partial<ServerLists>>;
-  /** Acquires waiting for the connection to come up. */
-  readonly waiters: Set<Subscriber<Connection>>;
+  /** Acquires waiting for the connection to come up, with their session's handlers. */
+  readonly waiters: Map<Subscriber<Connection>, ServerRequestHandlers>;
+  /** The handlers of every session holding or waiting, oldest first: who answers the server's requests. */
+  readonly holders: ServerRequestHandlers[];
   /** The inner connect, until it settled. */
   attempt?: Subscription;
   /** The subscription to the inner `lists$`. */
@@ -162,7 +174,9 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     entry.changes.error(error);
   };
 
-  const release = (entry: Entry): void => {
+  const release = (entry: Entry, handlers: ServerRequestHandlers): void => {
+    const index = entry.holders.indexOf(handlers);
+    if (index >= 0) entry.holders.splice(index, 1);
     // A dead, failed or closed entry is out of the map: its references no longer count.
     if (entries.get(entry.key) !== entry) return;
     entry.refs -= 1;
@@ -180,25 +194,29 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     });
   };
 
-  const handleOf = (entry: Entry, conn: Connection): Connection => {
+  const handleOf = (entry: Entry, conn: Connection, handlers: ServerRequestHandlers): Connection => {
     let released = false;
     const closed = new Subject<void>();
+    const gone = (): Promise<never> => Promise.reject(new Error('connection closed'));
     return {
       pid: conn.pid,
+      server: conn.server,
       // The shared connection's lists now, not the ones it started with.
       get lists() {
         return entry.lists;
       },
       lists$: defer(() => (released ? EMPTY : entry.changes.pipe(takeUntil(closed)))),
       callTool: (tool, args, options) =>
-        released ? Promise.reject(new Error('connection closed')) : conn.callTool(tool, args, options),
+        released ? gone() : conn.callTool(tool, args, options),
+      getPrompt: conn.getPrompt && ((prompt, args, options) => (released ? gone() : conn.getPrompt!(prompt, args, options))),
+      readResource: conn.readResource && ((uri, options) => (released ? gone() : conn.readResource!(uri, options))),
       stderrTail: () => conn.stderrTail(),
       close: () => {
         if (!released) {
           released = true;
           closed.next();
           closed.complete();
-          release(entry);
+          release(entry, handlers);
         }
         // Releasing never waits for the process: the pool ends it after the grace.
         return EMPTY;
@@ -219,9 +237,9 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       // Only our own close completes it; anything else means the connection is gone.
       complete: () => die(entry, new Error('connection closed')),
     });
-    for (const waiter of [...entry.waiters]) {
+    for (const [waiter, handlers] of [...entry.waiters]) {
       entry.waiters.delete(waiter);
-      waiter.next(handleOf(entry, conn));
+      waiter.next(handleOf(entry, conn, handlers));
       waiter.complete();
     }
   };
@@ -229,27 +247,27 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
   const failed = (entry: Entry, error: unknown): void => {
     entry.attempt = undefined;
     evict(entry);
-    for (const waiter of [...entry.waiters]) {
+    for (const waiter of [...entry.waiters.keys()]) {
       entry.waiters.delete(waiter);
       waiter.error(error);
     }
   };
 
   /** Spawns once the previous process of this key (if one is closing) is gone, and only if still wanted. */
-  const spawnAfterClose = (entry: Entry, name: string, config: Parameters<Connector>[1]): void => {
+  const spawnAfterClose = (entry: Entry, name: string, config: Parameters<Connector>[1], handlers: ServerRequestHandlers): void => {
     const previous = closing.get(entry.key);
-    if (!previous) return spawn(entry, name, config);
+    if (!previous) return spawn(entry, name, config, handlers);
     entry.attempt = previous.subscribe({
       complete: () => {
         entry.attempt = undefined;
-        if (entries.get(entry.key) === entry && !disposed) spawn(entry, name, config);
+        if (entries.get(entry.key) === entry && !disposed) spawn(entry, name, config, handlers);
       },
     });
   };
 
-  const spawn = (entry: Entry, name: string, config: Parameters<Connector>[1]): void => {
+  const spawn = (entry: Entry, name: string, config: Parameters<Connector>[1], handlers: ServerRequestHandlers): void => {
     let emitted = false;
-    const attempt = inner(name, config).subscribe({
+    const attempt = inner(name, config, answeredByHolders(entry.holders, handlers)).subscribe({
       next: (conn) => {
         emitted = true;
         opened(entry, conn);
@@ -263,7 +281,7 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     if (!attempt.closed) entry.attempt = attempt;
   };
 
-  const connector: Connector = (name, config) =>
+  const connector: Connector = (name, config, handlers = {}) =>
     new Observable<Connection>((subscriber) => {
       if (disposed) {
         subscriber.error(new Error(DISPOSED));
@@ -273,23 +291,24 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       let entry = entries.get(key);
       const fresh = entry === undefined;
       if (!entry) {
-        entry = { key, refs: 0, lists: NO_LISTS, changes: new Subject(), waiters: new Set() };
+        entry = { key, refs: 0, lists: NO_LISTS, changes: new Subject(), waiters: new Map(), holders: [] };
         entries.set(key, entry);
       }
       const current = entry;
       current.refs += 1;
+      current.holders.push(handlers);
       current.idle?.unsubscribe();
       current.idle = undefined;
       if (current.conn) {
-        subscriber.next(handleOf(current, current.conn));
+        subscriber.next(handleOf(current, current.conn, handlers));
         subscriber.complete();
         return;
       }
-      current.waiters.add(subscriber);
-      if (fresh) spawnAfterClose(current, name, config);
+      current.waiters.set(subscriber, handlers);
+      if (fresh) spawnAfterClose(current, name, config, handlers);
       return () => {
         // Still waiting: this acquire's reference goes with it.
-        if (current.waiters.delete(subscriber)) release(current);
+        if (current.waiters.delete(subscriber)) release(current, handlers);
       };
     });
 
@@ -319,4 +338,20 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
       await Promise.all([...closing.values()].map((gone) => lastValueFrom(gone, { defaultValue: undefined })));
     },
   };
+}
+
+/**
+ * The handlers a shared connection is opened with: each request goes to the longest holder that
+ * has a handler for it. Only the kinds `spawner` has are offered (they decide the capabilities);
+ * with no holder left that has one, a form is cancelled, sampling refused, and the roots are none.
+ */
+function answeredByHolders(holders: readonly ServerRequestHandlers[], spawner: ServerRequestHandlers): ServerRequestHandlers {
+  const first = <K extends keyof ServerRequestHandlers>(kind: K): ServerRequestHandlers[K] => holders.find((h) => h[kind])?.[kind];
+  const answered: ServerRequestHandlers = {};
+  if (spawner.elicit) answered.elicit = (...a) => first('elicit')?.(...a) ?? Promise.resolve({ action: 'cancel' });
+  if (spawner.sample) {
+    answered.sample = (...a) => first('sample')?.(...a) ?? Promise.reject(new Error('no session that can sample holds this server'));
+  }
+  if (spawner.roots) answered.roots = () => first('roots')?.() ?? [];
+  return answered;
 }

@@ -1,7 +1,12 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  type ClientCapabilities,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
+  ListRootsRequestSchema,
   McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -20,8 +25,20 @@ import {
   timeout,
   type Subscription,
 } from 'rxjs';
-import type { CallToolOptions, Connection, Connector } from '../model/connection.js';
+import type {
+  CallToolOptions,
+  Connection,
+  Connector,
+  ElicitationAnswer,
+  ElicitationForm,
+  RequestOptions,
+  ServerIdentity,
+  ServerRequestHandlers,
+} from '../model/connection.js';
+import { NeedsAuthorization } from '../model/connection.js';
 import { createServerMasker } from '../model/secrets.js';
+import type { OAuthManager } from './oauthManager.js';
+import { AuthorizationRequired, type McpOAuthProvider } from './oauthProvider.js';
 import { connectDeadline } from '../model/validate.js';
 import { exhaustMapWithTrailing } from '../operators/exhaustMapWithTrailing.js';
 import {
@@ -29,6 +46,7 @@ import {
   type PromptInfo,
   type ResolvedServerConfig,
   type ResourceInfo,
+  type ResourceTemplateInfo,
   type ServerLists,
   type ToolInfo,
 } from '../model/types.js';
@@ -65,6 +83,12 @@ export interface McpConnectorOptions {
    * end them if this one is SIGKILLed (default: the registry the started session opened, if any).
    */
   processGroups?: ProcessGroupRegistry;
+  /**
+   * OAuth for remote servers (issue 12): stored tokens are sent and refreshed; a server that
+   * needs the user's authorization fails the connect with {@link NeedsAuthorization}. Without
+   * it, a 401 is an error like any other.
+   */
+  oauth?: OAuthManager;
 }
 
 /** The {@link Connection} this connector hands out: its `close()` is a Promise. */
@@ -72,7 +96,11 @@ export interface McpConnection extends Connection {
   close(): Promise<void>;
 }
 
-export type McpConnector = (name: string, config: ResolvedServerConfig) => Observable<McpConnection>;
+export type McpConnector = (
+  name: string,
+  config: ResolvedServerConfig,
+  handlers?: ServerRequestHandlers,
+) => Observable<McpConnection>;
 
 export const DEFAULT_STDIN_GRACE_MS = 500;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -83,11 +111,11 @@ const MAX_LIST_PAGES = 100;
 const TERMINATE_SESSION_MS = 1_000;
 
 export function createMcpConnector(options: McpConnectorOptions = {}): McpConnector {
-  return (name, config) =>
+  return (name, config, handlers = {}) =>
     new Observable<McpConnection>((subscriber) => {
       let session: McpSession;
       try {
-        session = new McpSession(name, config, options);
+        session = new McpSession(name, config, options, handlers);
       } catch (error) {
         subscriber.error(asError(error));
         return;
@@ -124,6 +152,18 @@ export function timedOut(ms: number, field: 'timeout' | 'connectTimeout'): strin
   return `timed out after ${ms} ms (raise "${field}" in the server's entry)`;
 }
 
+/** A call that outlived the `timeout` its caller gave: that option is the knob, not the entry's. */
+function callTimedOut(ms: number): string {
+  return `timed out after ${ms} ms (raise the call's "timeout")`;
+}
+
+/** The answer to `sampling/createMessage` of a session without an `onSampling` hook. */
+const NO_MODEL =
+  'mcp-live has no model to sample with; a host that has one serves sampling/createMessage through the onSampling option of createMcpLive';
+
+/** Node's timers fire at once past this many ms, so no per-call timeout goes beyond it. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** A deadline from a config, or the default when it is missing or not a positive number. */
 function deadline(ms: number | undefined, fallback: number): number {
   return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : fallback;
@@ -138,7 +178,7 @@ connectMcp satisfies Connector;
 type ListKind = keyof ServerLists;
 type SessionState = 'connecting' | 'open' | 'closing' | 'closed' | 'dead';
 
-const EMPTY_LISTS: ServerLists = { tools: [], prompts: [], resources: [] };
+const EMPTY_LISTS: ServerLists = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
 
 class McpSession implements McpConnection {
   /** Each request once connected (`timeout`). */
@@ -147,6 +187,7 @@ class McpSession implements McpConnection {
   readonly connectTimeoutMs: number;
   lists: ServerLists = EMPTY_LISTS;
   readonly lists$: Observable<Partial<ServerLists>>;
+  server?: ServerIdentity;
 
   private state: SessionState = 'connecting';
   /** Why the server went away on its own (already redacted). */
@@ -154,6 +195,9 @@ class McpSession implements McpConnection {
   private readonly redact: (text: string) => string;
   private readonly stderr: StderrRing;
   private readonly mcp: McpTransport;
+  private readonly oauth?: McpOAuthProvider;
+  /** What ended the connection on its own, as its `lists$` reported it. */
+  private deathError?: Error;
   private readonly client: Client;
   private readonly listsSubject = new Subject<Partial<ServerLists>>();
   private readonly refresh$ = new Subject<ListKind>();
@@ -165,6 +209,7 @@ class McpSession implements McpConnection {
     private readonly name: string,
     private readonly config: ResolvedServerConfig,
     options: McpConnectorOptions,
+    handlers: ServerRequestHandlers,
   ) {
     this.timeoutMs = deadline(config.timeout, DEFAULT_TIMEOUT_MS);
     // A config built by hand (a host, a test) may lack connectTimeout: the resolver's rule applies.
@@ -180,13 +225,73 @@ class McpSession implements McpConnection {
       },
       httpReconnection: options.httpReconnection,
       processGroups: { registry: options.processGroups ?? activeProcessGroupRegistry(), name },
+      oauth: (this.oauth = options.oauth?.provider(name, config)),
     });
-    this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: {} });
+    this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
+    this.answerServerRequests(handlers);
     this.client.onclose = () => this.onTransportClosed();
     this.client.onerror = (error) => this.onTransportError(error);
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged('tools'));
     this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.listChanged('prompts'));
-    this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.listChanged('resources'));
+    this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      this.listChanged('resources');
+      this.listChanged('resourceTemplates');
+    });
+  }
+
+  /**
+   * The server's own requests, each answered by the session's handler; a request without one
+   * gets a JSON-RPC error (the capability is not advertised, but a server may ask anyway).
+   */
+  private answerServerRequests({ elicit, sample, roots }: ServerRequestHandlers): void {
+    if (elicit) {
+      this.client.setRequestHandler(ElicitRequestSchema, async ({ params }, extra) => {
+        if (params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'mcp-live answers form-mode elicitation only');
+        const form = { message: params.message, requestedSchema: params.requestedSchema };
+        const answer = await this.elicitWithin(elicit, form, extra.signal);
+        // Accepting with nothing filled in still carries `{}`: the SDK then fills in the schema's
+        // defaults (the `applyDefaults` we advertise), which it skips when `content` is absent.
+        return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : { action: answer.action };
+      });
+    }
+    if (sample) {
+      this.client.setRequestHandler(CreateMessageRequestSchema, ({ params }, extra) =>
+        sample(this.name, params, { signal: extra.signal }),
+      );
+    }
+    if (roots) this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [...roots()] }));
+    this.client.fallbackRequestHandler = ({ method }) => {
+      const why = method === 'sampling/createMessage' ? NO_MODEL : `mcp-live does not answer ${method}`;
+      return Promise.reject(new McpError(ErrorCode.MethodNotFound, why));
+    };
+  }
+
+  /**
+   * Asks the handler, within the entry's `timeout`: a form nobody answers in time is cancelled,
+   * and so is one the server cancels or whose connection goes away (the handler sees `signal`).
+   */
+  private elicitWithin(
+    elicit: NonNullable<ServerRequestHandlers['elicit']>,
+    form: ElicitationForm,
+    serverSignal: AbortSignal,
+  ): Promise<ElicitationAnswer> {
+    const ms = Math.min(this.timeoutMs, MAX_TIMER_MS);
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new Error(`not answered within ${ms} ms: cancelled (raise "timeout" in the server's entry)`)),
+      ms,
+    );
+    const stop = (): void => controller.abort(serverSignal.reason);
+    serverSignal.addEventListener('abort', stop, { once: true });
+    const cancelled = new Promise<ElicitationAnswer>((resolve) =>
+      controller.signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true }),
+    );
+    return Promise.race([elicit(this.name, form, { signal: controller.signal, timeoutMs: ms }), cancelled]).finally(() => {
+      clearTimeout(timer);
+      serverSignal.removeEventListener('abort', stop);
+      // Whatever answered, the handler's form is over: a queue waiting on the signal lets go of it.
+      controller.abort(new Error('answered'));
+    });
   }
 
   get pid(): number | undefined {
@@ -196,6 +301,7 @@ class McpSession implements McpConnection {
   /** Connects, fetches the lists and hands itself out. The overall deadline is the caller's. */
   async open(): Promise<McpConnection> {
     await this.client.connect(this.mcp.transport, { timeout: this.connectTimeoutMs });
+    this.server = identityOf(this.client.getServerVersion(), this.client.getInstructions());
     const lists = await this.fetchLists();
     if (this.state !== 'connecting') throw new Error(this.deathReason ?? 'connection closed');
     this.lists = lists;
@@ -227,21 +333,65 @@ class McpSession implements McpConnection {
   /** The error an attempt reports: why the server died if it did, else what went wrong, masked. */
   explain(error: unknown): Error {
     if (this.deathReason) return new Error(this.deathReason);
+    const needsAuth = this.authorizationNeeded(error);
+    if (needsAuth) return needsAuth;
     // The SDK's own request timer says "Request timed out"; one wording for every timeout, and
     // the field to raise: while connecting, every request runs under the connect deadline.
-    if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+    if (isTimeout(error)) {
       return new Error(this.requestDeadline().message);
     }
     return new Error(this.redact(this.describe(error)));
   }
 
-  async callTool(tool: string, args: Record<string, unknown>, { signal }: CallToolOptions = {}): Promise<unknown> {
+  async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<unknown> {
+    const { signal, onProgress } = options;
+    const ms = Math.min(deadline(options.timeout, this.timeoutMs), MAX_TIMER_MS);
+    return this.request(
+      () =>
+        // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
+        // reason. Progress is always asked for, so that a server that reports it keeps a long call
+        // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
+        this.client.callTool({ name: tool, arguments: args }, undefined, {
+          timeout: ms,
+          signal,
+          resetTimeoutOnProgress: true,
+          onprogress: ({ progress, total, message }) => onProgress?.(withoutUndefined({ progress, total, message })),
+        }),
+      signal,
+      options.timeout === undefined ? undefined : callTimedOut(ms),
+    );
+  }
+
+  getPrompt(prompt: string, args: Record<string, string>, { signal }: RequestOptions = {}): Promise<unknown> {
+    return this.request(() => this.client.getPrompt({ name: prompt, arguments: args }, { timeout: this.timeoutMs, signal }), signal);
+  }
+
+  readResource(uri: string, { signal }: RequestOptions = {}): Promise<unknown> {
+    return this.request(() => this.client.readResource({ uri }, { timeout: this.timeoutMs, signal }), signal);
+  }
+
+  /**
+   * Sends one request of an open connection and words its failure: the signal's reason when it
+   * was cancelled, "not connected" when the connection went away meanwhile, `timedOutMessage`
+   * (else the entry's `timeout` wording) when it timed out.
+   */
+  private async request<T>(send: () => Promise<T>, signal?: AbortSignal, timedOutMessage?: string): Promise<T> {
     if (this.state !== 'open') throw this.notConnected();
     try {
-      // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its reason.
-      return await this.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs, signal });
+      return await send();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
+      // The transport may have reported the refusal first (and been closed for it).
+      const needsAuth = this.authorizationNeeded(error) ?? (this.deathError instanceof NeedsAuthorization ? this.deathError : undefined);
+      if (needsAuth) {
+        // A refused token that could not be renewed: nothing on this connection works now.
+        if (needsAuth.why !== 'scope' && this.state === 'open') {
+          this.die(needsAuth.message, needsAuth);
+          void this.mcp.transport.close().catch(() => undefined);
+        }
+        throw needsAuth;
+      }
+      if (timedOutMessage !== undefined && isTimeout(error)) throw new Error(timedOutMessage, { cause: error });
       // The SDK rejects calls in flight as soon as the transport closes; say why.
       if (this.state !== 'open') throw this.notConnected();
       // A remote server that resets or refuses the request's connection is gone, whether or not
@@ -300,6 +450,12 @@ class McpSession implements McpConnection {
   }
 
   private onTransportError(error: Error): void {
+    const needsAuth = this.state === 'open' ? this.authorizationNeeded(error) : undefined;
+    if (needsAuth && needsAuth.why !== 'scope') {
+      this.die(needsAuth.message, needsAuth);
+      void this.mcp.transport.close().catch(() => undefined);
+      return;
+    }
     if (this.state === 'open' && isConnectionLost(this.mcp.kind, error)) this.lose(error);
   }
 
@@ -309,12 +465,26 @@ class McpSession implements McpConnection {
     void this.mcp.transport.close().catch(() => undefined);
   }
 
-  private die(reason: string): void {
+  /**
+   * Whether a failure means that only the user can help (issue 12): the SDK gave up for want of
+   * an authorization (`UnauthorizedError`), or our provider declined to start one in the
+   * background. A 403 `insufficient_scope` on a working token asks for more scope (`scope`).
+   */
+  private authorizationNeeded(error: unknown): NeedsAuthorization | undefined {
+    if (error instanceof NeedsAuthorization) return error;
+    if (this.oauth === undefined || !(error instanceof UnauthorizedError || error instanceof AuthorizationRequired)) return undefined;
+    const { stepUp, scope } = this.oauth.challenge;
+    if (stepUp === true) return new NeedsAuthorization('scope', scope);
+    return new NeedsAuthorization(this.state === 'open' ? 'refused' : 'required', scope);
+  }
+
+  private die(reason: string, error: Error = new Error(reason)): void {
     if (this.state === 'dead') return;
+    this.deathError = error;
     this.state = 'dead';
     this.deathReason = reason;
     this.refreshing?.unsubscribe();
-    this.listsSubject.error(new Error(reason));
+    this.listsSubject.error(error);
   }
 
   private describeLoss(): string {
@@ -349,17 +519,18 @@ class McpSession implements McpConnection {
     const capabilities = this.client.getServerCapabilities() ?? {};
     const fetch = (kind: ListKind, advertised: unknown) =>
       advertised ? this.listAll(kind).catch(emptyOnServerError) : Promise.resolve([]);
-    const [tools, prompts, resources] = await Promise.all([
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
       fetch('tools', capabilities.tools),
       fetch('prompts', capabilities.prompts),
       fetch('resources', capabilities.resources),
+      fetch('resourceTemplates', capabilities.resources),
     ]);
-    return { tools, prompts, resources } as ServerLists;
+    return { tools, prompts, resources, resourceTemplates } as ServerLists;
   }
 
   private listAll(kind: 'tools'): Promise<ToolInfo[]>;
-  private listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[]>;
-  private async listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[]> {
+  private listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]>;
+  private async listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]> {
     const options = { timeout: this.requestDeadline().ms };
     const pages = async <T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) => {
       const items: T[] = [];
@@ -390,6 +561,11 @@ class McpSession implements McpConnection {
           const r = await this.client.listResources(cursor ? { cursor } : undefined, options);
           return { items: r.resources.map(toResourceInfo), nextCursor: r.nextCursor };
         });
+      case 'resourceTemplates':
+        return pages(async (cursor) => {
+          const r = await this.client.listResourceTemplates(cursor ? { cursor } : undefined, options);
+          return { items: r.resourceTemplates.map(toResourceTemplateInfo), nextCursor: r.nextCursor };
+        });
     }
   }
 }
@@ -418,8 +594,42 @@ function toPromptInfo(prompt: { name: string; description?: string }): PromptInf
   return withoutUndefined({ name: prompt.name, description: prompt.description });
 }
 
-function toResourceInfo(resource: { uri: string; name?: string; description?: string }): ResourceInfo {
-  return withoutUndefined({ uri: resource.uri, name: resource.name, description: resource.description });
+function toResourceInfo(resource: { uri: string; name?: string; description?: string; mimeType?: string }): ResourceInfo {
+  const { uri, name, description, mimeType } = resource;
+  return withoutUndefined({ uri, name, description, mimeType });
+}
+
+function toResourceTemplateInfo(template: {
+  uriTemplate: string;
+  name?: string;
+  description?: string;
+  mimeType?: string;
+}): ResourceTemplateInfo {
+  const { uriTemplate, name, description, mimeType } = template;
+  return withoutUndefined({ uriTemplate, name, description, mimeType });
+}
+
+/**
+ * What the client offers, from the handlers it has: form elicitation with the schema's defaults
+ * applied to what the user left out, roots that may change, sampling only with a model.
+ */
+function clientCapabilities({ elicit, sample, roots }: ServerRequestHandlers): ClientCapabilities {
+  return {
+    ...(elicit ? { elicitation: { form: { applyDefaults: true } } } : {}),
+    ...(roots ? { roots: { listChanged: true } } : {}),
+    ...(sample ? { sampling: {} } : {}),
+  };
+}
+
+function identityOf(info: { name: string; version: string; title?: string } | undefined, instructions: string | undefined): ServerIdentity {
+  return withoutUndefined({
+    info: info === undefined ? undefined : withoutUndefined({ name: info.name, version: info.version, title: info.title }),
+    instructions: instructions === undefined || instructions === '' ? undefined : instructions,
+  });
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
 }
 
 function withoutUndefined<T extends object>(value: T): T {

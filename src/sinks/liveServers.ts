@@ -1,3 +1,4 @@
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import equal from 'fast-deep-equal';
 import {
   AsyncSubject,
@@ -17,7 +18,15 @@ import {
   type SchedulerLike,
   Subscription,
 } from 'rxjs';
-import { SharedConnectionRestarted, type CallToolOptions, type Connection, type Connector } from '../model/connection.js';
+import {
+  NeedsAuthorization,
+  SharedConnectionRestarted,
+  type CallToolOptions,
+  type Connection,
+  type Connector,
+  type RequestOptions,
+  type ServerRequestHandlers,
+} from '../model/connection.js';
 import { serverWarnings, type Blocked, type LiveEntry, type WantedServer } from '../model/plan.js';
 import type { HistoryEntry, QualifiedTool, ServerStatus } from '../model/status.js';
 import type { Scope, ServerLists } from '../model/types.js';
@@ -30,7 +39,7 @@ import {
   serverNameParts,
 } from '../model/toolNames.js';
 import { ambiguousToolMessage, collisionWarning, renamedToolMessage } from '../model/toolNameMessages.js';
-import { toolNotFoundMessage, type HintAudience, type ToolFilter } from '../model/messages.js';
+import { needsAuthText, toolNotFoundMessage, type HintAudience, type ToolFilter } from '../model/messages.js';
 import { untilAborted } from '../model/untilAborted.js';
 import { backoffDelay } from '../operators/backoffDelay.js';
 import { distinctFlatList } from '../operators/distinctFlatList.js';
@@ -55,6 +64,8 @@ export interface LiveServersDeps {
   restartShared?: (fingerprint: string) => Observable<void> | undefined;
   /** Who reads the fix hints of tool-not-found messages (default `library`). */
   hints?: HintAudience;
+  /** How this session answers its servers' own requests (elicitation, sampling, roots). */
+  handlers?: ServerRequestHandlers;
 }
 
 interface Entry {
@@ -88,7 +99,16 @@ const EMPTY_LISTS: Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> = {
   resources: [],
 };
 
-const LIST_KEYS = ['tools', 'prompts', 'resources'] as const;
+/** What a server that is not connected shows: no lists, and nothing of what it said in `initialize`. */
+const NOT_CONNECTED: Pick<ServerStatus, ListKey | 'serverInfo' | 'instructions'> = {
+  ...EMPTY_LISTS,
+  resourceTemplates: undefined,
+  serverInfo: undefined,
+  instructions: undefined,
+};
+
+type ListKey = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+const LIST_KEYS: readonly ListKey[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 
 /**
  * The live side of the reconcile table: every server's connection, lists and status.
@@ -155,6 +175,21 @@ export class LiveServers {
     return [...e.pastStderr, ...(e.conn?.stderrTail() ?? [])].slice(-STDERR_LINES);
   }
 
+  /** A request's failure for want of authorization, with the server's name and the way to authorize. */
+  private async worded<T>(e: Entry, request: Promise<T>): Promise<T> {
+    try {
+      return await request;
+    } catch (error) {
+      if (!(error instanceof NeedsAuthorization)) throw error;
+      throw new Error(`MCP server "${e.status.name}" ${needsAuthText(e.status.name, error, this.deps.hints ?? 'library')}`, { cause: error });
+    }
+  }
+
+  /** How `name` is reached as the last pass wanted it (undefined when no pass wants it now). */
+  wanted(name: string): WantedServer | undefined {
+    return this.entries.get(name)?.server;
+  }
+
   status(name: string): ServerStatus | undefined {
     return this.entries.get(name)?.status;
   }
@@ -197,7 +232,7 @@ export class LiveServers {
           fingerprint: server.fingerprint,
           transport: undefined,
           trust: trustOf(server),
-          ...EMPTY_LISTS,
+          ...NOT_CONNECTED,
         });
         return EMPTY;
       }
@@ -226,7 +261,7 @@ export class LiveServers {
       e.lists = undefined;
       e.server = undefined;
       // Tools go first: a call is refused from here on, however long the process takes to end.
-      this.update(name, { state: 'disconnected', pid: undefined, error: undefined, trust: undefined, ...EMPTY_LISTS });
+      this.update(name, { state: 'disconnected', pid: undefined, error: undefined, trust: undefined, ...NOT_CONNECTED });
       return this.close(e, restarting);
     });
   }
@@ -257,7 +292,7 @@ export class LiveServers {
         trust: undefined,
         warnings: undefined,
         pid: undefined,
-        ...EMPTY_LISTS,
+        ...NOT_CONNECTED,
       });
       return EMPTY;
     });
@@ -307,8 +342,38 @@ export class LiveServers {
     if (owners.length > 1) throw new Error(ambiguousToolMessage(qualified, owners.map((e) => e.status.name)));
     const e = owners[0];
     const tool = e?.status.tools.find((t) => t.name === qualified);
-    if (tool && e?.conn) return untilAborted(e.conn.callTool(tool.tool, args, options), options.signal);
+    if (tool && e?.conn) return untilAborted(this.worded(e, e.conn.callTool(tool.tool, args, options)), options.signal);
     throw new Error(this.toolNotFoundMessage(qualified));
+  }
+
+  /**
+   * Gets a prompt by its name as the servers list it. `server` picks the server; without it, the
+   * one connected server that lists the prompt — a name more than one lists is refused, never
+   * routed by guess.
+   */
+  async getPrompt(prompt: string, args: Record<string, string>, options: RequestOptions & { server?: string } = {}): Promise<unknown> {
+    options.signal?.throwIfAborted();
+    const e = this.routeTo(options.server, `prompt "${prompt}"`, (s) => s.prompts.some((p) => p.name === prompt));
+    if (!e.conn?.getPrompt) throw new Error(`server "${e.status.name}" cannot give prompts`);
+    return untilAborted(this.worded(e, e.conn.getPrompt(prompt, args, options)), options.signal);
+  }
+
+  /**
+   * Reads a resource from the connected server that lists its URI, else from the one whose
+   * resource template matches it; `server` picks the server (which may serve URIs it does not
+   * list). A URI more than one server lists or matches is refused.
+   */
+  async readResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<unknown> {
+    options.signal?.throwIfAborted();
+    const listed = (s: ServerStatus) => s.resources.some((r) => r.uri === uri);
+    const matched = (s: ServerStatus) => (s.resourceTemplates ?? []).some((t) => matchesTemplate(t.uriTemplate, uri));
+    const what = `resource "${uri}"`;
+    const e =
+      options.server !== undefined || this.connected().some(listed)
+        ? this.routeTo(options.server, what, listed, options.server !== undefined)
+        : this.routeTo(undefined, what, matched);
+    if (!e.conn?.readResource) throw new Error(`server "${e.status.name}" cannot read resources`);
+    return untilAborted(this.worded(e, e.conn.readResource(uri, options)), options.signal);
   }
 
   toolNotFoundMessage(qualified: string): string {
@@ -339,6 +404,28 @@ export class LiveServers {
   }
 
   // --- internals -------------------------------------------------------------------------
+
+  private connected(): ServerStatus[] {
+    return [...this.entries.values()].filter((e) => e.conn !== undefined).map((e) => e.status);
+  }
+
+  /**
+   * The connected server a request goes to: `server` when given (`anyItem`: whether or not it
+   * lists the item), else the one server that `has` the item.
+   */
+  private routeTo(server: string | undefined, what: string, has: (s: ServerStatus) => boolean, anyItem = false): Entry {
+    if (server !== undefined) {
+      const e = this.entries.get(server);
+      if (!e?.conn) throw new Error(`server "${server}" is not connected${e ? ` (${e.status.state})` : ''}`);
+      if (!anyItem && !has(e.status)) throw new Error(`server "${server}" lists no ${what}`);
+      return e;
+    }
+    const owners = [...this.entries.values()].filter((e) => e.conn !== undefined && has(e.status));
+    if (owners.length === 1) return owners[0]!;
+    if (owners.length === 0) throw new Error(`no connected server lists ${what}`);
+    const names = owners.map((e) => e.status.name).join(', ');
+    throw new Error(`${what} is listed by more than one server (${names}): name the server`);
+  }
 
   /**
    * The tool `qualified` would name if the server's view fields let it through, and the field
@@ -405,14 +492,21 @@ export class LiveServers {
     });
     let connected = false;
     // A process of this server that is still closing goes first: never two at once (SPEC §6).
-    e.session = concat(e.closing ?? EMPTY, this.deps.connector(name, resolved))
+    e.session = concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers))
       .pipe(
         tap((conn) => {
           connected = true;
           e.conn = conn;
           e.lists = conn.lists;
           e.connectedAt = this.scheduler.now();
-          this.update(name, { state: 'connected', pid: conn.pid, error: undefined, ...this.listsPatch(name, e) });
+          this.update(name, {
+            state: 'connected',
+            pid: conn.pid,
+            error: undefined,
+            serverInfo: conn.server?.info,
+            instructions: conn.server?.instructions,
+            ...this.listsPatch(name, e),
+          });
           settled?.();
         }),
         switchMap((conn) => conn.lists$),
@@ -428,7 +522,12 @@ export class LiveServers {
           e.conn = undefined;
           e.lists = undefined;
           e.session = undefined;
-          this.update(name, { state: 'error', error: message, pid: undefined, ...EMPTY_LISTS });
+          if (err instanceof NeedsAuthorization) {
+            // Only the user can help: no retry until they authorize (or the next pass asks again).
+            this.update(name, { state: 'needs_auth', error: needsAuthText(name, err, this.deps.hints ?? 'library'), pid: undefined, ...NOT_CONNECTED });
+            return settled?.();
+          }
+          this.update(name, { state: 'error', error: message, pid: undefined, ...NOT_CONNECTED });
           if (!connected) {
             // A failed first attempt ends the action; a failed restart counts towards giving up.
             if (settled) return settled();
@@ -498,8 +597,8 @@ export class LiveServers {
     settling.complete();
   }
 
-  private listsPatch(name: string, e: Entry): Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> {
-    if (!e.lists) return EMPTY_LISTS;
+  private listsPatch(name: string, e: Entry): Pick<ServerStatus, ListKey> {
+    if (!e.lists) return { ...EMPTY_LISTS, resourceTemplates: undefined };
     const view = e.server?.view ?? {};
     const part = this.partOf(name);
     const tools = part === undefined ? [] : filterTools(e.lists.tools, view);
@@ -516,6 +615,7 @@ export class LiveServers {
       })),
       prompts: e.lists.prompts,
       resources: e.lists.resources,
+      resourceTemplates: e.lists.resourceTemplates?.length ? e.lists.resourceTemplates : undefined,
     };
   }
 
@@ -558,6 +658,15 @@ function sortedIndex(names: readonly string[], name: string): number {
 /** The entry's `trust` view field (false for a server not wanted now). */
 function trustOf(server: WantedServer | undefined): boolean {
   return server?.view.trust === true;
+}
+
+/** Whether `uri` is one of the URIs an RFC 6570 template describes (a malformed template matches none). */
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
 }
 
 function errorMessage(err: unknown): string {

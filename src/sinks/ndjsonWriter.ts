@@ -15,14 +15,18 @@ export function ndjsonWriter(
   env: Environment = process.env,
 ): (event: McpLiveEvent, options?: { verbatimData?: boolean }) => void {
   const replacer = maskingReplacer(createTextMasker(env));
+  /** Writes `event` masked, but for `key`, whose value goes out as it is. */
+  const writeKeeping = (event: McpLiveEvent, key: string, value: unknown): void => {
+    const masked = JSON.parse(JSON.stringify({ ...event, [key]: undefined }, replacer)) as Record<string, unknown>;
+    out.write(`${JSON.stringify({ ...masked, [key]: value })}\n`);
+  };
   return (event, { verbatimData = false } = {}) => {
-    if (verbatimData && event.type === 'result' && event.data !== undefined) {
-      // A tool's answer to `call` is the agent's data, as `callTool` returns it in the library:
-      // masking a URL's query or a token-shaped id in it would change what the tool said.
-      const masked = JSON.parse(JSON.stringify({ ...event, data: undefined }, replacer)) as Record<string, unknown>;
-      out.write(`${JSON.stringify({ ...masked, data: event.data })}\n`);
-      return;
-    }
+    // A tool's answer to `call` is the agent's data, as `callTool` returns it in the library:
+    // masking a URL's query or a token-shaped id in it would change what the tool said.
+    if (verbatimData && event.type === 'result' && event.data !== undefined) return writeKeeping(event, 'data', event.data);
+    // The authorization URL is for a browser: its query (client_id, state, the PKCE challenge)
+    // is what makes it work, and none of it is a secret — the verifier never leaves mcp-live.
+    if (event.type === 'auth-required') return writeKeeping(event, 'url', event.url);
     out.write(`${JSON.stringify(event, replacer)}\n`);
   };
 }

@@ -3,7 +3,9 @@ import {
   StreamableHTTPClientTransport,
   type StreamableHTTPReconnectionOptions,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServerConfig } from '../model/types.js';
+import type { McpOAuthProvider } from './oauthProvider.js';
 import type { StderrRing } from './stderrRing.js';
 import { StdioProcessTransport, type GroupRecording, type StdioShutdownGraces } from './stdioTransport.js';
 
@@ -18,6 +20,8 @@ export interface TransportOptions {
   httpReconnection?: StreamableHTTPReconnectionOptions;
   /** stdio: where the server's process group is recorded while it runs. */
   processGroups?: GroupRecording;
+  /** Remote servers: the OAuth provider that supplies and renews tokens (issue 12). */
+  oauth?: McpOAuthProvider;
 }
 
 export type McpTransport =
@@ -43,12 +47,13 @@ export function createTransport(
     }
     case 'sse': {
       // The SDK sends requestInit.headers on the event stream's GET as well as on every POST.
-      const transport = new SSEClientTransport(remoteUrl(config), { requestInit: { headers: config.headers } });
+      const transport = new SSEClientTransport(remoteUrl(config), { requestInit: { headers: config.headers }, ...oauthOptions(options) });
       return { kind: 'sse', transport };
     }
     case 'http': {
       const transport = new StreamableHTTPClientTransport(remoteUrl(config), {
         requestInit: { headers: config.headers },
+        ...oauthOptions(options),
         ...(options.httpReconnection ? { reconnectionOptions: options.httpReconnection } : {}),
       });
       return { kind: 'http', transport };
@@ -58,6 +63,11 @@ export function createTransport(
       throw new Error(`unknown transport "${String(unknown)}"`);
     }
   }
+}
+
+/** The SDK transports' OAuth options: the provider, and a fetch that lets it see every challenge. */
+function oauthOptions({ oauth }: TransportOptions): { authProvider?: McpOAuthProvider; fetch?: FetchLike } {
+  return oauth === undefined ? {} : { authProvider: oauth, fetch: oauth.observe() };
 }
 
 /**

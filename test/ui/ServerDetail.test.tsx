@@ -83,3 +83,29 @@ describe('ServerDetail', () => {
     for (const secret of ['sk-live-999', 'b-secret', 'hunter2', 'tok-in-query']) expect(frame).not.toContain(secret);
   });
 });
+
+describe('ServerDetail: what the server said and what it serves', () => {
+  it('shows the server\'s name, version and instructions, and its resources and templates with their URIs', () => {
+    const s = server('every', {
+      serverInfo: { name: 'mcp-servers/everything', version: '2.0.0' },
+      instructions: 'Use the echo tool to test.',
+      resources: [{ uri: 'demo://resource/static/document/a.md', name: 'a.md', description: 'A document' }],
+      resourceTemplates: [{ uriTemplate: 'demo://resource/dynamic/text/{resourceId}', name: 'Dynamic Text Resource' }],
+    });
+    const frame = plain(render(<ServerDetail server={s} />).lastFrame());
+    expect(frame).toMatch(/server\s+mcp-servers\/everything 2\.0\.0/);
+    expect(frame).toContain('Instructions');
+    expect(frame).toContain('Use the echo tool to test.');
+    expect(frame).toContain('Resources (1)');
+    expect(frame).toContain('demo://resource/static/document/a.md a.md — A document');
+    expect(frame).toContain('demo://resource/dynamic/text/{resourceId} template Dynamic Text Resource');
+    expect(frame).toContain('/read URI shows one');
+  });
+
+  it('says nothing of resources, instructions or identity a server does not have', () => {
+    const frame = plain(render(<ServerDetail server={server('bare')} />).lastFrame());
+    expect(frame).not.toContain('Resources');
+    expect(frame).not.toContain('Instructions');
+    expect(frame).not.toMatch(/^server\s/m);
+  });
+});

@@ -158,3 +158,46 @@ describe('formatToolResult', () => {
     expect(formatToolResult({ toolResult: 1 })).toEqual({ isError: false, lines: ['{', '  "toolResult": 1', '}'] });
   });
 });
+
+describe('/prompt and /read', () => {
+  it.each<[string, Command]>([
+    ['/prompt greet', { kind: 'prompt', name: 'greet', args: {} }],
+    ['/prompt greet {"who": "Ada Lovelace"}', { kind: 'prompt', name: 'greet', args: { who: 'Ada Lovelace' } }],
+    ['/prompt echo greet {"who":"x"}', { kind: 'prompt', server: 'echo', name: 'greet', args: { who: 'x' } }],
+    ['/read fixture://readme', { kind: 'read', uri: 'fixture://readme' }],
+    ['/read echo fixture://readme', { kind: 'read', server: 'echo', uri: 'fixture://readme' }],
+  ])('parses %j', (line, command) => {
+    expect(parseCommand(line)).toEqual({ ok: true, command });
+  });
+
+  it.each([
+    ['/prompt', 'Usage: /prompt [SERVER] NAME [{json args}]'],
+    ['/prompt a b c', 'Usage: /prompt [SERVER] NAME [{json args}]'],
+    ['/prompt greet {"who": 1}', 'Arguments of /prompt must be a JSON object of strings'],
+    ['/prompt greet {nope', 'Arguments of /prompt must be a JSON object:'],
+    ['/read', 'Usage: /read [SERVER] URI'],
+  ])('refuses %j', (line, error) => {
+    const parsed = parseCommand(line);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.error).toContain(error);
+  });
+
+  it('shows a prompt as its messages and a resource as its text, and a failure in words', async () => {
+    const fake = fakeLive();
+    const ctx = { live: fake.live, servers: [], tools: [] };
+    fake.steer.promptResult = { description: 'Says hello', messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada' } }] };
+    expect(await runCommandLine('/prompt greet {"who":"Ada"}', ctx)).toEqual({
+      output: { tone: 'info', lines: ['Says hello', '', 'user: Hello Ada'] },
+    });
+    expect(fake.callsOf('getPrompt')).toEqual([['greet', { who: 'Ada' }, { server: undefined }]]);
+    fake.steer.resourceResult = { contents: [{ uri: 'fixture://readme', text: 'line 1\nline 2' }, { uri: 'x://bin', blob: 'AAAA', mimeType: 'image/png' }] };
+    expect(await runCommandLine('/read echo fixture://readme', ctx)).toEqual({
+      output: { tone: 'info', lines: ['fixture://readme', 'line 1', 'line 2', 'x://bin', '[image/png, 3 bytes]'] },
+    });
+    expect(fake.callsOf('readResource')).toEqual([['fixture://readme', { server: 'echo' }]]);
+    fake.steer.requestError = new Error('no connected server lists resource "nothing://here"');
+    expect(await runCommandLine('/read nothing://here', ctx)).toEqual({
+      output: { tone: 'error', lines: ['no connected server lists resource "nothing://here"'] },
+    });
+  });
+});

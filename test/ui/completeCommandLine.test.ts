@@ -15,8 +15,9 @@ describe('completeCommandLine', () => {
   });
 
   it('lists several matches and completes their common prefix', () => {
-    expect(complete('/re')).toEqual({ value: '/re', candidates: ['/reconnect', '/reject', '/reload'] });
-    expect(complete('').candidates).toHaveLength(9);
+    expect(complete('/re')).toEqual({ value: '/re', candidates: ['/read', '/reconnect', '/reject', '/reload'] });
+    expect(complete('/pr')).toEqual({ value: '/prompt ', candidates: [] });
+    expect(complete('').candidates).toHaveLength(11);
     expect(complete('').value).toBe('/');
   });
 

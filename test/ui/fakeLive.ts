@@ -1,5 +1,5 @@
 import { BehaviorSubject, Subject } from 'rxjs';
-import type { McpLive, QualifiedPrompt, Unavailable } from '../../src/createMcpLive.js';
+import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '../../src/createMcpLive.js';
 import type { McpLiveEvent } from '../../src/model/events.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/status.js';
 
@@ -18,6 +18,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
   const tools = new BehaviorSubject<readonly QualifiedTool[]>((init.servers ?? []).flatMap((s) => s.tools));
   const prompts = new BehaviorSubject<readonly QualifiedPrompt[]>([]);
   const pending = new BehaviorSubject<readonly PendingApproval[]>(init.pending ?? []);
+  const elicitations = new BehaviorSubject<readonly PendingElicitation[]>([]);
   const events = new Subject<McpLiveEvent>();
   const calls: Call[] = [];
   const steer: {
@@ -31,7 +32,16 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     stderr: Record<string, readonly string[]>;
     configs: Record<string, unknown>;
     notFound: (q: string) => string;
+    promptResult?: unknown;
+    resourceResult?: unknown;
+    requestError?: Error;
+    /** `authenticate`: the URL to hand out (none: a machine grant), or a refusal. */
+    authUrl?: string;
+    authError?: Error;
+    forgotten: number;
   } = {
+    authUrl: 'https://auth.example.com/authorize?client_id=x&state=s',
+    forgotten: 1,
     callResult: { content: [{ type: 'text', text: 'pong' }] },
     reconnectable: true,
     stderr: {},
@@ -48,6 +58,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     tools$: tools.asObservable(),
     prompts$: prompts.asObservable(),
     pendingApprovals$: pending.asObservable(),
+    elicitation$: elicitations.asObservable(),
     events$: events.asObservable(),
     start: () => {
       record('start');
@@ -83,6 +94,21 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
       record('callTool', name, args);
       return steer.callError ? Promise.reject(steer.callError) : Promise.resolve(steer.callResult);
     },
+    // Answering takes the form off the list, as the real queue does.
+    answerElicitation: (id, answer) => {
+      record('answerElicitation', id, answer);
+      elicitations.next(elicitations.getValue().filter((e) => e.id !== id));
+    },
+    getPrompt: (name, args, options) => {
+      record('getPrompt', name, args, options);
+      return steer.requestError ? Promise.reject(steer.requestError) : Promise.resolve(steer.promptResult);
+    },
+    readResource: (uri, options) => {
+      record('readResource', uri, options);
+      return steer.requestError ? Promise.reject(steer.requestError) : Promise.resolve(steer.resourceResult);
+    },
+    listResources: () => servers.getValue().flatMap((s) => s.resources.map((r) => ({ ...r, server: s.name }))),
+    listResourceTemplates: () => servers.getValue().flatMap((s) => (s.resourceTemplates ?? []).map((t) => ({ ...t, server: s.name }))),
     unavailableReason: (): Unavailable | undefined => undefined,
     toolNotFoundMessage: (q) => {
       record('toolNotFoundMessage', q);
@@ -101,6 +127,15 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
       record('disable', name, options);
       return Promise.resolve({ server: name, enabled: false, ...(options?.persist ? { file: '/home/u/.qwen/settings.json' } : {}) });
     },
+    authenticate: (name) => {
+      record('authenticate', name);
+      if (steer.authError) return Promise.reject(steer.authError);
+      return Promise.resolve({ ...(steer.authUrl === undefined ? {} : { url: steer.authUrl }), completed: Promise.resolve() });
+    },
+    logout: (name) => {
+      record('logout', name);
+      return Promise.resolve(steer.forgotten);
+    },
   };
 
   /** Replaces the servers (and the tools they carry). */
@@ -109,7 +144,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     tools.next(next.flatMap((s) => s.tools));
   };
   const callsOf = (method: string) => calls.filter((c) => c.method === method).map((c) => c.args);
-  return { live, servers, tools, pending, events, calls, callsOf, steer, setServers };
+  return { live, servers, tools, pending, elicitations, events, calls, callsOf, steer, setServers };
 }
 
 /** A server status with sensible defaults. */

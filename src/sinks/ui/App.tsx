@@ -1,10 +1,11 @@
 import { Box, Text, type DOMElement } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { filter, map, take } from 'rxjs';
-import type { McpLive } from '../../createMcpLive.js';
+import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { ApprovalDialog } from './ApprovalDialog.js';
 import { CommandLine } from './CommandLine.js';
+import { ElicitationDialog } from './ElicitationDialog.js';
 import { runCommandLine, type Output, type View } from './commands.js';
 import { completeCommandLine } from './completeCommandLine.js';
 import { KEY_PRIORITY, KeyRouter, useKeys } from './keys.js';
@@ -25,8 +26,8 @@ export interface AppProps {
 }
 
 /**
- * The interactive session (SPEC §9): server list or one server's detail, the approval dialog
- * whenever the promptable set is not empty, the output of the last command, the live log of
+ * The interactive session (SPEC §9): server list or one server's detail, a server's form
+ * (elicitation) while one waits, else the approval dialog whenever the promptable set is not empty, the output of the last command, the live log of
  * passes, and the command line.
  *
  * Keys, first come first served (see {@link KeyRouter}): Ctrl-C quits from anywhere; the
@@ -54,6 +55,7 @@ const STDERR_REFRESH_MS = 1000;
 
 const NO_SERVERS: readonly ServerStatus[] = [];
 const NO_TOOLS: readonly QualifiedTool[] = [];
+const NO_FORMS: readonly PendingElicitation[] = [];
 
 /**
  * Who gets the rows of a full screen first (see {@link useRowBudget}): the approval dialog, while
@@ -70,6 +72,10 @@ function Session({ live, onExit }: AppProps) {
   const servers = useThrottledObservable(live.servers$, NO_SERVERS);
   const tools = useThrottledObservable(live.tools$, NO_TOOLS);
   const approval = useApprovalPrompt(live.pendingApprovals$);
+  // A server's form comes before an approval: a call waits for it, and its timeout runs.
+  const forms = useThrottledObservable(live.elicitation$, NO_FORMS);
+  const asking = forms.length > 0;
+  const dialog = asking || approval.visible;
   const ready$ = useMemo(
     () => live.events$.pipe(filter((e) => e.type === 'ready'), take(1), map(() => true)),
     [live.events$],
@@ -111,7 +117,7 @@ function Session({ live, onExit }: AppProps) {
   );
   const rootRef = useRef<DOMElement>(null);
   const rows = useFrameCap(rootRef);
-  const budget = useRowBudget(rootRef, rows - 1, claims(approval.visible, rows));
+  const budget = useRowBudget(rootRef, rows - 1, claims(dialog, rows));
 
   const submit = (line: string) => {
     setRunning(line.split(' ')[0]);
@@ -137,7 +143,7 @@ function Session({ live, onExit }: AppProps) {
           </Text>
         </Text>
       </Box>
-      <Region budget={budget} id="body" marginTop={1} marginBottom={approval.visible ? 0 : 1}>
+      <Region budget={budget} id="body" marginTop={1} marginBottom={dialog ? 0 : 1}>
         {view.kind === 'list' ? (
           <ServerList servers={servers} starting={!ready} onOpen={(server) => setView({ kind: 'detail', server })} />
         ) : detail ? (
@@ -146,9 +152,13 @@ function Session({ live, onExit }: AppProps) {
           <Text color="yellow">MCP server “{view.server}” is not configured any more. Esc back to the list.</Text>
         )}
       </Region>
-      {approval.visible && (
+      {dialog && (
         <Region budget={budget} id="dialog">
-          <ApprovalDialog pending={approval.pending} actions={live} onLater={approval.later} />
+          {asking ? (
+            <ElicitationDialog forms={forms} actions={live} />
+          ) : (
+            <ApprovalDialog pending={approval.pending} actions={live} onLater={approval.later} />
+          )}
         </Region>
       )}
       {!approval.visible && approval.pending.length > 0 && (
@@ -161,7 +171,7 @@ function Session({ live, onExit }: AppProps) {
       )}
       {output !== undefined && (
         <Region budget={budget} id="output" marginBottom={1}>
-          <OutputPanel output={output.output} resetKey={String(output.id)} isActive={!approval.visible} />
+          <OutputPanel output={output.output} resetKey={String(output.id)} isActive={!dialog} />
         </Region>
       )}
       <Region budget={budget} id="log">
@@ -173,11 +183,15 @@ function Session({ live, onExit }: AppProps) {
           complete={(value) =>
             completeCommandLine(value, { servers: servers.map((s) => s.name), tools: tools.map((t) => t.name) })
           }
-          isActive={!approval.visible}
+          isActive={!dialog}
           status={running === undefined ? undefined : `running ${running}…`}
         />
         <Text color="gray">
-          {approval.visible ? 'the approval dialog has the keys · Esc later · Ctrl-C quit' : keyHint(view.kind, output !== undefined)}
+          {asking
+            ? 'the form has the keys · Esc cancels it · Ctrl-C quit'
+            : approval.visible
+              ? 'the approval dialog has the keys · Esc later · Ctrl-C quit'
+              : keyHint(view.kind, output !== undefined)}
         </Text>
       </Box>
     </Box>

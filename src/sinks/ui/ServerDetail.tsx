@@ -29,7 +29,8 @@ const FINGERPRINT_CHARS = 12;
 
 /**
  * `/mcp NAME`: how the server is reached (scope, source file, transport, fingerprint prefix,
- * masked config), what it offers (tools with descriptions, prompts), why it is not connected,
+ * masked config), what it says it is (name, version, instructions), what it offers (tools with
+ * descriptions, prompts, resources and templates with their URIs), why it is not connected,
  * and what happened to it (stderr tail of a stdio server, recent history with HH:MM:SS times).
  * Below its name it scrolls (↑↓ a line, PgUp/PgDn a page, Home/End) when the screen is too short.
  */
@@ -54,6 +55,11 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
         <Field label="source">{s.source || '—'}</Field>
         <Field label="transport">{s.transport ?? '—'}</Field>
         <Field label="fingerprint">{s.fingerprint ? `${s.fingerprint.slice(0, FINGERPRINT_CHARS)}…` : '—'}</Field>
+        {s.serverInfo !== undefined && (
+          <Field label="server">
+            {s.serverInfo.title ?? s.serverInfo.name} {s.serverInfo.version}
+          </Field>
+        )}
         {why !== undefined && (
           <Field label={s.state === 'error' ? 'error' : 'reason'}>
             <Text color={s.state === 'error' ? 'red' : 'yellow'}>{why}</Text>
@@ -63,6 +69,12 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
           <Field label="warnings">
             <Text color="yellow">{s.warnings.join('; ')}</Text>
           </Field>
+        )}
+
+        {s.instructions !== undefined && (
+          <Section title="Instructions">
+            <Text wrap="wrap">{s.instructions}</Text>
+          </Section>
         )}
 
         {config !== undefined && (
@@ -92,7 +104,25 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
           ))}
         </Section>
 
-        {s.resources.length > 0 && <Text color="gray">{s.resources.length} resources</Text>}
+        {(s.resources.length > 0 || s.resourceTemplates !== undefined) && (
+          <Section title={`Resources (${s.resources.length})`}>
+            {s.resources.map((r) => (
+              <Text key={r.uri}>
+                <Text color="cyan">{r.uri}</Text>
+                {r.name !== undefined && r.name !== r.uri ? <Text color="gray"> {r.name}</Text> : ''}
+                {r.description ? ` — ${firstLine(r.description)}` : ''}
+              </Text>
+            ))}
+            {(s.resourceTemplates ?? []).map((t) => (
+              <Text key={t.uriTemplate}>
+                <Text color="cyan">{t.uriTemplate}</Text>
+                <Text color="gray"> template{t.name !== undefined ? ` ${t.name}` : ''}</Text>
+                {t.description ? ` — ${firstLine(t.description)}` : ''}
+              </Text>
+            ))}
+            <Text color="gray">/read URI shows one</Text>
+          </Section>
+        )}
 
         {showStderr && (
           <Section title={`stderr (last ${tail.length} of ${stderr.length} lines)`}>

@@ -1,5 +1,6 @@
 import type { McpLive } from '../../createMcpLive.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
+import { openInBrowser } from '../openBrowser.js';
 import { statusText } from './serverSummary.js';
 
 /** A command of the interactive session (SPEC §9), parsed. */
@@ -7,10 +8,16 @@ export type Command =
   | { kind: 'mcp'; server?: string }
   /** `/mcp enable|disable NAME [--persist]`: for this session, or in the user settings file. */
   | { kind: 'enable' | 'disable'; server: string; persist: boolean }
+  /** `/mcp auth NAME`: authorize a remote server in the browser; `/mcp logout NAME`: forget its tokens. */
+  | { kind: 'auth' | 'logout'; server: string }
   | { kind: 'reload' }
   | { kind: 'reconnect'; server: string }
   | { kind: 'tools'; server?: string }
   | { kind: 'call'; tool: string; args: Record<string, unknown> }
+  /** `/prompt [SERVER] NAME [{json}]`: a prompt filled in; SERVER only when more than one lists NAME. */
+  | { kind: 'prompt'; name: string; server?: string; args: Record<string, string> }
+  /** `/read [SERVER] URI`: one resource. */
+  | { kind: 'read'; uri: string; server?: string }
   | { kind: 'approve'; server: string }
   | { kind: 'reject'; server: string }
   | { kind: 'help' }
@@ -18,8 +25,8 @@ export type Command =
 
 export type ParseResult = { ok: true; command: Command } | { ok: false; error: string };
 
-/** How a command's argument is completed. */
-export type ArgKind = 'none' | 'server' | 'tool';
+/** How a command's argument is completed (`text`: it takes one, with nothing to complete). */
+export type ArgKind = 'none' | 'server' | 'tool' | 'text';
 
 export interface CommandSpec {
   name: `/${string}`;
@@ -35,6 +42,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: '/reconnect', usage: '/reconnect NAME', summary: 'disconnect and connect a server again', arg: 'server' },
   { name: '/tools', usage: '/tools [NAME]', summary: 'list the tools (of one server)', arg: 'server' },
   { name: '/call', usage: '/call TOOL [{json args}]', summary: 'call a tool by its qualified name', arg: 'tool' },
+  { name: '/prompt', usage: '/prompt [SERVER] NAME [{json args}]', summary: 'show a prompt filled in with its arguments', arg: 'text' },
+  { name: '/read', usage: '/read [SERVER] URI', summary: 'show a resource (URIs are in /mcp NAME)', arg: 'text' },
   { name: '/approve', usage: '/approve NAME', summary: 'approve a workspace server (remembered)', arg: 'server' },
   { name: '/reject', usage: '/reject NAME', summary: 'reject a workspace server (remembered)', arg: 'server' },
   { name: '/help', usage: '/help', summary: 'show this list', arg: 'none' },
@@ -62,6 +71,9 @@ export function parseCommand(line: string): ParseResult {
     case '/mcp':
       // `/mcp enable` alone still shows a server called "enable".
       if ((first === 'enable' || first === 'disable') && words.length > 1) return parseEnablement(first, words.slice(1));
+      if ((first === 'auth' || first === 'logout') && words.length > 1) {
+        return words.length === 2 ? { ok: true, command: { kind: first, server: words[1]! } } : { ok: false, error: `Usage: /mcp ${first} NAME` };
+      }
       if (!optional) return usage(name);
       return { ok: true, command: first === undefined ? { kind: 'mcp' } : { kind: 'mcp', server: first } };
     case '/tools':
@@ -81,6 +93,11 @@ export function parseCommand(line: string): ParseResult {
       return words.length === 0 ? { ok: true, command: { kind: 'quit' } } : usage(name);
     case '/call':
       return parseCall(text.slice(name.length).trim());
+    case '/prompt':
+      return parsePrompt(text.slice(name.length).trim());
+    case '/read':
+      if (words.length === 1) return { ok: true, command: { kind: 'read', uri: first! } };
+      return words.length === 2 ? { ok: true, command: { kind: 'read', server: first!, uri: words[1]! } } : usage(name);
     default:
       return { ok: false, error: `Unknown command "${name}" — type /help for the list.` };
   }
@@ -114,6 +131,25 @@ function parseCall(rest: string): ParseResult {
   return { ok: true, command: { kind: 'call', tool, args: args as Record<string, unknown> } };
 }
 
+function parsePrompt(rest: string): ParseResult {
+  const brace = rest.indexOf('{');
+  const names = (brace === -1 ? rest : rest.slice(0, brace)).trim().split(/\s+/).filter(Boolean);
+  if (names.length < 1 || names.length > 2) return usage('/prompt');
+  const [server, name] = names.length === 2 ? names : [undefined, names[0]];
+  let args: unknown = {};
+  if (brace !== -1) {
+    try {
+      args = JSON.parse(rest.slice(brace));
+    } catch (err) {
+      return { ok: false, error: `Arguments of /prompt must be a JSON object: ${(err as Error).message}` };
+    }
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args) || !Object.values(args).every((v) => typeof v === 'string')) {
+    return { ok: false, error: 'Arguments of /prompt must be a JSON object of strings, e.g. {"city": "Paris"}' };
+  }
+  return { ok: true, command: { kind: 'prompt', name: name!, ...(server === undefined ? {} : { server }), args: args as Record<string, string> } };
+}
+
 /** What the screen shows after a command. */
 export interface Output {
   tone: 'info' | 'success' | 'error';
@@ -131,7 +167,23 @@ export interface CommandOutcome {
 
 /** What a command may use: the session's controls, and what the screen shows right now. */
 export interface CommandContext {
-  live: Pick<McpLive, 'reload' | 'reconnect' | 'approve' | 'reject' | 'enable' | 'disable' | 'callTool' | 'toolNotFoundMessage'>;
+  live: Pick<
+    McpLive,
+    | 'reload'
+    | 'reconnect'
+    | 'approve'
+    | 'reject'
+    | 'enable'
+    | 'disable'
+    | 'callTool'
+    | 'toolNotFoundMessage'
+    | 'authenticate'
+    | 'logout'
+    | 'getPrompt'
+    | 'readResource'
+  >;
+  /** Opens a URL in the user's browser (default: the system's opener); tests pass their own. */
+  openUrl?: (url: string) => Promise<void>;
   servers: readonly ServerStatus[];
   tools: readonly QualifiedTool[];
 }
@@ -210,6 +262,14 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
       return { output: { tone: isError ? 'error' : 'success', lines } };
     }
 
+    case 'prompt': {
+      const prompt = await live.getPrompt(command.name, command.args, { server: command.server });
+      return { output: info(...formatPrompt(prompt)) };
+    }
+
+    case 'read':
+      return { output: info(...formatResource(await live.readResource(command.uri, { server: command.server }))) };
+
     case 'approve':
       await live.approve(command.server, { persist: true });
       return { output: success(`Approved ${command.server} — it connects now.`) };
@@ -229,6 +289,29 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
       return { output: success(`${done} for this session${command.kind === 'enable' ? '' : ' (--persist writes it into your user settings)'}.`) };
     }
 
+    case 'auth': {
+      if (!find(command.server)) return unknown(command.server);
+      const { url, completed } = await live.authenticate(command.server);
+      // The list shows how it ends (connected, or still waiting for authorization).
+      completed.catch(() => undefined);
+      if (url === undefined) return { output: info(`Authorizing ${command.server} with its client credentials…`) };
+      const opened = await (ctx.openUrl ?? openInBrowser)(url).then(
+        () => true,
+        () => false,
+      );
+      return {
+        output: info(
+          opened ? `Opened your browser to authorize ${command.server}. If it did not open, visit:` : `Open this URL to authorize ${command.server}:`,
+          url,
+        ),
+      };
+    }
+
+    case 'logout': {
+      const forgotten = await live.logout(command.server);
+      return { output: success(forgotten > 0 ? `Forgot the tokens of ${command.server}.` : `No tokens stored for ${command.server}.`) };
+    }
+
     case 'help':
       return { output: info(...helpLines()) };
 
@@ -242,6 +325,7 @@ export function helpLines(): string[] {
   return [
     ...COMMANDS.map((c) => `${c.usage.padEnd(width)}${c.summary}`),
     '/mcp enable|disable NAME [--persist]  for this session, or (--persist) in your user settings',
+    '/mcp auth NAME · /mcp logout NAME    authorize a remote server in your browser · forget its tokens',
     '↑↓ select a server, Enter its detail, Esc back · Tab completes · ↑↓ in a typed line: history · Ctrl-C quits',
   ];
 }
@@ -257,6 +341,32 @@ export function formatToolResult(result: unknown): { isError: boolean; lines: st
     return { isError: r.isError === true, lines: lines.length > 0 ? lines : ['(empty result)'] };
   }
   return { isError: false, lines: (JSON.stringify(result, null, 2) ?? String(result)).split('\n') };
+}
+
+/** A `prompts/get` result as lines: its description, then each message as `role: text`. */
+export function formatPrompt(result: unknown): string[] {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as { description?: unknown; messages?: unknown };
+  const messages = Array.isArray(r.messages) ? (r.messages as { role?: unknown; content?: unknown }[]) : [];
+  const lines = typeof r.description === 'string' ? [r.description, ''] : [];
+  for (const m of messages) {
+    const [head = '', ...rest] = contentLines(m.content);
+    lines.push(`${String(m.role)}: ${head}`, ...rest);
+  }
+  return lines.length > 0 ? lines : ['(empty prompt)'];
+}
+
+/** A `resources/read` result as lines: each content's URI, then its text (a blob by its type and size). */
+export function formatResource(result: unknown): string[] {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as { contents?: unknown };
+  const contents = Array.isArray(r.contents) ? (r.contents as { uri?: unknown; text?: unknown; blob?: unknown; mimeType?: unknown }[]) : [];
+  const lines = contents.flatMap((c) => {
+    const body =
+      typeof c.text === 'string'
+        ? c.text.split('\n')
+        : [`[${typeof c.mimeType === 'string' ? c.mimeType : 'binary'}, ${typeof c.blob === 'string' ? Math.floor((c.blob.length * 3) / 4) : 0} bytes]`];
+    return [String(c.uri), ...body];
+  });
+  return lines.length > 0 ? lines : ['(empty resource)'];
 }
 
 function contentLines(item: unknown): string[] {

@@ -46,6 +46,8 @@ export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
       };
     case 'restart-required':
       return { ts: e.ts, text: `restart required for ${e.keys.join(', ')} (${e.file})`, color: 'yellow' };
+    case 'auth-required':
+      return { ts: e.ts, text: `authorize ${e.server}: open ${e.url}`, color: 'cyan' };
     case 'approval-required':
       return { ts: e.ts, text: `approval required: ${e.servers.map((s) => s.name).join(', ')}`, color: 'cyan' };
     case 'log':

@@ -12,6 +12,8 @@ export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: st
     connecting: { icon: '◌', color: 'yellow' },
     error: { icon: '✖', color: 'red' },
     disconnected: { icon: '○', color: 'gray' },
+    // Waiting for the user to authorize (`/mcp auth NAME`): actionable, like a pending approval.
+    needs_auth: { icon: '◇', color: 'yellow' },
     // Waiting for the user is actionable (yellow); other blocks are settled choices (grey).
     blocked: { icon: '⊘', color: s.reason === 'pending_approval' ? 'yellow' : 'gray' },
   };
@@ -26,7 +28,7 @@ export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: st
 export function statusText(s: ServerStatus): string | undefined {
   if (s.state === 'connected') return undefined;
   if (s.reason !== undefined) return reasonText(s.reason, s.notAllowedBy, s.detail);
-  if (s.state === 'error') return s.error ?? 'error';
+  if (s.state === 'error' || s.state === 'needs_auth') return s.error ?? s.state;
   return s.state;
 }
 
