@@ -14,8 +14,8 @@
  */
 import { asyncScheduler, debounceTime, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 
-/** The watcher's default debounce, in ms (SPEC §7). */
-const DEFAULT_SETTLE_MS = 300;
+/** The watcher's default debounce, in ms (SPEC §7); `settleOnActivity` shares it. */
+export const DEFAULT_SETTLE_MS = 300;
 
 /**
  * Emits a value only once `dueTime` ms have passed without a newer one.

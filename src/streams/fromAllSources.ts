@@ -2,14 +2,16 @@ import { combineLatest, defer, map, merge, mergeMap, startWith, tap, type Observ
 import type { AssembleInput } from '../model/assemble.js';
 import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent, SettingsOkEvent } from '../model/events.js';
 import type { Scope, SourceSnapshot } from '../model/types.js';
+import type { ReadActivity } from '../operators/settleOnActivity.js';
 import type { ApprovalsRead, ApprovalsStore } from '../sinks/approvalsStore.js';
 import { fromApprovals } from './fromApprovals.js';
 import { fromExtensions } from './fromExtensions.js';
 import { fromSettingsFile, type SettingsFileError, type SettingsFileEvent } from './fromSettingsFile.js';
 import type { ReadFileFn } from './readJsonc.js';
 import { classifyChange } from './restartRequired.js';
+import { shareWatchersByDirectory } from './shareWatchersByDirectory.js';
 import { fromTrustedFolders } from './trustedFolders.js';
-import type { WatchFactory } from './watchFactory.js';
+import { chokidarWatchFactory, type WatchFactory } from './watchFactory.js';
 
 /** Where every source of SPEC §2 lives for one session. */
 export interface SourcePaths {
@@ -56,16 +58,22 @@ export interface AllSourcesDeps {
   /** How settings files are read (default `readRegularFile`: regular files of at most 4 MiB): the seam for read failures in tests. */
   readFile?: ReadFileFn;
   onNotice: (notice: SourceNotice) => void;
+  /** Told of every change the watchers see and of every read they cause: what the debounce is timed from. */
+  onActivity?: (activity: ReadActivity) => void;
 }
 
 /**
  * Every source of SPEC §2 combined into the pipeline's input, one value per change of any of
- * them. Each file is watched on its own (SPEC §7); a broken file keeps its last good content
+ * them. Each file is read on its own (SPEC §7), through one watcher per directory
+ * ({@link shareWatchersByDirectory}); a broken file keeps its last good content
  * and reports a `settings-error` (once per save), and `settings-ok` once it reads cleanly again;
  * a change of restart-required keys only is reported as `restart-required` and goes no further.
  */
 export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observable<AssembleInput> {
-  const watchDeps = deps.watch ? { watch: deps.watch } : {};
+  const watchDeps = {
+    watch: shareWatchersByDirectory(deps.watch ?? chokidarWatchFactory),
+    ...(deps.onActivity ? { onActivity: deps.onActivity } : {}),
+  };
   const settingsError = (e: SettingsFileError) =>
     deps.onNotice({
       type: 'settings-error',

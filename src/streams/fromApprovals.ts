@@ -1,6 +1,7 @@
-import { distinctUntilChanged, from, switchMap, type Observable } from 'rxjs';
+import { distinctUntilChanged, type Observable } from 'rxjs';
 import type { ApprovalDecisions } from '../model/types.js';
 import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from '../sinks/approvalsStore.js';
+import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';
 
@@ -32,7 +33,7 @@ function decisionsEqual(a: ApprovalDecisions, b: ApprovalDecisions): boolean {
 export function fromApprovals(file: string, projectRoot: string, deps: ApprovalsDeps = {}): Observable<ApprovalsRead> {
   const store = deps.store ?? createApprovalsStore(file);
   return watchFile(file, deps).pipe(
-    switchMap(() => from(store.read(projectRoot))),
+    rereadOnTick(() => store.read(projectRoot), deps.onActivity),
     distinctUntilChanged((a, b) => a.warning === b.warning && decisionsEqual(a.decisions, b.decisions)),
   );
 }

@@ -1,10 +1,11 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Observable, Subscription, from, switchMap } from 'rxjs';
+import { Observable, Subscription, defer, finalize, from } from 'rxjs';
 import type { SourceSnapshot } from '../model/types.js';
 import { isEditorArtifact } from './editorArtifacts.js';
 import { fromSettingsFile, type SettingsFileDeps, type SettingsFileError } from './fromSettingsFile.js';
 import { setOwn } from './ownProperties.js';
+import { rereadOnTick } from './rereadOnTick.js';
 import { watchDirectory } from './watchDirectory.js';
 
 /**
@@ -178,11 +179,17 @@ export function fromExtensions(
       const manifest = join(extensionsDir, name, manifestName);
       const entry: Installed = { subscription: new Subscription(), snapshot: undefined, installedAt: undefined };
       installed.set(name, entry);
+      // A read like the manifest's: the debounce waits for it rather than restarting at its end.
       entry.subscription.add(
-        from(installTime(join(extensionsDir, name)).catch(() => Number.POSITIVE_INFINITY)).subscribe((at) => {
-          entry.installedAt = at;
-          emitWhenComplete();
-        }),
+        defer(() => {
+          deps.onActivity?.('start');
+          return from(installTime(join(extensionsDir, name)).catch(() => Number.POSITIVE_INFINITY));
+        })
+          .pipe(finalize(() => deps.onActivity?.('end')))
+          .subscribe((at) => {
+            entry.installedAt = at;
+            emitWhenComplete();
+          }),
       );
       entry.subscription.add(
         fromSettingsFile(manifest, 'extension', { ...deps, kind: 'servers' }).subscribe({
@@ -222,8 +229,8 @@ export function fromExtensions(
     let listingError: string | undefined;
     const listing = watchDirectory(extensionsDir, (name) => !isEditorArtifact(name), deps)
       .pipe(
-        switchMap(() =>
-          from(
+        rereadOnTick(
+          () =>
             listDirectories(extensionsDir).then(
               (names) => {
                 listingError = undefined;
@@ -238,7 +245,7 @@ export function fromExtensions(
                 return [...installed.keys()];
               },
             ),
-          ),
+          deps.onActivity,
         ),
       )
       .subscribe({ next: onListing, error: (error: unknown) => subscriber.error(error) });

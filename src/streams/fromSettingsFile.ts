@@ -1,7 +1,8 @@
-import { defer, from, mergeMap, switchMap, type Observable } from 'rxjs';
+import { defer, mergeMap, type Observable } from 'rxjs';
 import type { McpSettings, Scope, SourceSnapshot } from '../model/types.js';
 import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from './ownProperties.js';
 import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
+import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';
 
@@ -85,7 +86,7 @@ const RULES: Readonly<Record<SettingsFileKind, readonly KeyRule[]>> = {
  * output    c(a)-----------------------e----------c(b)------e(mcpServers)
  * ```
  *
- * Each tick of {@link watchFile} reads the file again (a newer tick abandons an older read).
+ * Each tick of {@link watchFile} reads the file again, one read at a time ({@link rereadOnTick}).
  * - A file that does not parse: an `error`, and the last good content stays (no `content`).
  *   If there was none yet, an empty content follows once, so every source has a first value;
  *   for a settings file it is marked `broken` (admission fails closed on it, issue 11) until a
@@ -116,7 +117,7 @@ export function fromSettingsFile(
       lastRawFailing: false,
     };
     return watchFile(path, deps).pipe(
-      switchMap(() => from(readJsonc(path, deps))),
+      rereadOnTick(() => readJsonc(path, deps), deps.onActivity),
       mergeMap((result) => nextEvents(state, result, { path, scope, kind })),
     );
   });
@@ -193,10 +194,25 @@ function nextEvents(state: FileState, result: JsoncReadResult, info: FileInfo): 
   const events: SettingsFileEvent[] = [...errors, ...cleared(state, info, errors.length > 0)];
   if (state.emitted !== undefined && jsonEqual(effective, state.emitted) && broken === state.broken) return events;
   const changedKeys = changedLeafKeys(state.emitted ?? {}, effective);
+  keepUnchangedServers(state.emitted, effective);
   state.emitted = effective;
   state.broken = broken;
   events.push(contentEvent(effective, changedKeys, info, broken));
   return events;
+}
+
+/**
+ * Each `mcpServers` entry deep-equal to the one emitted last becomes that very object again, so
+ * an entry nobody edited keeps its identity across re-reads and a pass skips it at the cost of a
+ * comparison (issue 15: the incremental desired state keys its results on it).
+ */
+function keepUnchangedServers(previous: Record<string, unknown> | undefined, effective: Record<string, unknown>): void {
+  const before = previous === undefined ? undefined : getOwn(previous, 'mcpServers');
+  const after = getOwn(effective, 'mcpServers');
+  if (!isPlainObject(before) || !isPlainObject(after)) return;
+  for (const name of Object.keys(after)) {
+    if (Object.hasOwn(before, name) && jsonEqual(before[name], after[name])) setOwn(after, name, before[name]);
+  }
 }
 
 /** Scopes whose file is nothing but an `mcpServers` map (an extension manifest has other keys). */

@@ -1,7 +1,8 @@
 import { dirname, resolve, sep } from 'node:path';
-import { distinctUntilChanged, from, map, switchMap, type Observable } from 'rxjs';
+import { distinctUntilChanged, map, type Observable } from 'rxjs';
 import { getOwn } from './ownProperties.js';
 import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
+import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';
 
@@ -61,7 +62,7 @@ export type TrustedFoldersDeps = WatchDeps & ReadJsoncDeps;
  */
 export function fromTrustedFolders(file: string, cwd: string, deps: TrustedFoldersDeps = {}): Observable<FolderTrust> {
   return watchFile(file, deps).pipe(
-    switchMap(() => from(readJsonc(file, deps))),
+    rereadOnTick(() => readJsonc(file, deps), deps.onActivity),
     map((result) => evaluateTrust(file, cwd, result)),
     distinctUntilChanged((a, b) => a.trusted === b.trusted && a.error === b.error),
   );

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Observable, Subscription, asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { ReadActivity } from '../operators/settleOnActivity.js';
 import { chokidarWatchFactory, type WatchEvent, type WatchFactory } from './watchFactory.js';
 
 /** Dependencies of the watched sources; every one has a real default. */
@@ -13,7 +14,20 @@ export interface WatchDeps {
   scheduler?: SchedulerLike;
   /** Delay before watching again after a watcher failed, in ms (default 1000). */
   rewatchDelayMs?: number;
+  /**
+   * Told of every change a watcher sees and of every read it causes (default: nobody): the
+   * pipeline times its debounce from these (`settleOnActivity`, issue 15).
+   */
+  onActivity?: (activity: ReadActivity) => void;
 }
+
+/**
+ * Why to read again: `change`, something may have changed (at subscription, on an event of a
+ * watched name, when the watch moves or fails); `check`, nothing new was seen, but reading again
+ * makes sure nothing was missed (the watcher became ready, or the trailing `recheck` after a
+ * change). Only a `change` (re)starts the pipeline's debounce.
+ */
+export type WatchTick = 'change' | 'check';
 
 const DEFAULT_REWATCH_DELAY_MS = 1000;
 
@@ -41,30 +55,31 @@ function nearestExistingDirectory(path: string, isDirectory: (path: string) => b
  * ```
  * subscribe      !
  * fs (in dir)    ----a----x.tmp------c----
- * output         t---t---------------t----    (t: "read again"; x.tmp not accepted)
+ * output         c-k-c---------------c----    (c: change, k: check ({@link WatchTick}); x.tmp not accepted)
  * ```
  *
  * One tick at subscription (the initial read) and one when the watcher is ready (a write between
- * the two is not lost). Watches `dir` itself at depth 0, so renames over a name, deletes and
+ * the two is not lost; a `check`). Watches `dir` itself at depth 0, so renames over a name, deletes and
  * re-creates are seen. While `dir` does not exist, the nearest existing ancestor is watched
  * until the next path component appears, then the watch moves down, one or more levels at once;
  * if `dir` disappears, it moves back up. Every event re-checks the location (a stat per level),
  * and every move ticks: the children may have changed.
- * A watcher that fails ticks and is replaced after `rewatchDelayMs`. Cold: each subscription has
- * its own watcher, and unsubscribing closes it.
+ * A watcher that fails ticks and is replaced after `rewatchDelayMs`. Cold: each subscription
+ * subscribes the factory on its own, and unsubscribing closes that (with
+ * `shareWatchersByDirectory`, one watcher serves every subscription of a directory).
  */
 export function watchDirectory(
   dir: string,
   accept: (name: string) => boolean,
   deps: WatchDeps = {},
-): Observable<void> {
+): Observable<WatchTick> {
   const watch = deps.watch ?? chokidarWatchFactory;
   const isDirectory = deps.isDirectory ?? isDirectoryOnDisk;
   const scheduler = deps.scheduler ?? asyncScheduler;
   const rewatchDelayMs = deps.rewatchDelayMs ?? DEFAULT_REWATCH_DELAY_MS;
   const target = resolve(dir);
 
-  return new Observable<void>((subscriber) => {
+  return new Observable<WatchTick>((subscriber) => {
     let location = '';
     let current: Subscription | undefined;
 
@@ -101,7 +116,7 @@ export function watchDirectory(
               );
             }
             // Whatever happened meanwhile went unseen.
-            subscriber.next();
+            subscriber.next('change');
           },
         }),
       );
@@ -111,20 +126,20 @@ export function watchDirectory(
       // Any sign of life re-checks where to watch: watchers do not reliably report their own
       // directory going away (chokidar may send only a raw event), nor every ancestor change.
       if (relocate()) {
-        subscriber.next();
+        subscriber.next('change');
         return;
       }
       if (at !== target) return;
       if (event.event === 'ready') {
-        subscriber.next();
+        subscriber.next('check');
         return;
       }
       const path = resolve(event.path);
-      if (dirname(path) === target && accept(basename(path))) subscriber.next();
+      if (dirname(path) === target && accept(basename(path))) subscriber.next(event.event === 'recheck' ? 'check' : 'change');
     };
 
     watchAt(nearestExistingDirectory(target, isDirectory));
-    subscriber.next();
+    subscriber.next('change');
 
     return () => {
       const last = current;

@@ -4,12 +4,13 @@ import { Observable } from 'rxjs';
 import { isEditorArtifact } from './editorArtifacts.js';
 
 /**
- * What a directory watcher reports: a change of one direct child, that it is ready, or `raw`:
+ * What a directory watcher reports: a change of one direct child, that it is ready, `raw`:
  * activity it did not classify (such as the watched directory itself being removed), on which
- * the consumer re-checks what exists.
+ * the consumer re-checks what exists, or `recheck`: no new activity, but a child that changed a
+ * moment ago is worth reading once more (see {@link TRAILING_CHECK_MS}).
  */
 export interface WatchEvent {
-  event: 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir' | 'ready' | 'raw';
+  event: 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir' | 'ready' | 'raw' | 'recheck';
   /**
    * The child (or, for `ready` and the directory's own removal, the directory itself). A `raw`
    * event names the child the native watcher named, else the directory.
@@ -30,7 +31,9 @@ export type WatchFactory = (dir: string) => Observable<WatchEvent>;
  * chokidar drops a `change` of a path within 50 ms of the previous one, and an `unlink` within
  * 100 ms, without a trailing event (paulmillr/chokidar#1455): two quick saves would leave the
  * second unread. So every child event is followed, this long after the last one for that path,
- * by one more `change` — a read that is sure to see the final content.
+ * by a `recheck` — a read that is sure to see the final content. It is not itself a sign of a
+ * change: it does not restart the pipeline's debounce (issue 15), whose window, longer than
+ * this, is still open when the read comes back.
  */
 const TRAILING_CHECK_MS = 120;
 
@@ -51,7 +54,7 @@ function rawChild(root: string, name: string | null | undefined, details: unknow
  * The default {@link WatchFactory}, on chokidar. `ignoreInitial`: the sources read the file
  * themselves at subscription. `atomic`: an unlink followed by an add of the same name is one
  * `change`. No `awaitWriteFinish`: the pipeline debounces, and waiting here would only add delay.
- * Plus a trailing `change` per path ({@link TRAILING_CHECK_MS}).
+ * Plus a trailing `recheck` per path ({@link TRAILING_CHECK_MS}).
  */
 export const chokidarWatchFactory: WatchFactory = (dir) =>
   new Observable<WatchEvent>((subscriber) => {
@@ -73,7 +76,7 @@ export const chokidarWatchFactory: WatchFactory = (dir) =>
         path,
         setTimeout(() => {
           trailing.delete(path);
-          subscriber.next({ event: 'change', path });
+          subscriber.next({ event: 'recheck', path });
         }, TRAILING_CHECK_MS),
       );
     });

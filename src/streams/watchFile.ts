@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { EMPTY, connect, distinctUntilChanged, map, merge, skip, switchMap, type Observable } from 'rxjs';
-import { watchDirectory, type WatchDeps } from './watchDirectory.js';
+import { watchDirectory, type WatchDeps, type WatchTick } from './watchDirectory.js';
 
 export interface WatchFileDeps extends WatchDeps {
   /**
@@ -27,19 +27,20 @@ function linkTargetOnDisk(path: string): string | undefined {
  * subscribe     !
  * settings.json ------w----------rm---w-----
  * .swp, ~, .tmp ---s------s-------------s---
- * output        t(r)--t----------t----t-----    (t: read again; r: watcher ready)
+ * output        ck----c----------c----c-----  (c: a change; k: a check — the watcher is ready; see WatchTick)
  * ```
  *
  * Watches the file's directory at depth 0, filtered by name, and, while that directory does not
  * exist, its nearest existing ancestor (see {@link watchDirectory}). Ticks once at subscription.
- * A tick means "read again", never "it changed": readers compare contents themselves.
+ * A tick means "read again", never "it changed": readers compare contents themselves; its kind
+ * says whether it may stand for a change or only makes sure (`WatchTick`).
  *
  * A symlinked file (dotfile managers do that) is also watched where it points: an editor saves
  * the target, often by renaming a new file over it, and the link's own directory never hears of
  * that. Every tick of the link's directory re-checks the target, so a re-pointed link moves the
  * second watch along.
  */
-export function watchFile(path: string, deps: WatchFileDeps = {}): Observable<void> {
+export function watchFile(path: string, deps: WatchFileDeps = {}): Observable<WatchTick> {
   const file = resolve(path);
   const name = basename(file);
   const linkTarget = deps.linkTarget ?? linkTargetOnDisk;

@@ -3,6 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromSettingsFile, type SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { MAX_NESTING, parseJsoncObject, readJsonc } from '../../src/streams/readJsonc.js';
+import type { WatchTick } from '../../src/streams/watchDirectory.js';
 import { watchFile } from '../../src/streams/watchFile.js';
 import { ManualWatch, makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
@@ -88,7 +89,7 @@ describe('a symlinked settings file', () => {
   describe('with real chokidar', () => {
     let dir: string | undefined;
     let events: Recording<SettingsFileEvent> | undefined;
-    let neighbour: Recording<void> | undefined;
+    let neighbour: Recording<WatchTick> | undefined;
     afterEach(async () => {
       events?.subscription.unsubscribe();
       neighbour?.subscription.unsubscribe();

@@ -18,7 +18,7 @@ function directories(...dirs: string[]): { has: (path: string) => boolean; add: 
 }
 
 describe('watchFile (manual watcher)', () => {
-  it('ticks at subscription, on ready, and on add/change/unlink of its own name only', () => {
+  it('ticks at subscription, on ready, and on add/change/unlink/recheck of its own name only', () => {
     const watch = new ManualWatch();
     const fs = directories(qwen);
     const ticks = record(watchFile(settings, { watch: watch.factory, isDirectory: fs.has }));
@@ -27,14 +27,15 @@ describe('watchFile (manual watcher)', () => {
 
     watch.emit(qwen, 'ready');
     expect(ticks.values).toHaveLength(2);
-    for (const event of ['add', 'change', 'unlink'] as const) watch.emit(qwen, event, 'settings.json');
-    expect(ticks.values).toHaveLength(5);
+    for (const event of ['add', 'change', 'unlink', 'recheck'] as const) watch.emit(qwen, event, 'settings.json');
+    // Ready and the trailing recheck only make sure: checks, which do not restart the debounce.
+    expect(ticks.values).toEqual(['change', 'check', 'change', 'change', 'change', 'check']);
 
     for (const name of ['settings.json.swp', '.settings.json.swp', 'settings.json~', 'settings.json.tmp', 'settings.json.orig', 'other.json']) {
       watch.emit(qwen, 'change', name);
       watch.emit(qwen, 'add', name);
     }
-    expect(ticks.values).toHaveLength(5);
+    expect(ticks.values).toHaveLength(6);
     ticks.subscription.unsubscribe();
   });
 
@@ -154,7 +155,7 @@ describe('watchFile (virtual time)', () => {
       const watch: WatchFactory = () => (attempts++ === 0 ? broken : healthy);
       const source = watchFile(settings, { watch, isDirectory: () => true, scheduler, rewatchDelayMs: 10 });
       // t=0 initial read, t=2 failure, t=12 watching again, t=15 the change.
-      expectObservable(source, '^ 30ms !').toBe('t-t 12ms t', { t: undefined });
+      expectObservable(source, '^ 30ms !').toBe('t-t 12ms t', { t: 'change' });
       expectSubscriptions(broken.subscriptions).toBe('^-!');
       expectSubscriptions(healthy.subscriptions).toBe('12ms ^ 18ms !');
     });
@@ -170,7 +171,7 @@ describe('watchFile (virtual time)', () => {
       scheduler.schedule(() => (qwenExists = false), 2);
       const isDirectory = (path: string): boolean => path !== qwen || qwenExists;
       const source = watchFile(settings, { watch, isDirectory, scheduler, rewatchDelayMs: 10 });
-      expectObservable(source, '^ 20ms !').toBe('t--t', { t: undefined });
+      expectObservable(source, '^ 20ms !').toBe('t--t', { t: 'change' });
       expectSubscriptions(target.subscriptions).toBe('^--!');
       expectSubscriptions(parent.subscriptions).toBe('---^ 17ms !');
     });

@@ -1,0 +1,44 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
+import { Harness } from './settingsFileHarness.js';
+import { makeTempDir, removeDir } from './streamTestKit.js';
+
+type Content = Extract<SettingsFileEvent, { kind: 'content' }>;
+
+const servers = (h: Harness): Record<string, unknown>[] =>
+  h.values.filter((e): e is Content => e.kind === 'content').map((e) => e.snapshot.servers);
+
+const settings = (fsArgs: string, web = 'https://example.test/mcp') =>
+  `{ "mcpServers": { "fs": { "command": "npx", "args": [${fsArgs}] }, "web": { "httpUrl": "${web}", "headers": { "a": "b" } } } }`;
+
+describe('fromSettingsFile: entries nobody edited keep their identity (issue 15)', () => {
+  let dir: string;
+  let harness: Harness | undefined;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+  });
+  afterEach(async () => {
+    harness?.dispose();
+    harness = undefined;
+    await removeDir(dir);
+  });
+
+  it('re-reads an edited file: the unchanged entry is the very object emitted before, the edited one is new', async () => {
+    const file = join(dir, 'settings.json');
+    await writeFile(file, settings('"a"'));
+    const h = (harness = new Harness(file, 'user'));
+    await h.started();
+    await h.save(settings('"a", "b"'));
+    await h.save(settings('"a", "b"', 'https://example.test/other'));
+
+    const [first, second, third] = servers(h);
+    expect(second).toEqual({ fs: { command: 'npx', args: ['a', 'b'] }, web: { httpUrl: 'https://example.test/mcp', headers: { a: 'b' } } });
+    expect(second!.web).toBe(first!.web);
+    expect(second!.fs).not.toBe(first!.fs);
+    expect(third!.fs).toBe(second!.fs);
+    expect(third!.web).not.toBe(second!.web);
+    expect(third!.web).toEqual({ httpUrl: 'https://example.test/other', headers: { a: 'b' } });
+  });
+});
