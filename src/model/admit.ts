@@ -30,9 +30,11 @@ export function admit(
 
 /**
  * The rules of {@link admit} prepared once for a desired state: pattern lists compiled, the
- * rejected and pending names in sets, so admitting every server of a pass stays linear.
+ * rejected and pending names in sets, so admitting every server of a pass stays linear. It reads
+ * only `gating`, `trusted` and `settingsError` of `desired`, when called here — so the
+ * incremental desired state keeps one until those change.
  */
-function admission(
+export function admission(
   desired: DesiredState,
   flagAllowed: readonly string[] | undefined,
 ): (name: string, server: AssembledServer) => Admission {

@@ -45,23 +45,12 @@ const UNTRUSTED_IGNORED = GATED_SCOPES;
  * `servers` has a null prototype so a server called `__proto__` or `toString` is an ordinary key.
  */
 export function assemble(input: AssembleInput): DesiredState {
-  const { folderTrustEnabled } = mergeAdmissionSettings(input.sources);
-  const trusted = !folderTrustEnabled || input.folderTrusted;
-  const sources = input.sources
-    .filter((source) => trusted || !UNTRUSTED_IGNORED.has(source.scope))
-    .map((source, order) => ({ source, order }))
-    .sort((a, b) => rank(a.source) - rank(b.source) || a.order - b.order)
-    .map(({ source }) => source);
-
+  const { trusted, sources } = assemblyOrder(input);
   const byName = new Map<string, AssembledServer>();
   for (const source of sources) {
     const servers: unknown = source.servers;
     if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) continue;
-    for (const [name, config] of Object.entries(servers)) {
-      const server: AssembledServer = { name, scope: source.scope, source: source.file, config };
-      if (source.extensionPath !== undefined) server.extensionPath = source.extensionPath;
-      byName.set(name, server);
-    }
+    for (const [name, config] of Object.entries(servers)) byName.set(name, assembledServer(name, source, config));
   }
 
   const servers = Object.create(null) as Record<string, AssembledServer>;
@@ -71,15 +60,60 @@ export function assemble(input: AssembleInput): DesiredState {
     const server = byName.get(name)!;
     servers[name] = server;
     if (!GATED_SCOPES.has(server.scope)) continue;
-    const hash = approvalHash(server.config);
-    const state = approvalState(name, hash, input.approvals);
-    const sessionApproved =
-      Object.hasOwn(input.sessionApprovals, name) && input.sessionApprovals[name] === hash;
-    if (state === 'approved' || sessionApproved) continue;
+    const standing = approvalStanding(name, approvalHash(server.config), input);
+    if (standing === 'approved') continue;
     pending.push(name);
-    if (state === 'rejected') rejected.push(name);
+    if (standing === 'rejected') rejected.push(name);
   }
+  return desiredState(input, sources, { servers, pending, rejected, trusted });
+}
 
+/**
+ * The sources that count, in assembly order, and whether the folder is trusted (see
+ * {@link assemble}): a step of its own so the incremental assembly orders exactly alike.
+ */
+export function assemblyOrder(input: AssembleInput): { trusted: boolean; sources: SourceSnapshot[] } {
+  const { folderTrustEnabled } = mergeAdmissionSettings(input.sources);
+  const trusted = !folderTrustEnabled || input.folderTrusted;
+  const sources = input.sources
+    .filter((source) => trusted || !UNTRUSTED_IGNORED.has(source.scope))
+    .map((source, order) => ({ source, order }))
+    .sort((a, b) => rank(a.source) - rank(b.source) || a.order - b.order)
+    .map(({ source }) => source);
+  return { trusted, sources };
+}
+
+/** One entry of a source, tagged with where it came from. */
+export function assembledServer(name: string, source: SourceSnapshot, config: unknown): AssembledServer {
+  const server: AssembledServer = { name, scope: source.scope, source: source.file, config };
+  if (source.extensionPath !== undefined) server.extensionPath = source.extensionPath;
+  return server;
+}
+
+/**
+ * Where a gated server with approval hash `hash` stands: approved (stored for this hash, or for
+ * this session), rejected (stored), or pending. A session approval after a reject wins.
+ */
+export function approvalStanding(name: string, hash: string, input: AssembleInput): 'approved' | 'pending' | 'rejected' {
+  const state = approvalState(name, hash, input.approvals);
+  const sessionApproved = Object.hasOwn(input.sessionApprovals, name) && input.sessionApprovals[name] === hash;
+  return state === 'approved' || sessionApproved ? 'approved' : state;
+}
+
+/** The merged servers and the names that wait for approval, as {@link desiredState} takes them. */
+export interface AssembledServers {
+  /** Null prototype, keys inserted in sorted order. */
+  servers: Record<string, AssembledServer>;
+  /** Sorted. */
+  pending: readonly string[];
+  /** Sorted; a subset of `pending`. */
+  rejected: readonly string[];
+  trusted: boolean;
+}
+
+/** The rest of {@link assemble} once the servers are merged: admission lists, session overrides, fail-closed error. */
+export function desiredState(input: AssembleInput, sources: readonly SourceSnapshot[], merged: AssembledServers): DesiredState {
+  const { servers, pending, rejected, trusted } = merged;
   const admission = mergeAdmissionSettings(sources);
   const gating: Gating = { excluded: admission.excluded, pending, rejected };
   if (admission.allowed !== undefined) gating.allowed = admission.allowed;

@@ -46,6 +46,7 @@ export function invalidFingerprint(raw: unknown): string {
  * tools) ≠ `[]` (no tools); `trust` absent ≡ `false`; `description` exactly.
  */
 export function viewFieldsEqual(a: ViewFields, b: ViewFields): boolean {
+  if (a === b) return true;
   return (
     optionalSetsEqual(a.includeTools, b.includeTools) &&
     setsEqual(a.excludeTools ?? [], b.excludeTools ?? []) &&
