@@ -4,7 +4,8 @@
  * and process starts until it settles, and whether it ended on the content of the last save.
  * Target for mcp-live (SPEC §7): a burst is one reconcile (at most 2 passes).
  */
-import { type Entrant, type WaitOptions, settle, usableWith } from './edits.js';
+import { LiveContestant } from './contestant.js';
+import { type Entrant, type WaitOptions, breakdown, settle, usableWith } from './edits.js';
 import { type ServerMap, fixtureServer, sleep } from './fixtures.js';
 import type { BurstSample, BurstSummary } from './results.js';
 import { summarize } from './stats.js';
@@ -45,11 +46,18 @@ export async function measureBurst(e: Entrant, target: string, rep: number, burs
     targetRestarts: s.starts.filter((n) => n === target).length,
     unchangedRestarts: s.starts.filter((n) => unchanged.includes(n)).length,
     gapMs: s.gapMs,
+    editedGapMs: s.editedGapMs,
     converged,
     spanMs: lastSaveAt - firstSaveAt,
     maxSaveGapMs: maxSaveGap,
   };
   if (s.targetAt !== undefined) sample.lastSaveToUsableMs = Math.max(0, s.targetAt - lastSaveAt);
+  if (c instanceof LiveContestant) {
+    // The connect that ended the burst is the first one begun after the last save.
+    const { triggerMs, connectMs } = breakdown(c.attemptsOf(target), lastSaveAt, s.targetAt);
+    Object.assign(sample, { triggerMs, connectMs });
+    c.forgetAttempts();
+  }
   if (s.error) sample.error = s.error;
   return sample;
 }
@@ -62,7 +70,9 @@ export function summarizeBursts(samples: BurstSample[]): BurstSummary {
     targetRestarts: pick((s) => s.targetRestarts),
     unchangedRestarts: pick((s) => s.unchangedRestarts),
     gapMs: pick((s) => s.gapMs),
+    editedGapMs: pick((s) => s.editedGapMs),
     lastSaveToUsableMs: pick((s) => s.lastSaveToUsableMs),
+    ...(samples.some((s) => s.triggerMs !== undefined) ? { triggerMs: pick((s) => s.triggerMs), connectMs: pick((s) => s.connectMs) } : {}),
     converged: samples.filter((s) => s.converged).length,
     maxSaveGapMs: summarize(samples.map((s) => s.maxSaveGapMs)),
     samples,

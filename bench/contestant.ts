@@ -4,24 +4,42 @@
  * could use — so their figures stand side by side.
  *
  * Here: mcp-live itself, with `strategy: 'incremental'` (ours) or `'full'` (tear everything
- * down and reconnect all on any change: the behaviour mcp-live replaces). mcp-hub lives in
- * `mcpHub.ts`.
+ * down and reconnect all on any change: the behaviour mcp-live replaces), and ours again with
+ * mcp-hub's floor as its debounce (`equal-floor`), so raw latencies compare without netting the
+ * two floors out. mcp-hub lives in `mcpHub.ts`.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Subscription } from 'rxjs';
+import { type Subscription, defer, finalize, from, map } from 'rxjs';
 import { createMcpLive, type McpLive } from '../src/createMcpLive.js';
-import type { ServerState } from '../src/model/types.js';
+import type { Connection, Connector } from '../src/model/connection.js';
+import { createMcpConnector } from '../src/sinks/connector.js';
 import { type Availability, Probe } from './probe.js';
-import { type ServerMap, writeJson } from './fixtures.js';
+import { type ServerMap, sleep, writeJson } from './fixtures.js';
+import { HUB_STABILITY_MS } from './mcpHub.js';
 
-export type ContestantId = 'incremental' | 'full' | 'mcp-hub';
+export type ContestantId = 'incremental' | 'full' | 'equal-floor' | 'mcp-hub';
 
 export const CONTESTANT_LABELS: Readonly<Record<ContestantId, string>> = {
   incremental: 'mcp-live (incremental)',
   full: 'full restart',
+  'equal-floor': `mcp-live, debounce ${HUB_STABILITY_MS}`,
   'mcp-hub': 'mcp-hub --watch',
 };
+
+/**
+ * One connect of one server as the connector saw it (performance.now() ms): when the pass asked
+ * for it, when the process had listed its lists, when its close began and ended.
+ */
+export interface Attempt {
+  name: string;
+  startedAt: number;
+  connectedAt?: number;
+  closeStartedAt?: number;
+  closedAt?: number;
+  /** Ended without a connection (failed or given up). */
+  failed?: boolean;
+}
 
 export interface Contestant {
   readonly id: ContestantId;
@@ -48,6 +66,8 @@ export interface Contestant {
 }
 
 export interface LiveContestantOptions {
+  /** Default: the strategy. */
+  id?: ContestantId;
   strategy: 'incremental' | 'full';
   /** The contestant's own folder (temp home + workspace inside). */
   dir: string;
@@ -68,12 +88,11 @@ export class LiveContestant implements Contestant {
   private readonly subscriptions: Subscription[] = [];
   /** performance.now() of every `reconcile` event. */
   readonly passEnds: number[] = [];
-  /** Every state change of every server, as it happened: the breakdown of a latency. */
-  private readonly transitions: { t: number; name: string; state: ServerState }[] = [];
-  private readonly lastState = new Map<string, ServerState>();
+  /** Every connect of every server, in order: the breakdown of a latency. */
+  private attempts: Attempt[] = [];
 
   constructor(private readonly options: LiveContestantOptions) {
-    this.id = options.strategy;
+    this.id = options.id ?? options.strategy;
     this.floorMs = options.debounceMs;
     this.startLog = join(options.dir, 'starts.log');
     this.home = join(options.dir, 'home');
@@ -90,6 +109,8 @@ export class LiveContestant implements Contestant {
       debounceMs: this.options.debounceMs,
       strategy: this.options.strategy,
       concurrency: this.options.concurrency,
+      // The default stdio connector, timed: fixtures need no OAuth, which is all the default adds.
+      connector: this.timed(createMcpConnector()),
     });
     this.live = live;
     this.subscriptions.push(
@@ -97,10 +118,6 @@ export class LiveContestant implements Contestant {
         const snapshot = new Map<string, Availability>();
         const now = performance.now();
         for (const s of list) {
-          if (this.lastState.get(s.name) !== s.state) {
-            this.lastState.set(s.name, s.state);
-            this.transitions.push({ t: now, name: s.name, state: s.state });
-          }
           const tools = s.state === 'connected' ? s.tools.map((t) => t.tool) : [];
           snapshot.set(s.name, { up: s.state === 'connected' && tools.length > 0, tools });
         }
@@ -136,14 +153,41 @@ export class LiveContestant implements Contestant {
     return this.passEnds.at(-1) ?? 0;
   }
 
-  /** The first time at or after `since` that `name` entered `state`. */
-  enteredAt(name: string, state: ServerState, since: number): number | undefined {
-    return this.transitions.find((x) => x.t >= since && x.name === name && x.state === state)?.t;
+  /** The connects of `name`, oldest first. */
+  attemptsOf(name: string): Attempt[] {
+    return this.attempts.filter((a) => a.name === name);
   }
 
-  /** Drops the transition log (keeps memory flat over a long run). */
-  forgetTransitions(): void {
-    this.transitions.length = 0;
+  /** Resolves when no close is under way (bounded): a replaced process's close comes after the swap. */
+  async closesSettled(timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (this.attempts.some((a) => a.closeStartedAt !== undefined && a.closedAt === undefined) && performance.now() < deadline) await sleep(5);
+  }
+
+  /** Drops the attempts that are over (keeps memory flat over a long run); open connections stay. */
+  forgetAttempts(): void {
+    this.attempts = this.attempts.filter((a) => !a.failed && a.closedAt === undefined);
+  }
+
+  /**
+   * `inner`, with each connect and close stamped into {@link attempts}. The connection is handed
+   * on behind a proxy that stamps `close()`; everything else goes to the connection itself.
+   */
+  private timed(inner: Connector): Connector {
+    return (name, config, handlers) =>
+      defer(() => {
+        const attempt: Attempt = { name, startedAt: performance.now() };
+        this.attempts.push(attempt);
+        return inner(name, config, handlers).pipe(
+          map((conn) => {
+            attempt.connectedAt = performance.now();
+            return stampClose(conn, attempt);
+          }),
+          finalize(() => {
+            if (attempt.connectedAt === undefined) attempt.failed = true;
+          }),
+        );
+      });
   }
 
   async stop(): Promise<void> {
@@ -152,4 +196,22 @@ export class LiveContestant implements Contestant {
     await this.live?.dispose();
     this.live = undefined;
   }
+}
+
+function stampClose(conn: Connection, attempt: Attempt): Connection {
+  const close = async (): Promise<void> => {
+    attempt.closeStartedAt ??= performance.now();
+    try {
+      await from(conn.close()).forEach(() => undefined);
+    } finally {
+      attempt.closedAt ??= performance.now();
+    }
+  };
+  return new Proxy(conn, {
+    get(target, key) {
+      if (key === 'close') return close;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -1,11 +1,11 @@
 /**
  * Edit one server's args, add one server, remove one server: for each, from the file write
- * until the change is usable, how many processes started, and the tools gap of every server
- * that was not changed (SPEC §6: must be 0 for mcp-live).
+ * until the change is usable, how many processes started, the tools gap of every server that
+ * was not changed (SPEC §6: must be 0 for mcp-live), and for an edit the tools gap of the edited
+ * server itself (issue 15: 0 with make-before-break).
  */
 import { statSync } from 'node:fs';
-import type { Contestant } from './contestant.js';
-import { LiveContestant } from './contestant.js';
+import { type Attempt, type Contestant, LiveContestant } from './contestant.js';
 import { type ServerMap, fixtureServer, readStarts, sleep } from './fixtures.js';
 import type { Availability } from './probe.js';
 import type { ChangeKind, ChangeSample, ChangeSummary } from './results.js';
@@ -45,6 +45,8 @@ export interface Settled {
   targetAt?: number;
   allUsableAt?: number;
   gapMs: number;
+  /** Only when `target` was configured before and after: see {@link ChangeSample.editedGapMs}. */
+  editedGapMs?: number;
   starts: string[];
   passes: number;
   error?: string;
@@ -70,6 +72,8 @@ export async function settle(
   if (c.watch) await sleep(60); // a fresh poll before the write
   const mark = c.probe.forget();
   const before = c.probe.upNow(unchanged);
+  const edited = Object.hasOwn(e.servers, target) && Object.hasOwn(after, target);
+  const targetBefore = c.probe.state(target);
   const startsBefore = readStarts(c.startLog).length;
   let logSize = fileSize(c.startLog);
   let lastActivity = performance.now();
@@ -110,6 +114,12 @@ export async function settle(
     starts,
     passes: c.passesEndedSince(t0),
   };
+  if (edited) {
+    // The tools it lists before and after: a new marker tool comes, the old one goes, the rest stay.
+    const keeps = targetBefore.tools.filter((t) => c.probe.state(target).tools.includes(t));
+    const serving = (a: Availability) => a.up && keeps.every((t) => a.tools.includes(t));
+    settled.editedGapMs = c.probe.longestDown(mark, [target], t0, tEnd, new Map([[target, serving(targetBefore)]]), serving);
+  }
   if (error) settled.error = error;
   e.servers = after;
   return settled;
@@ -151,17 +161,38 @@ export async function measureChange(e: Entrant, kind: ChangeKind, target: string
     unchangedRestarts: s.starts.filter((n) => unchanged.includes(n)).length,
     passes: s.passes,
   };
+  if (s.editedGapMs !== undefined) sample.editedGapMs = s.editedGapMs;
   if (c instanceof LiveContestant) {
-    const acted = c.enteredAt(name, kind === 'add' ? 'connecting' : 'disconnected', s.t0);
-    const connecting = kind === 'remove' ? undefined : c.enteredAt(name, 'connecting', s.t0);
-    const connected = kind === 'remove' ? undefined : c.enteredAt(name, 'connected', connecting ?? s.t0);
-    if (acted !== undefined) sample.triggerMs = acted - s.t0;
-    if (kind === 'edit' && acted !== undefined && connecting !== undefined) sample.closeMs = connecting - acted;
-    if (connecting !== undefined && connected !== undefined) sample.connectMs = connected - connecting;
-    c.forgetTransitions();
+    await c.closesSettled(wait.timeoutMs);
+    Object.assign(sample, breakdown(c.attemptsOf(name), s.t0, s.targetAt));
+    c.forgetAttempts();
   }
   if (s.error) sample.error = s.error;
   return sample;
+}
+
+/**
+ * mcp-live's latency of one change taken apart, from its connector's stamps: when the pass acted
+ * (the first connect or close of the server after the write), the new process's own connect, the
+ * swap (listed → usable in `servers$`), and where the old process's close fell — before the new
+ * one started (stop-first: on the critical path) or after the swap (make-before-break: off it).
+ */
+export function breakdown(attempts: readonly Attempt[], t0: number, usableAt: number | undefined): Partial<ChangeSample> {
+  const out: Partial<ChangeSample> = {};
+  const old = attempts.find((a) => a.startedAt < t0 && a.closeStartedAt !== undefined && a.closeStartedAt >= t0);
+  const made = attempts.find((a) => a.startedAt >= t0 && a.connectedAt !== undefined);
+  const first = attempts.find((a) => a.startedAt >= t0)?.startedAt;
+  const acted = Math.min(first ?? Infinity, old?.closeStartedAt ?? Infinity);
+  if (Number.isFinite(acted)) out.triggerMs = acted - t0;
+  if (made) {
+    out.connectMs = made.connectedAt! - made.startedAt;
+    if (usableAt !== undefined) out.swapMs = usableAt - made.connectedAt!;
+  }
+  if (old && made) {
+    if (old.closeStartedAt! < made.startedAt) out.closeMs = made.startedAt - old.closeStartedAt!;
+    else if (old.closedAt !== undefined && usableAt !== undefined) out.oldClosedMs = old.closedAt - usableAt;
+  }
+  return out;
 }
 
 /** Summaries of the samples of one change kind. */
@@ -176,9 +207,8 @@ export function summarizeChanges(samples: ChangeSample[]): ChangeSummary {
     passes: pick((s) => s.passes),
     samples,
   };
-  if (samples.some((s) => s.triggerMs !== undefined)) summary.triggerMs = pick((s) => s.triggerMs);
-  if (samples.some((s) => s.closeMs !== undefined)) summary.closeMs = pick((s) => s.closeMs);
-  if (samples.some((s) => s.connectMs !== undefined)) summary.connectMs = pick((s) => s.connectMs);
+  const optional = ['editedGapMs', 'triggerMs', 'closeMs', 'connectMs', 'swapMs', 'oldClosedMs'] as const;
+  for (const key of optional) if (samples.some((s) => s[key] !== undefined)) summary[key] = pick((s) => s[key]);
   return summary;
 }
 

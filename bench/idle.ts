@@ -16,6 +16,11 @@ import { HubContestant } from './mcpHub.js';
 import type { IdleResult, IdleSide } from './results.js';
 import { median, round } from './stats.js';
 
+/** The idle window is read in six slices; their median is the steady cost. */
+export function idleSliceSeconds(windowSeconds: number): number {
+  return Math.max(1, Math.floor(windowSeconds / 6));
+}
+
 export interface IdleOptions {
   servers: number;
   seconds: number;
@@ -124,7 +129,7 @@ export async function runIdle(o: IdleOptions): Promise<IdleResult> {
     // The same method for both sides: utime + stime from /proc, read from outside, in slices; no
     // forced gc and no sampling inside the processes during the window (mcp-live's own
     // process.cpuUsage is read once at each end, for a finer total).
-    const sliceS = Math.max(1, Math.floor(o.seconds / 6));
+    const sliceS = idleSliceSeconds(o.seconds);
     const pids = { live: child.pid, hub: hub?.pid };
     const liveRssStart = procRssMB(pids.live);
     const hubRssStart = pids.hub ? procRssMB(pids.hub) : 0;

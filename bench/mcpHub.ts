@@ -26,7 +26,7 @@ export const HUB_PACKAGE_DIR = join(ROOT, 'node_modules', 'mcp-hub');
 export const HUB_CLI = join(HUB_PACKAGE_DIR, 'dist', 'cli.js');
 /** How often the REST API is polled during a measurement. */
 export const POLL_MS = 20;
-/** chokidar `awaitWriteFinish.stabilityThreshold` in mcp-hub's config watcher (its floor). */
+/** chokidar `awaitWriteFinish.stabilityThreshold` in mcp-hub's config watcher: its floor, and the debounce of the equal-floor contestant. */
 export const HUB_STABILITY_MS = 200;
 
 /** Whether mcp-hub can take part here, and what was checked. */

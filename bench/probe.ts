@@ -84,9 +84,17 @@ export class Probe {
 
   /**
    * The longest time any of `names` was down within [`from`, `to`], from the changes after `mark`
-   * (a server down at `mark` counts from `from`; one still down counts until `to`).
+   * (a server down at `mark` counts from `from`; one still down counts until `to`). "Up" is `isUp`:
+   * by default connected with tools; the edited server's gap asks for the tools it keeps.
    */
-  longestDown(mark: number, names: readonly string[], from: number, to: number, before: ReadonlyMap<string, boolean>): number {
+  longestDown(
+    mark: number,
+    names: readonly string[],
+    from: number,
+    to: number,
+    before: ReadonlyMap<string, boolean>,
+    isUp: (a: Availability) => boolean = (a) => a.up,
+  ): number {
     const wanted = new Set(names);
     const downSince = new Map<string, number>();
     for (const name of names) if (before.get(name) === false) downSince.set(name, from);
@@ -95,8 +103,9 @@ export class Probe {
       const c = this.changes[i]!;
       if (!wanted.has(c.name) || c.t > to) continue;
       const since = downSince.get(c.name);
-      if (!c.state.up && since === undefined) downSince.set(c.name, c.t);
-      if (c.state.up && since !== undefined) {
+      const up = isUp(c.state);
+      if (!up && since === undefined) downSince.set(c.name, c.t);
+      if (up && since !== undefined) {
         longest = Math.max(longest, c.t - since);
         downSince.delete(c.name);
       }

@@ -18,17 +18,26 @@ export interface ChangeSample {
   allUsableMs?: number;
   /** Longest time any server that was not changed had no tools. */
   gapMs?: number;
+  /**
+   * Edit only: longest time the edited server itself was not listing every tool it lists both
+   * before and after the edit (the tools whose names stay); absent in older results.
+   */
+  editedGapMs?: number;
   /** Process starts after the write: all, and of servers that were not changed. */
   restarts?: number;
   unchangedRestarts?: number;
   /** Passes (mcp-live) / config changes applied (mcp-hub) after the write. */
   passes?: number;
-  /** mcp-live only: write → the pass acted on the server (watcher + debounce + plan). */
+  /** mcp-live only: write → the pass acted on the server (watcher + debounce + plan): its first connect or close began. */
   triggerMs?: number;
-  /** mcp-live only, edit: closing the old process (a disconnect finishes before its reconnect). */
+  /** mcp-live only, edit: closing the old process before the new one started (stop-first order, and every edit in older results). */
   closeMs?: number;
-  /** mcp-live only: connecting → connected of the new process. */
+  /** mcp-live only: the new process's own connect (spawn → initialized and listed; older results: connecting → connected in `servers$`). */
   connectMs?: number;
+  /** mcp-live only: the new connection listed → the server usable with it in `servers$` (the swap / registry); absent in older results. */
+  swapMs?: number;
+  /** mcp-live only, edit: the server usable on the new process → the old process gone (make-before-break: off the critical path). */
+  oldClosedMs?: number;
   error?: string;
 }
 
@@ -39,9 +48,12 @@ export interface ChangeSummary {
   restarts: Summary;
   unchangedRestarts: Summary;
   passes: Summary;
+  editedGapMs?: Summary;
   triggerMs?: Summary;
   closeMs?: Summary;
   connectMs?: Summary;
+  swapMs?: Summary;
+  oldClosedMs?: Summary;
   samples: ChangeSample[];
 }
 
@@ -52,8 +64,14 @@ export interface BurstSample {
   targetRestarts?: number;
   unchangedRestarts?: number;
   gapMs?: number;
+  /** Longest time the edited server was not listing every tool it keeps (see {@link ChangeSample.editedGapMs}). */
+  editedGapMs?: number;
   /** Last save → the server usable with the content of the last save. */
   lastSaveToUsableMs?: number;
+  /** mcp-live only: last save → the pass began the connect that ended the burst. */
+  triggerMs?: number;
+  /** mcp-live only: that connect, spawn → listed. */
+  connectMs?: number;
   /** Whether it ended on the content of the last save. */
   converged: boolean;
   /** First save → last save as written (the plan: `windowMs` minus one interval). */
@@ -69,7 +87,10 @@ export interface BurstSummary {
   targetRestarts: Summary;
   unchangedRestarts: Summary;
   gapMs: Summary;
+  editedGapMs?: Summary;
   lastSaveToUsableMs: Summary;
+  triggerMs?: Summary;
+  connectMs?: Summary;
   converged: number;
   maxSaveGapMs?: Summary;
   samples: BurstSample[];
@@ -116,12 +137,14 @@ export interface ColdStartResult {
   gcExposed: boolean;
 }
 
-export interface CpuAtN {
-  servers: number;
+/** One way of computing a reconcile decision, timed (bench/cpu.ts). */
+export interface CpuPass {
   iterations: number;
-  /** One whole pass: assemble + admission (desiredServers → admitAll) + plan, µs. */
+  /** One whole pass: assemble + the reconcile gate + admission (desiredServers → admitAll) + plan, µs (older results: without the gate). */
   passUs: Summary;
   assembleUs: Summary;
+  /** The reconcile gate (`desiredStateEqual` of the previous desired state and this one), µs; absent in older results. */
+  gateUs?: Summary;
   desiredUs: Summary;
   planUs: Summary;
   /** Garbage collection inside the timed pass (V8 `gc` performance entries), µs; absent in older results. */
@@ -130,6 +153,13 @@ export interface CpuAtN {
   nsPerServer: number;
   /** The median of (pass − its gc) / servers, in ns: the model's own work; absent in older results. */
   nsPerServerWithoutGc?: number;
+}
+
+/** From scratch at the top level (the pure functions), and the incremental desired state beside it. */
+export interface CpuAtN extends CpuPass {
+  servers: number;
+  /** The same passes through a warm `createIncrementalDesired()` (issue 15); absent in older results. */
+  incremental?: CpuPass;
 }
 
 export interface CpuResult {
@@ -158,6 +188,20 @@ export interface IdleResult {
   seconds: number;
   sides: Partial<Record<'mcp-live' | 'mcp-hub', IdleSide>>;
   notes: string[];
+}
+
+/**
+ * The cold start and idle figures of the run before this one (the committed
+ * `bench/results/full.json`), kept in the new results so that "no worse than before" is judged
+ * from one file.
+ */
+export interface PreviousRun {
+  /** Where they were read from. */
+  source: string;
+  startedAt: string;
+  commit?: string;
+  coldStart?: { n: number; bounded: Summary }[];
+  idle?: IdleResult;
 }
 
 export interface TargetVerdict {
@@ -203,6 +247,8 @@ export interface BenchResults {
   /** Frames the Ink UI renders under a reconcile storm (bench/uiFrames.tsx). */
   ui?: UiFramesResult;
   leftoverFixtures: { found: number[]; killed: boolean };
+  /** Cold start and idle of the previous run, the baseline of their target; absent when none was found. */
+  previous?: PreviousRun;
   targets?: TargetVerdict[];
   notes: string[];
 }

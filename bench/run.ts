@@ -20,7 +20,7 @@ import { ROOT, RunDir, fixtureProcesses, fixtureServers, killPids } from './fixt
 import { runIdle } from './idle.js';
 import { POLL_MS, checkMcpHub, type McpHubStatus } from './mcpHub.js';
 import { evaluateTargets, writeReport } from './report.js';
-import type { BenchResults } from './results.js';
+import type { BenchResults, PreviousRun } from './results.js';
 import { runSessions } from './sessions.js';
 import { runPoolSessions } from './poolSessions.js';
 import { runUiFrames } from './uiFrames.js';
@@ -78,10 +78,26 @@ function positive(flag: string, v: string): number {
 
 function git(...args: string[]): string | undefined {
   try {
-    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 }).trim();
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Cold start and idle of the committed full run: the baseline of "no worse than before". Read
+ * from git, not the working copy, which this run (or an aborted one) may already have replaced.
+ */
+function previousRun(): PreviousRun | undefined {
+  const source = 'HEAD:bench/results/full.json';
+  const text = git('show', source);
+  if (!text) return undefined;
+  const before = JSON.parse(text) as BenchResults;
+  const previous: PreviousRun = { source: `git show ${source}`, startedAt: before.startedAt };
+  if (before.commit) previous.commit = before.commit;
+  if (before.coldStart) previous.coldStart = before.coldStart.ns.map((x) => ({ n: x.n, bounded: x.bounded }));
+  if (before.idle) previous.idle = before.idle;
+  return previous;
 }
 
 async function main(): Promise<void> {
@@ -134,6 +150,7 @@ async function main(): Promise<void> {
     notes: [],
   };
   if (flags.only) results.only = flags.only;
+  if (runs('cold') || runs('idle')) results.previous = previousRun();
 
   // Ctrl-C: end what this run started (its fixtures are found by the run folder in their argv).
   const abort = () => {
@@ -188,7 +205,7 @@ async function main(): Promise<void> {
 
     if (sessionsRun) {
       results.sessions = [];
-      const contestants: ContestantId[] = ['incremental', 'full', 'mcp-hub'];
+      const contestants: ContestantId[] = ['incremental', 'full', 'equal-floor', 'mcp-hub'];
       for (const n of ns) {
         log(`sessions N=${n}: ${runs('edits') ? 'edit/add/remove' : ''}${runs('edits') && runs('burst') ? ' + ' : ''}${runs('burst') ? 'burst' : ''}`);
         results.sessions.push(
@@ -204,6 +221,8 @@ async function main(): Promise<void> {
             contestants,
             skip: (id, at) => {
               if (id === 'full' && at > fullMaxN) return `not run above N=${fullMaxN} (time budget: every change restarts all ${at} servers)`;
+              // mcp-hub's counterpart runs wherever mcp-hub would by the time budget, so a run without it still has the figures.
+              if (id === 'equal-floor' && at > hubMaxN) return `not run above N=${hubMaxN} (the counterpart of mcp-hub, which runs up to N=${hubMaxN})`;
               if (id === 'mcp-hub' && !hub.available) return hub.reason ?? 'not available';
               if (id === 'mcp-hub' && at > hubMaxN) return `not run above N=${hubMaxN} (time budget: it starts every server at once, and 100 took about 2.5 min on 2 cores)`;
               return undefined;

@@ -1,5 +1,5 @@
 /**
- * The three contestants side by side at one N: each started with the same N fixture servers
+ * The contestants side by side at one N: each started with the same N fixture servers
  * (in its own temp folder), then the same edits in rounds — every round gives each contestant
  * one edit, one add and one remove, in a rotating order, so a noisy moment of the shared
  * machine does not always land on the same one. Then the bursts. Then everything is stopped
@@ -10,7 +10,7 @@ import { bareConnect } from './coldStart.js';
 import { type Contestant, type ContestantId, LiveContestant } from './contestant.js';
 import { Entrant, measureChange, recover, summarizeChanges } from './edits.js';
 import { type RunDir, fixtureProcesses, fixtureServers, killPids, serverName, waitForNoFixtures } from './fixtures.js';
-import { HubContestant } from './mcpHub.js';
+import { HUB_STABILITY_MS, HubContestant } from './mcpHub.js';
 import type { BurstSample, ChangeKind, ChangeSample, EntrantResult, SessionsAtN } from './results.js';
 import { summarize } from './stats.js';
 
@@ -36,7 +36,10 @@ export interface SessionsOptions {
 const KINDS: readonly ChangeKind[] = ['edit', 'add', 'remove'];
 
 function make(id: ContestantId, dir: string, debounceMs: number): Contestant {
-  return id === 'mcp-hub' ? new HubContestant(dir) : new LiveContestant({ strategy: id, dir, debounceMs });
+  if (id === 'mcp-hub') return new HubContestant(dir);
+  // Ours with mcp-hub's floor as its debounce: raw latencies compare without netting floors out.
+  if (id === 'equal-floor') return new LiveContestant({ id, strategy: 'incremental', dir, debounceMs: HUB_STABILITY_MS });
+  return new LiveContestant({ strategy: id, dir, debounceMs });
 }
 
 export async function runSessions(o: SessionsOptions): Promise<SessionsAtN> {

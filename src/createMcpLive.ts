@@ -16,7 +16,8 @@ import {
   type Subscription,
 } from 'rxjs';
 import { approvalHash } from './model/approvalHash.js';
-import { assemble, type AssembleInput } from './model/assemble.js';
+import type { AssembleInput } from './model/assemble.js';
+import { createIncrementalDesired } from './model/incrementalDesired.js';
 import type {
   CallToolOptions,
   Connector,
@@ -39,6 +40,7 @@ import {
   type ResourceTemplateInfo,
 } from './model/types.js';
 import { distinctFlatList } from './operators/distinctFlatList.js';
+import type { ReadActivity } from './operators/settleOnActivity.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
 import { createApprovalsStore, projectRoot, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
@@ -351,11 +353,15 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   /** `/mcp enable|disable` without `persist`: name → enabled, for this session only. */
   const sessionEnablement = new BehaviorSubject<Readonly<Record<string, boolean>>>({});
   const written = new Subject<ApprovalsRead>();
+  /** The watchers' changes and reads, from the sources to the debounce (issue 15). */
+  const activity = new Subject<ReadActivity>();
   let latestInput: AssembleInput | undefined;
   let latestDesired: DesiredState | undefined;
+  /** Assembles what changed since the last assembly only (issue 15): it runs on every input when the allow flag is set. */
+  const assembly = createIncrementalDesired();
   /** The desired state of the latest inputs, assembled once per change of them. */
   const desiredNow = (): DesiredState | undefined => {
-    if (latestInput && !latestDesired) latestDesired = assemble(latestInput);
+    if (latestInput && !latestDesired) latestDesired = assembly.assemble(latestInput);
     return latestDesired;
   };
   let promptable: readonly PendingApproval[] = [];
@@ -382,6 +388,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       extraSources: options.extraSources,
       watch: options.watch,
       onNotice: (n) => events.next({ ...n, ts: now() }),
+      onActivity: (a) => activity.next(a),
     },
   ).pipe(
     withSessionEnablement(sessionEnablement),
@@ -424,6 +431,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     cwd: paths.cwd,
     scheduler,
     debounceMs: options.debounceMs,
+    activity$: activity.asObservable(),
     concurrency: options.concurrency,
     strategy: options.strategy,
     hints: options.hints,
@@ -609,6 +617,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       sessionApprovals.complete();
       sessionEnablement.complete();
       written.complete();
+      activity.complete();
     },
 
     planned: () => r.planned(),

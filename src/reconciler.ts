@@ -21,7 +21,7 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { assemble, type AssembleInput } from './model/assemble.js';
+import type { AssembleInput } from './model/assemble.js';
 import { approvalHash } from './model/approvalHash.js';
 import { reviewEntry } from './model/reviewEntry.js';
 import type { CallToolOptions, Connector } from './model/connection.js';
@@ -35,14 +35,16 @@ import type {
   ServerEvent,
   Trigger,
 } from './model/events.js';
-import { desiredServers, plan, type Action, type PlanStep } from './model/plan.js';
+import { createIncrementalDesired } from './model/incrementalDesired.js';
+import { createIncrementalPlan } from './model/incrementalPlan.js';
+import type { Action, PlanStep } from './model/plan.js';
 import { planFullRestart } from './model/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
 import type { DesiredState, ResolvedServerConfig } from './model/types.js';
 import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
 import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
-import { settle } from './operators/settle.js';
+import { settleOnActivity, type ReadActivity } from './operators/settleOnActivity.js';
 import { LiveServers, type LiveServersDeps } from './sinks/liveServers.js';
 
 /** Options of the reconcile pipeline; everything with a side effect or a clock is injected. */
@@ -56,6 +58,12 @@ export interface ReconcilerDeps {
   cwd?: string;
   scheduler?: SchedulerLike;
   debounceMs?: number;
+  /**
+   * What the watchers of `inputs$` saw and the reads they caused (`fromAllSources`' `onActivity`):
+   * the debounce window opens at the first change seen, not when its read comes back (issue 15).
+   * Without it every input is a change of its own (`settle`).
+   */
+  activity$?: Observable<ReadActivity>;
   /** Servers acted on at once within a pass (default 8). */
   concurrency?: number;
   /**
@@ -130,8 +138,8 @@ export interface Reconciler {
  * The reactive core (SPEC §8):
  *
  * ```
- * inputs$ ──settle(300)──map(assemble)──┐
- * manual$ ──withLatestFrom(inputs$)─────┴─merge─distinctUntilChangedUnless(desiredStateEqual, manual)
+ * inputs$ ──settleOnActivity(activity$, 300)──map(assemble)──┐
+ * manual$ ──withLatestFrom(inputs$)───────────────────────────┴─merge─distinctUntilChangedUnless(desiredStateEqual, manual)
  *   ──exhaustMapWithTrailing(pass)──▶ PassResult
  * pass = plan(desired, live) → tasks → reconcileByServer(8) ─takeUntil(superseded$)→ ReconcileEvent
  * ```
@@ -150,6 +158,18 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     hints: deps.hints,
     handlers: deps.handlers,
   });
+  // Per-source and per-entry results kept between passes: a pass costs what changed (issue 15).
+  const desiredState = createIncrementalDesired();
+  // …and the plan: only names whose outcome or live entry changed are planned again.
+  const planner = createIncrementalPlan();
+  /** Names whose live entry changed since the last plan (every status change, and `/reconnect`). */
+  const liveDirty = new Set<string>();
+  const watchingLive = live.changes$.subscribe((status) => liveDirty.add(status.name));
+  /** After a pass that was cut short or failed, the next one plans every name again. */
+  let planEverything = true;
+  /** The configured names last handed to `setConfiguredNames`, and whether that pass changed them. */
+  let configuredNames: readonly string[] | undefined;
+  let configuredChanged = false;
   const manual = new Subject<Trigger>();
   const events = new Subject<McpLiveEvent>();
   const pending = new BehaviorSubject<readonly PendingApproval[]>([]);
@@ -174,14 +194,28 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const started = scheduler.now();
       generation += 1;
       const pass = generation;
-      const { wanted, blocked } = desiredServers(req.desired, deps.allowedMcpServerNames, env, deps.cwd);
-      for (const s of Object.values(wanted)) live.describe(s.name, s.scope, s.source);
-      // Tool names unique across every configured server (issue 11 #5); a new collision is a warning.
-      for (const message of live.setConfiguredNames(Object.keys(req.desired.servers))) {
-        events.next(stamp<LogEvent>({ type: 'log', level: 'warn', message }));
+      const { wanted, blocked, names, changed } = desiredState.desiredServers(req.desired, deps.allowedMcpServerNames, env, deps.cwd);
+      const everything = planEverything || changed === 'all' || deps.strategy === 'full';
+      for (const name of everything ? Object.keys(wanted) : changed) {
+        const s = wanted[name];
+        if (s) live.describe(s.name, s.scope, s.source);
       }
+      // Tool names unique across every configured server (issue 11 #5); a new collision is a
+      // warning. Only when the names changed — or did in the pass before, whose call kept the
+      // part of a removed server that still had tools (its disconnect was coming).
+      const namesChanged = names !== configuredNames;
+      if (namesChanged || configuredChanged || everything) {
+        for (const message of live.setConfiguredNames(names)) events.next(stamp<LogEvent>({ type: 'log', level: 'warn', message }));
+      }
+      configuredNames = names;
+      configuredChanged = namesChanged;
       const full = deps.strategy === 'full';
-      const steps = (full ? planFullRestart : plan)(wanted, blocked, live.snapshot());
+      const dirty = everything ? 'all' : new Set([...changed, ...liveDirty]);
+      liveDirty.clear();
+      planEverything = false;
+      const { steps, unchanged } = full
+        ? countUnchanged(planFullRestart(wanted, blocked, live.snapshot()))
+        : planner.plan(wanted, blocked, names, dirty, (only) => live.snapshot(only));
       const tasks = (which: PlanStep[], only: (a: Action) => boolean) =>
         from(
           which.flatMap((step) =>
@@ -218,11 +252,12 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const notified$ = superseded$.pipe(tap(() => (superseded = true)));
       return concat(
         merge(concat(...phases), ...kept).pipe(takeUntil(notified$)),
-        defer(() => of(passResult(pass, req, steps, scheduler.now() - started, superseded))),
+        defer(() => of(passResult(pass, req, steps, unchanged, scheduler.now() - started, superseded))),
       );
     }).pipe(
       // A pass never kills the stream: whatever slipped through becomes a log line.
       catchError((err: unknown) => {
+        planEverything = true;
         events.next(stamp<LogEvent>({ type: 'log', level: 'error', message: `reconcile failed: ${String(err)}` }));
         return EMPTY;
       }),
@@ -235,6 +270,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
         return live.connect(action.server);
       case 'disconnect':
         return live.disconnect(name);
+      case 'replace':
+        return live.replace(action.server);
       case 'refilter':
         return live.refilter(action.server);
       case 'block': {
@@ -246,7 +283,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     }
   };
 
-  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], ms: number, superseded: boolean): PassResult => {
+  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], unchanged: number, ms: number, superseded: boolean): PassResult => {
+    if (superseded) planEverything = true;
     const names = (change: PlanStep['change'] | PlanStep['change'][]) => {
       const wantedChanges = Array.isArray(change) ? change : [change];
       return steps.filter((s) => wantedChanges.includes(s.change)).map((s) => s.name);
@@ -259,7 +297,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       removed: names('removed'),
       reconnected: names(['reconnected', 'retried']),
       updated: names('updated'),
-      unchanged: steps.filter((s) => s.change === 'unchanged').length,
+      unchanged,
       blocked: names('blocked'),
       ms,
     });
@@ -304,16 +342,16 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     const latest$ = source$.pipe(shareReplay({ bufferSize: 1, refCount: true }));
     let first = true;
     const watched$ = latest$.pipe(
-      settle<AssembleInput>(deps.debounceMs ?? 300, scheduler),
+      settleOnActivity<AssembleInput>(deps.activity$ ?? EMPTY, deps.debounceMs ?? 300, scheduler),
       map((input): PassRequest => {
         const trigger: Trigger = first ? 'initial' : 'watch';
         first = false;
-        return { desired: assemble(input), trigger, manual: false };
+        return { desired: desiredState.assemble(input), trigger, manual: false };
       }),
     );
     const manual$ = manual.pipe(
       withLatestFrom(latest$),
-      map(([trigger, input]): PassRequest => ({ desired: assemble(input), trigger, manual: true })),
+      map(([trigger, input]): PassRequest => ({ desired: desiredState.assemble(input), trigger, manual: true })),
     );
     return merge(watched$, manual$);
   };
@@ -353,6 +391,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     },
     reconnect(name: string) {
       const marked = live.markForReconnect(name);
+      if (marked) liveDirty.add(name);
       if (marked) this.reload('reconnect');
       return marked;
     },
@@ -376,6 +415,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     async dispose() {
       subscription?.unsubscribe();
       subscription = undefined;
+      watchingLive.unsubscribe();
       failPlanned(new Error('disposed before its first pass'));
       await live.dispose();
       manual.complete();
@@ -422,3 +462,7 @@ export function serverEvent(s: ServerStatus, ts: number): ServerEvent {
   return e;
 }
 
+/** A whole plan and how many of its steps change nothing (the reconcile event's count). */
+function countUnchanged(steps: PlanStep[]): { steps: PlanStep[]; unchanged: number } {
+  return { steps, unchanged: steps.filter((s) => s.change === 'unchanged').length };
+}

@@ -43,6 +43,8 @@ export interface ServerConfig {
   includeTools?: string[];
   excludeTools?: string[];
   disabled?: boolean;
+  /** How a changed config takes over: `overlap` (default, make-before-break) or `stop-first`. */
+  restart?: RestartPolicy;
   /** How to get a token for a remote server (issue 12; see `OAuthSettings`). */
   oauth?: Record<string, unknown>;
   [unknown: string]: unknown;
@@ -87,7 +89,16 @@ export interface ViewFields {
   excludeTools?: string[];
   trust?: boolean;
   description?: string;
+  /**
+   * How a changed config takes over (issue 15): `overlap` (default) starts the new process while
+   * the old one serves and swaps them once it has listed; `stop-first` stops the old one first
+   * (a server that holds a port or a lock). Not a view field strictly, but like them it changes
+   * nothing about the connection: it is read when a change comes, never reconnects by itself.
+   */
+  restart?: RestartPolicy;
 }
+
+export type RestartPolicy = 'overlap' | 'stop-first';
 
 /** The `mcp` key of a settings file, as far as admission is concerned. */
 export interface McpSettings {

@@ -44,6 +44,7 @@ const FIELD_CHECKS: readonly (readonly [field: keyof ServerConfig & string, chec
   ['includeTools', isStringArray, 'an array of strings'],
   ['excludeTools', isStringArray, 'an array of strings'],
   ['disabled', isBoolean, 'a boolean'],
+  ['restart', (value) => value === 'stop-first' || value === 'overlap', '"stop-first" or "overlap"'],
 ];
 
 /**
@@ -171,6 +172,7 @@ function viewFieldsOf(config: ServerConfig): ViewFields {
   if (config.excludeTools !== undefined) view.excludeTools = [...config.excludeTools];
   if (config.trust !== undefined) view.trust = config.trust;
   if (config.description !== undefined) view.description = config.description;
+  if (config.restart !== undefined) view.restart = config.restart;
   return view;
 }
 

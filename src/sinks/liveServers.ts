@@ -11,7 +11,11 @@ import {
   defer,
   from,
   lastValueFrom,
+  catchError,
+  finalize,
+  ignoreElements,
   noop,
+  of,
   switchMap,
   tap,
   timer,
@@ -88,6 +92,8 @@ interface Entry {
   closing?: Observable<never>;
   /** Completes when the attempt `connect` started has settled (or was ended): what passes wait for. */
   settling?: AsyncSubject<never>;
+  /** A new config's connect while the old connection still serves ({@link LiveServers.replace}), and what it is for. */
+  replacing?: { server: WantedServer; attempt: Subscription };
 }
 
 /** How many stderr lines a server keeps (SPEC §3). */
@@ -131,6 +137,12 @@ export class LiveServers {
   private readonly historyLimit: number;
   /** Closes in flight: they belong here, not to the pass that asked, so a superseded pass cannot cut one short. */
   private readonly closes = new Subscription();
+  /** Requests in flight per connection: a replaced connection closes once its own have ended. */
+  private readonly inFlight = new InFlight();
+  /** Replaced connections waiting for their requests to end; `dispose` closes them at once. */
+  private readonly retiring = new Map<Connection, () => void>();
+  /** Settles when a retired connection's process is gone. */
+  private readonly retiringGone = new Set<Promise<void>>();
   /** Every configured name (see {@link setConfiguredNames}). */
   private configured = new Set<string>();
   /** Server → the server part of its qualified tool names; a configured name missing here has none. */
@@ -154,12 +166,14 @@ export class LiveServers {
   }
 
   /** What the planner needs to know of each server. */
-  snapshot(): Map<string, LiveEntry> {
+  snapshot(names?: ReadonlySet<string>): Map<string, LiveEntry> {
     const live = new Map<string, LiveEntry>();
-    for (const [name, e] of this.entries) {
+    const wanted = names === undefined ? this.entries : [...names].flatMap((n) => (this.entries.has(n) ? [[n, this.entries.get(n)!] as const] : []));
+    for (const [name, e] of wanted) {
       live.set(name, {
-        fingerprint: e.forceReconnect ? undefined : e.server?.fingerprint,
-        view: e.server?.view,
+        // A replacement under way counts as the config wanted now: a pass that wants it too keeps it.
+        fingerprint: e.forceReconnect ? undefined : (e.replacing?.server ?? e.server)?.fingerprint,
+        view: (e.replacing?.server ?? e.server)?.view,
         state: e.status.state,
         reason: e.status.reason,
         detail: e.status.detail,
@@ -176,12 +190,15 @@ export class LiveServers {
   }
 
   /** A request's failure for want of authorization, with the server's name and the way to authorize. */
-  private async worded<T>(e: Entry, request: Promise<T>): Promise<T> {
+  private async worded<T>(e: Entry, conn: Connection, request: Promise<T>): Promise<T> {
+    const done = this.inFlight.begin(conn);
     try {
       return await request;
     } catch (error) {
       if (!(error instanceof NeedsAuthorization)) throw error;
       throw new Error(`MCP server "${e.status.name}" ${needsAuthText(e.status.name, error, this.deps.hints ?? 'library')}`, { cause: error });
+    } finally {
+      done();
     }
   }
 
@@ -266,11 +283,87 @@ export class LiveServers {
     });
   }
 
+  /**
+   * Make-before-break (issue 15): connects `server`'s new config while the old connection goes
+   * on serving; once the new one has listed, the two swap in one status update — one `servers$`
+   * and `tools$` emission, no moment without tools — and the old one is closed when the requests
+   * in flight on it have ended (new ones already go to the new connection). Completes when the
+   * new connection is up, or the fallback has settled: if the new config cannot start while the
+   * old process runs (a port or a lock it holds), the old one is stopped and the new config tried
+   * once more in the old order, and the history says so. Without a serving connection it is a
+   * plain disconnect and connect.
+   */
+  replace(server: WantedServer): Observable<never> {
+    return defer(() => {
+      const e = this.entries.get(server.name);
+      const resolved = server.resolved;
+      if (!e?.conn || resolved === undefined) return concat(this.disconnect(server.name), this.connect(server));
+      e.replacing?.attempt.unsubscribe();
+      if (e.settling) this.settle(e, e.settling);
+      e.forceReconnect = false;
+      const settling = new AsyncSubject<never>();
+      e.settling = settling;
+      const name = server.name;
+      const replacing: Entry['replacing'] = { server, attempt: new Subscription() };
+      e.replacing = replacing;
+      const done = (): void => this.settle(e, settling);
+      replacing.attempt = this.deps
+        .connector(name, resolved, this.deps.handlers)
+        .pipe(
+          tap((conn) => this.swap(e, replacing, conn, done)),
+          ignoreElements(),
+          catchError((err: unknown) => {
+            if (e.replacing !== replacing) return EMPTY;
+            e.replacing = undefined;
+            // This action settles when the retry has, not when the disconnect ends the old session.
+            if (e.settling === settling) e.settling = undefined;
+            this.note(e, `the new config did not start while the old process ran (${errorMessage(err)}); stopping the old one and trying again`);
+            return concat(this.disconnect(name), this.connect(server)).pipe(finalize(done));
+          }),
+        )
+        .subscribe();
+      return settling.asObservable();
+    });
+  }
+
+  /** The replacement is up: it takes the old connection's place in one status update; the old one retires. */
+  private swap(e: Entry, replacing: NonNullable<Entry['replacing']>, conn: Connection, settled: () => void): void {
+    // Superseded meanwhile (a newer pass, a disconnect): this connection is nobody's.
+    if (e.replacing !== replacing) return void this.closes.add(from(conn.close()).subscribe({ error: noop }));
+    const { server } = replacing;
+    e.replacing = undefined;
+    const old = e.conn;
+    e.session?.unsubscribe();
+    e.session = undefined;
+    e.failures = 0;
+    e.server = server;
+    if (old) {
+      this.keepStderr(e, '(process replaced by the new config)');
+      e.conn = undefined;
+    }
+    this.follow(e, server, of(conn), settled, {
+      reason: undefined,
+      notAllowedBy: undefined,
+      detail: undefined,
+      warnings: serverWarnings(server),
+      transport: server.resolved?.transport,
+      fingerprint: server.fingerprint,
+      trust: trustOf(server),
+    });
+    // After the swap is published: starting the old one's close takes a few ms of its own.
+    if (old) this.retire(old);
+  }
+
   /** Applies new view fields to a connected server: its connection and process stay. */
   refilter(server: WantedServer): Observable<never> {
     return defer(() => {
       const e = this.entries.get(server.name);
       if (!e) return EMPTY;
+      // A replacement under way is what the new view belongs to: it applies at the swap.
+      if (e.replacing?.server.fingerprint === server.fingerprint) {
+        e.replacing.server = server;
+        return EMPTY;
+      }
       e.server = server;
       this.update(server.name, { ...this.listsPatch(server.name, e), warnings: serverWarnings(server), trust: trustOf(server) });
       return EMPTY;
@@ -342,7 +435,7 @@ export class LiveServers {
     if (owners.length > 1) throw new Error(ambiguousToolMessage(qualified, owners.map((e) => e.status.name)));
     const e = owners[0];
     const tool = e?.status.tools.find((t) => t.name === qualified);
-    if (tool && e?.conn) return untilAborted(this.worded(e, e.conn.callTool(tool.tool, args, options)), options.signal);
+    if (tool && e?.conn) return untilAborted(this.worded(e, e.conn, e.conn.callTool(tool.tool, args, options)), options.signal);
     throw new Error(this.toolNotFoundMessage(qualified));
   }
 
@@ -355,7 +448,7 @@ export class LiveServers {
     options.signal?.throwIfAborted();
     const e = this.routeTo(options.server, `prompt "${prompt}"`, (s) => s.prompts.some((p) => p.name === prompt));
     if (!e.conn?.getPrompt) throw new Error(`server "${e.status.name}" cannot give prompts`);
-    return untilAborted(this.worded(e, e.conn.getPrompt(prompt, args, options)), options.signal);
+    return untilAborted(this.worded(e, e.conn, e.conn.getPrompt(prompt, args, options)), options.signal);
   }
 
   /**
@@ -373,7 +466,7 @@ export class LiveServers {
         ? this.routeTo(options.server, what, listed, options.server !== undefined)
         : this.routeTo(undefined, what, matched);
     if (!e.conn?.readResource) throw new Error(`server "${e.status.name}" cannot read resources`);
-    return untilAborted(this.worded(e, e.conn.readResource(uri, options)), options.signal);
+    return untilAborted(this.worded(e, e.conn, e.conn.readResource(uri, options)), options.signal);
   }
 
   toolNotFoundMessage(qualified: string): string {
@@ -393,7 +486,9 @@ export class LiveServers {
 
   /** Ends every connection; resolves when every process is gone. */
   async dispose(): Promise<void> {
-    const closing: Promise<void>[] = [];
+    // Replaced connections stop waiting for their requests: the session is ending.
+    for (const closeNow of this.retiring.values()) closeNow();
+    const closing: Promise<void>[] = [...this.retiringGone];
     for (const e of this.entries.values()) {
       this.stopSession(e);
       // Also the closes still in flight from passes that did not wait for them.
@@ -490,9 +585,25 @@ export class LiveServers {
       fingerprint: server.fingerprint,
       trust: trustOf(server),
     });
-    let connected = false;
     // A process of this server that is still closing goes first: never two at once (SPEC §6).
-    e.session = concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers))
+    this.follow(e, server, concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers)), settled);
+  }
+
+  /**
+   * Follows a connection attempt: publishes the connection (with `patch`, in the same status
+   * update) and its list refreshes, and supervises it — a failed first attempt ends in `error`, a
+   * death later is restarted with backoff, a missing authorization waits in `needs_auth`.
+   */
+  private follow(
+    e: Entry,
+    server: WantedServer,
+    attempt$: Observable<Connection>,
+    settled?: () => void,
+    patch: Partial<ServerStatus> = {},
+  ): void {
+    const name = server.name;
+    let connected = false;
+    e.session = attempt$
       .pipe(
         tap((conn) => {
           connected = true;
@@ -500,6 +611,7 @@ export class LiveServers {
           e.lists = conn.lists;
           e.connectedAt = this.scheduler.now();
           this.update(name, {
+            ...patch,
             state: 'connected',
             pid: conn.pid,
             error: undefined,
@@ -528,6 +640,8 @@ export class LiveServers {
             return settled?.();
           }
           this.update(name, { state: 'error', error: message, pid: undefined, ...NOT_CONNECTED });
+          // The replacement under way takes over: no restart of the old config.
+          if (e.replacing) return;
           if (!connected) {
             // A failed first attempt ends the action; a failed restart counts towards giving up.
             if (settled) return settled();
@@ -577,6 +691,34 @@ export class LiveServers {
     return closing;
   }
 
+  /**
+   * Closes a connection that was replaced, once the requests in flight on it have ended (they
+   * finish on the connection they started on), or at once on `dispose`.
+   */
+  private retire(conn: Connection): void {
+    let closed = false;
+    const gone = new Promise<void>((resolve) => {
+      const closeNow = (): void => {
+        if (closed) return;
+        closed = true;
+        this.retiring.delete(conn);
+        this.closes.add(from(conn.close()).subscribe({ complete: resolve, error: () => resolve() }));
+      };
+      this.retiring.set(conn, closeNow);
+      this.inFlight.whenIdle(conn, closeNow);
+    });
+    this.retiringGone.add(gone);
+    void gone.then(() => this.retiringGone.delete(gone));
+  }
+
+  /** A line in the server's history that no state change brings: what happened, in words. */
+  private note(e: Entry, message: string): void {
+    const line: HistoryEntry = { ts: this.scheduler.now(), state: e.status.state, message };
+    e.status = { ...e.status, history: [...e.status.history, line].slice(-this.historyLimit) };
+    this.statusSubject.next(this.names.map((n) => this.entries.get(n)!.status));
+    this.changesSubject.next(e.status);
+  }
+
   /** Keeps the tail of the current process's stderr beyond its life, so a crash can be read. */
   private keepStderr(e: Entry, marker: string): void {
     const tail = e.conn?.stderrTail() ?? [];
@@ -586,6 +728,9 @@ export class LiveServers {
   private stopSession(e: Entry): void {
     e.retry?.unsubscribe();
     e.retry = undefined;
+    // Unsubscribing ends the attempt and whatever it started (the connector's contract).
+    e.replacing?.attempt.unsubscribe();
+    e.replacing = undefined;
     e.session?.unsubscribe();
     e.session = undefined;
     // An attempt ended here is settled for whoever waits on it.
@@ -671,4 +816,32 @@ function matchesTemplate(template: string, uri: string): boolean {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Requests in flight per connection, so a replaced one is closed only when its own have ended. */
+class InFlight {
+  private readonly counts = new Map<Connection, number>();
+  private readonly idle = new Map<Connection, () => void>();
+
+  /** Counts one request on `conn`; call the returned function when it has ended. */
+  begin(conn: Connection): () => void {
+    this.counts.set(conn, (this.counts.get(conn) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.counts.get(conn) ?? 1) - 1;
+      if (left > 0) return void this.counts.set(conn, left);
+      this.counts.delete(conn);
+      const onIdle = this.idle.get(conn);
+      this.idle.delete(conn);
+      onIdle?.();
+    };
+  }
+
+  /** Runs `then` once `conn` has no request in flight: at once when it has none. */
+  whenIdle(conn: Connection, then: () => void): void {
+    if (!this.counts.has(conn)) return then();
+    this.idle.set(conn, then);
+  }
 }

@@ -65,6 +65,8 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     const b2 = cli.servers().get('b')!;
     expect(b2.pid).not.toBe(b.pid);
     expect(b2.tools).toContain('mcp__b__extra');
+    // Make-before-break (issue 15): the old process is closed after the swap, off the pass's path.
+    for (let i = 0; i < 100 && alive(b.pid as number); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(alive(b.pid as number)).toBe(false);
     expect(cli.servers().get('a')?.pid).toBe(a.pid);
     // a was never touched: no server event for a since it connected

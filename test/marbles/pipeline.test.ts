@@ -330,15 +330,16 @@ describe('reconcile pipeline (virtual time)', () => {
       });
     });
 
-    it('a server whose old process is still closing connects only after it is gone', () => {
+    it('a stop-first server whose old process is still closing connects only after it is gone', () => {
       const ts = newScheduler();
+      const stopFirst = (...args: string[]) => ({ ...srv(...args), restart: 'stop-first' });
       ts.run(({ hot, flush }) => {
         const h = harness(
           ts,
           hot('a 999ms b 999ms c', {
-            a: input({ x: srv('close=5000') }),
-            b: input({ x: srv('close=5000', 'v2') }),
-            c: input({ x: srv('close=5000', 'v2'), y: srv() }),
+            a: input({ x: stopFirst('close=5000') }),
+            b: input({ x: stopFirst('close=5000', 'v2') }),
+            c: input({ x: stopFirst('close=5000', 'v2'), y: srv() }),
           }),
         );
         flush();
@@ -359,14 +360,14 @@ describe('reconcile pipeline (virtual time)', () => {
   });
 
   describe('per-server reconcile', () => {
-    it("a reconnect's disconnect completes before its connect, while another server's slow connect overlaps", () => {
+    it("a stop-first reconnect's disconnect completes before its connect, while another server's slow connect overlaps", () => {
       const ts = newScheduler();
       ts.run(({ hot, flush }) => {
         const h = harness(
           ts,
           hot('a 999ms b', {
-            a: input({ x: srv('close=100') }),
-            b: input({ x: srv('close=100', 'v2'), z: srv('connect=200') }),
+            a: input({ x: { ...srv('close=100'), restart: 'stop-first' } }),
+            b: input({ x: { ...srv('close=100', 'v2'), restart: 'stop-first' }, z: srv('connect=200') }),
           }),
         );
         flush();
@@ -381,6 +382,128 @@ describe('reconcile pipeline (virtual time)', () => {
         expect(time('connect z')).toBeLessThan(closedX);
         expect(time('connect z') + 200).toBeGreaterThan(reconnectX);
         expect(h.passes()[1]).toMatchObject({ added: ['z'], reconnected: ['x'] });
+      });
+    });
+
+    it('make-before-break: the new config connects while the old one serves, one swap emission, then the old one closes', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const h = harness(
+          ts,
+          hot('a 999ms b', {
+            a: input({ x: srv('close=100', 'connect=50', 'tools=t1,t2') }),
+            b: input({ x: srv('close=100', 'connect=50', 'tools=t1,t2', 'v2') }),
+          }),
+        );
+        // Every tools$ value while it runs: the edited server's tools never go away.
+        const tools: string[][] = [];
+        h.r.tools$.subscribe((list) => tools.push(list.filter((t) => t.server === 'x').map((t) => t.tool)));
+        flush();
+        expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
+          '300 connect x',
+          '350 connected x pid=101',
+          // b at 1000 → pass at 1300: the new process starts while pid 101 still serves …
+          '1300 connect x',
+          '1350 connected x pid=102',
+          // … and the old one is closed only after the swap.
+          '1350 close x pid=101',
+          '1450 closed x pid=101',
+        ]);
+        expect(tools.filter((t) => t.length === 0)).toEqual([[]]); // only before the first connect
+        expect(h.server('x')).toMatchObject({ state: 'connected', pid: 102 });
+        // The swap is one status change: connected (pid 101) → connected (pid 102), nothing between.
+        const states = h.server('x')!.history.map((e) => e.state);
+        expect(states).toEqual(['connecting', 'connected']);
+        expect(h.passes()[1]).toMatchObject({ reconnected: ['x'], ts: 1350 });
+      });
+    });
+
+    it('make-before-break fallback: a new config that fails while the old one runs stops the old one and tries again, and says so', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const h = harness(
+          ts,
+          hot('a 999ms b', {
+            a: input({ x: srv('close=100', 'connect=50') }),
+            b: input({ x: srv('close=100', 'connect=50', 'fail=port in use') }),
+          }),
+        );
+        flush();
+        expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
+          '300 connect x',
+          '350 connected x pid=101',
+          '1300 connect x',
+          '1350 failed x',
+          '1350 close x pid=101',
+          '1450 closed x pid=101',
+          '1450 connect x',
+          '1500 failed x',
+        ]);
+        expect(h.server('x')?.history.map((e) => e.message).filter(Boolean)).toContain(
+          'the new config did not start while the old process ran (port in use); stopping the old one and trying again',
+        );
+        expect(h.passes()[1]).toMatchObject({ reconnected: ['x'], ts: 1500 });
+      });
+    });
+
+    it('a call in flight on the old connection finishes on it: the old process closes when it ends, or when the session does', async () => {
+      const ts = newScheduler();
+      let h!: ReturnType<typeof harness>;
+      let slow: Promise<unknown> | undefined;
+      ts.run(({ hot, flush }) => {
+        h = harness(
+          ts,
+          hot('a 999ms b', {
+            a: input({ x: srv('close=10', 'tools=slow,t') }),
+            b: input({ x: srv('close=10', 'tools=slow,t', 'v2') }),
+          }),
+        );
+        timer(500, ts).subscribe(() => {
+          slow = h.r.callTool('mcp__x__slow', {}).catch(() => 'ended');
+        });
+        flush();
+        // Swapped at 1310; pid 101 still has the slow call, so it stays.
+        expect(h.server('x')).toMatchObject({ state: 'connected', pid: 102 });
+        expect(h.fake.log.some((l) => l.includes('close x pid=101'))).toBe(false);
+      });
+      // New calls go to the new connection.
+      expect(await h.r.callTool('mcp__x__t', { a: 1 })).toEqual({ tool: 't', args: { a: 1 } });
+      // dispose() awaits between its steps: keep virtual time moving until it is done (outside
+      // run(), a TestScheduler stops at frame 750 unless told otherwise).
+      ts.maxFrames = Infinity;
+      let done = false;
+      const disposed = h.r.dispose().then(() => (done = true));
+      for (let i = 0; i < 100 && !done; i++) {
+        ts.flush();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await disposed;
+      expect(h.fake.log.filter((l) => l.includes('close x'))).toEqual(expect.arrayContaining([expect.stringContaining('close x pid=101'), expect.stringContaining('close x pid=102')]));
+      expect(slow).toBeDefined();
+    });
+
+    it('a change during a replacement supersedes it: the new attempt is aborted, the old connection goes on serving until the newest swaps in', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const h = harness(
+          ts,
+          hot('a 999ms b 399ms c', {
+            a: input({ x: srv('close=10', 'connect=10') }),
+            b: input({ x: srv('close=10', 'connect=5000', 'v2') }),
+            c: input({ x: srv('close=10', 'connect=10', 'v3') }),
+          }),
+        );
+        flush();
+        expect(h.fake.aborts).toEqual(['1700 aborted x']);
+        expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
+          '300 connect x',
+          '310 connected x pid=101',
+          '1300 connect x',
+          '1700 connect x',
+          '1710 connected x pid=102',
+          '1710 close x pid=101',
+          '1720 closed x pid=101',
+        ]);
       });
     });
 
