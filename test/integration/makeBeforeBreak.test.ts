@@ -1,10 +1,8 @@
-import { createServer } from 'node:net';
 import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { AssembleInput } from '../../src/model/assemble.js';
 import { createReconciler, type Reconciler } from '../../src/reconciler.js';
 import { connectMcp } from '../../src/sinks/connector.js';
-import { fixture } from './mcpServers.js';
+import { echoEntry, freePort, userSettingsInput } from './mcpServers.js';
 import { isAlive, waitForNoLeftovers } from './processes.js';
 
 /**
@@ -14,19 +12,8 @@ import { isAlive, waitForNoLeftovers } from './processes.js';
  * still ends connected.
  */
 
-const echo = (...extra: string[]) => ({ command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] });
-
-function input(servers: Record<string, unknown>): AssembleInput {
-  return { sources: [{ scope: 'user', file: '/tmp/settings.json', servers }], approvals: {}, sessionApprovals: {}, folderTrusted: true };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const echo = echoEntry;
+const input = userSettingsInput;
 
 let r: Reconciler | undefined;
 afterEach(async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, type Observable } from 'rxjs';
+import type { AssembleInput } from '../../src/model/assemble.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
 import type { McpConnection } from '../../src/sinks/connector.js';
 import { sleep } from './processes.js';
@@ -17,6 +18,16 @@ export const SERVER_EVERYTHING = `${root}node_modules/@modelcontextprotocol/serv
 
 export function fixture(name: string): string {
   return `${root}test/fixtures/${name}`;
+}
+
+/** A settings entry (as written) running the echo fixture with `extra` args. */
+export function echoEntry(...extra: string[]): { command: string; args: string[] } {
+  return { command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] };
+}
+
+/** What the sources would deliver for one user settings file with these servers. */
+export function userSettingsInput(servers: Record<string, unknown>): AssembleInput {
+  return { sources: [{ scope: 'user', file: '/tmp/settings.json', servers }], approvals: {}, sessionApprovals: {}, folderTrusted: true };
 }
 
 /** A stdio config running `node <script> ...args`. */

@@ -1,22 +1,13 @@
 import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { AssembleInput } from '../../src/model/assemble.js';
 import type { ServerStatus } from '../../src/model/status.js';
 import { createReconciler, type Reconciler } from '../../src/reconciler.js';
 import { connectMcp } from '../../src/sinks/connector.js';
-import { fixture } from './mcpServers.js';
+import { echoEntry, fixture, userSettingsInput } from './mcpServers.js';
 import { isAlive, waitForNoLeftovers } from './processes.js';
 
-const echo = (...extra: string[]) => ({ command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] });
-
-function input(servers: Record<string, unknown>): AssembleInput {
-  return {
-    sources: [{ scope: 'user', file: '/tmp/settings.json', servers }],
-    approvals: {},
-    sessionApprovals: {},
-    folderTrusted: true,
-  };
-}
+const echo = echoEntry;
+const input = userSettingsInput;
 
 let r: Reconciler | undefined;
 afterEach(async () => {
