@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { assemble, type AssembleInput } from '../src/model/assemble.js';
 import { desiredStateEqual } from '../src/model/equality.js';
 import { createIncrementalDesired } from '../src/model/incrementalDesired.js';
+import { registerDerived } from '../src/model/recordLineage.js';
 import { createIncrementalPlan, type PassPlan } from '../src/model/incrementalPlan.js';
 import { desiredServers, plan, type Blocked, type LiveEntry, type WantedServer } from '../src/model/plan.js';
 import type { DesiredState } from '../src/model/types.js';
@@ -49,7 +50,12 @@ function inputs(servers: number, changed: number): [AssembleInput, AssembleInput
       ...decisions,
     };
   };
-  return [version(false), version(true)];
+  const pair: [AssembleInput, AssembleInput] = [version(false), version(true)];
+  // As the file reader registers them: each re-read is the other with one entry changed.
+  const [first, second] = pair.map((input) => input.sources[0]!.servers);
+  registerDerived(second!, first!, [`server-${changed}`]);
+  registerDerived(first!, second!, [`server-${changed}`]);
+  return pair;
 }
 
 /**

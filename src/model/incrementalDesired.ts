@@ -215,10 +215,27 @@ function slotKeys(sources: readonly SourceSnapshot[]): string[] {
 function applySource(layer: Layer, source: SourceSnapshot, dirty: Set<string>): void {
   layer.source = source;
   if (layer.servers === source.servers) return;
+  const previous = layer.servers;
   layer.servers = source.servers;
   const raw: unknown = source.servers;
   const servers = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
   const { entries } = layer;
+  // The file reader says which entries a re-read changed (recordLineage): only those are looked at.
+  const known = typeof previous === 'object' && previous !== null && servers === raw ? changedBetween(previous, servers) : undefined;
+  if (known !== undefined) {
+    for (const name of known) {
+      const before = entries.get(name);
+      if (!Object.hasOwn(servers, name)) {
+        if (before !== undefined && entries.delete(name)) dirty.add(name);
+        continue;
+      }
+      const config = servers[name];
+      if (before !== undefined && sameJson(before.config, config)) continue;
+      entries.set(name, assembledServer(name, source, config));
+      dirty.add(name);
+    }
+    return;
+  }
   let count = 0;
   for (const name of Object.keys(servers)) {
     count += 1;

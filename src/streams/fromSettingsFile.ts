@@ -1,6 +1,7 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
 import type { McpSettings, Scope, SourceSnapshot } from '../model/types.js';
 import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from './ownProperties.js';
+import { registerDerived } from '../model/recordLineage.js';
 import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
@@ -209,10 +210,15 @@ function nextEvents(state: FileState, result: JsoncReadResult, info: FileInfo): 
 function keepUnchangedServers(previous: Record<string, unknown> | undefined, effective: Record<string, unknown>): void {
   const before = previous === undefined ? undefined : getOwn(previous, 'mcpServers');
   const after = getOwn(effective, 'mcpServers');
-  if (!isPlainObject(before) || !isPlainObject(after)) return;
+  if (!isPlainObject(before) || !isPlainObject(after) || before === after) return;
+  const changed: string[] = [];
   for (const name of Object.keys(after)) {
     if (Object.hasOwn(before, name) && jsonEqual(before[name], after[name])) setOwn(after, name, before[name]);
+    else changed.push(name);
   }
+  for (const name of Object.keys(before)) if (!Object.hasOwn(after, name)) changed.push(name);
+  // …and says which did change, so a pass looks at those alone (neither map changes after this).
+  registerDerived(after, before, changed);
 }
 
 /** Scopes whose file is nothing but an `mcpServers` map (an extension manifest has other keys). */

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { changedBetween } from '../../src/model/recordLineage.js';
 import type { SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
@@ -40,5 +41,9 @@ describe('fromSettingsFile: entries nobody edited keep their identity (issue 15)
     expect(third!.fs).toBe(second!.fs);
     expect(third!.web).not.toBe(second!.web);
     expect(third!.web).toEqual({ httpUrl: 'https://example.test/other', headers: { a: 'b' } });
+    // …and says which entries each re-read changed, so a pass looks at those alone.
+    expect(changedBetween(first!, second!)).toEqual(new Set(['fs']));
+    expect(changedBetween(second!, third!)).toEqual(new Set(['web']));
+    expect(changedBetween(first!, third!)).toEqual(new Set(['fs', 'web']));
   });
 });

@@ -6,6 +6,7 @@ import { canonicalJson } from '../../src/model/canonicalJson.js';
 import { mcpServersEqual } from '../../src/model/equality.js';
 import { createIncrementalDesired } from '../../src/model/incrementalDesired.js';
 import { createIncrementalPlan } from '../../src/model/incrementalPlan.js';
+import { registerDerived } from '../../src/model/recordLineage.js';
 import { desiredServers, plan, type Blocked, type LiveEntry, type WantedServer } from '../../src/model/plan.js';
 import type { Scope, SourceSnapshot } from '../../src/model/types.js';
 
@@ -151,13 +152,13 @@ function applyEdit(world: World, edit: Edit, configs: readonly unknown[]): World
   const reshape = (slot: number, change: (s: SourceSnapshot) => SourceSnapshot) => (next.snapshots[slot] = change(world.snapshots[slot]!));
   switch (edit.kind) {
     case 'set':
-      reshape(edit.slot, (s) => ({ ...s, servers: record([...Object.entries(s.servers).filter(([n]) => n !== edit.name), [edit.name, config(edit.config, edit.copy)]]) }));
+      reshape(edit.slot, (s) => reread(edit.slot, s, record([...Object.entries(s.servers).filter(([n]) => n !== edit.name), [edit.name, config(edit.config, edit.copy)]]), [edit.name]));
       break;
     case 'delete':
-      reshape(edit.slot, (s) => ({ ...s, servers: record(Object.entries(s.servers).filter(([n]) => n !== edit.name)) }));
+      reshape(edit.slot, (s) => reread(edit.slot, s, record(Object.entries(s.servers).filter(([n]) => n !== edit.name)), [edit.name]));
       break;
     case 'resnapshot':
-      reshape(edit.slot, (s) => ({ ...s, servers: edit.copyServers ? record(Object.entries(s.servers)) : s.servers }));
+      reshape(edit.slot, (s) => (edit.copyServers ? reread(edit.slot, s, record(Object.entries(s.servers)), []) : s));
       break;
     case 'toggleSource':
       next.present[edit.slot] = !world.present[edit.slot];
@@ -198,6 +199,16 @@ function applyEdit(world: World, edit: Edit, configs: readonly unknown[]): World
       break;
   }
   return next;
+}
+
+/**
+ * A source re-read with `servers`: in even slots the reader also says which names changed (its
+ * record lineage, as `fromSettingsFile` registers it), in odd ones it does not — both ways are
+ * checked against the pure functions.
+ */
+function reread(slot: number, snapshot: SourceSnapshot, servers: Record<string, unknown>, changed: string[]): SourceSnapshot {
+  if (slot % 2 === 0) registerDerived(servers, snapshot.servers, changed);
+  return { ...snapshot, servers };
 }
 
 const inputOf = (world: World): AssembleInput => ({ ...world.input, sources: world.snapshots.filter((_, i) => world.present[i]) });
