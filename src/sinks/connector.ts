@@ -40,6 +40,7 @@ import { createServerMasker } from '../model/secrets.js';
 import type { OAuthManager } from './oauthManager.js';
 import { AuthorizationRequired, type McpOAuthProvider } from './oauthProvider.js';
 import { connectDeadline } from '../model/validate.js';
+import { withoutUndefined } from '../model/withoutUndefined.js';
 import { exhaustMapWithTrailing } from '../operators/exhaustMapWithTrailing.js';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -385,10 +386,7 @@ class McpSession implements McpConnection {
       const needsAuth = this.authorizationNeeded(error) ?? (this.deathError instanceof NeedsAuthorization ? this.deathError : undefined);
       if (needsAuth) {
         // A refused token that could not be renewed: nothing on this connection works now.
-        if (needsAuth.why !== 'scope' && this.state === 'open') {
-          this.die(needsAuth.message, needsAuth);
-          void this.mcp.transport.close().catch(() => undefined);
-        }
+        if (needsAuth.why !== 'scope' && this.state === 'open') this.end(needsAuth);
         throw needsAuth;
       }
       if (timedOutMessage !== undefined && isTimeout(error)) throw new Error(timedOutMessage, { cause: error });
@@ -451,17 +449,18 @@ class McpSession implements McpConnection {
 
   private onTransportError(error: Error): void {
     const needsAuth = this.state === 'open' ? this.authorizationNeeded(error) : undefined;
-    if (needsAuth && needsAuth.why !== 'scope') {
-      this.die(needsAuth.message, needsAuth);
-      void this.mcp.transport.close().catch(() => undefined);
-      return;
-    }
+    if (needsAuth && needsAuth.why !== 'scope') return this.end(needsAuth);
     if (this.state === 'open' && isConnectionLost(this.mcp.kind, error)) this.lose(error);
   }
 
   /** A remote connection is gone: report it, then close the transport (which rejects calls in flight). */
   private lose(error: unknown): void {
-    this.die(`connection lost: ${this.redact(this.describe(error))}`);
+    this.end(new Error(`connection lost: ${this.redact(this.describe(error))}`));
+  }
+
+  /** Ends the connection for `why` (what `lists$` errors with), then closes the transport. */
+  private end(why: Error): void {
+    this.die(why.message, why);
     void this.mcp.transport.close().catch(() => undefined);
   }
 
@@ -632,9 +631,6 @@ function isTimeout(error: unknown): boolean {
   return error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
 }
 
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));

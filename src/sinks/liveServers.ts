@@ -341,15 +341,7 @@ export class LiveServers {
       this.keepStderr(e, '(process replaced by the new config)');
       e.conn = undefined;
     }
-    this.follow(e, server, of(conn), settled, {
-      reason: undefined,
-      notAllowedBy: undefined,
-      detail: undefined,
-      warnings: serverWarnings(server),
-      transport: server.resolved?.transport,
-      fingerprint: server.fingerprint,
-      trust: trustOf(server),
-    });
+    this.follow(e, server, of(conn), settled, wantedPatch(server));
     // After the swap is published: starting the old one's close takes a few ms of its own.
     if (old) this.retire(old);
   }
@@ -573,18 +565,7 @@ export class LiveServers {
   private open(e: Entry, server: WantedServer, settled?: () => void): void {
     const name = server.name;
     const resolved = server.resolved!;
-    this.update(name, {
-      state: 'connecting',
-      reason: undefined,
-      notAllowedBy: undefined,
-      detail: undefined,
-      error: undefined,
-      warnings: serverWarnings(server),
-      pid: undefined,
-      transport: resolved.transport,
-      fingerprint: server.fingerprint,
-      trust: trustOf(server),
-    });
+    this.update(name, { ...wantedPatch(server), state: 'connecting', error: undefined, pid: undefined });
     // A process of this server that is still closing goes first: never two at once (SPEC §6).
     this.follow(e, server, concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers)), settled);
   }
@@ -714,9 +695,7 @@ export class LiveServers {
   /** A line in the server's history that no state change brings: what happened, in words. */
   private note(e: Entry, message: string): void {
     const line: HistoryEntry = { ts: this.scheduler.now(), state: e.status.state, message };
-    e.status = { ...e.status, history: [...e.status.history, line].slice(-this.historyLimit) };
-    this.statusSubject.next(this.names.map((n) => this.entries.get(n)!.status));
-    this.changesSubject.next(e.status);
+    this.publish(e, { ...e.status, history: [...e.status.history, line].slice(-this.historyLimit) });
   }
 
   /** Keeps the tail of the current process's stderr beyond its life, so a crash can be read. */
@@ -782,6 +761,11 @@ export class LiveServers {
       next.history = [...before.history, line].slice(-this.historyLimit);
     }
     if (equal(next, before)) return;
+    this.publish(e, next);
+  }
+
+  /** Makes `next` the entry's status and tells `servers$` and `changes$`. */
+  private publish(e: Entry, next: ServerStatus): void {
     e.status = next;
     this.statusSubject.next(this.names.map((n) => this.entries.get(n)!.status));
     this.changesSubject.next(next);
@@ -798,6 +782,19 @@ function sortedIndex(names: readonly string[], name: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** What a wanted server's status says of how it is reached, whatever reason it had before. */
+function wantedPatch(server: WantedServer): Partial<ServerStatus> {
+  return {
+    reason: undefined,
+    notAllowedBy: undefined,
+    detail: undefined,
+    warnings: serverWarnings(server),
+    transport: server.resolved?.transport,
+    fingerprint: server.fingerprint,
+    trust: trustOf(server),
+  };
 }
 
 /** The entry's `trust` view field (false for a server not wanted now). */
