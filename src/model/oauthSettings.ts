@@ -1,3 +1,6 @@
+import { fieldProblems, isBoolean, isNonEmptyString, isPlainObject, isStringArray, type FieldCheck, type FieldRule } from './fieldChecks.js';
+import { withoutUndefined } from './withoutUndefined.js';
+
 /**
  * A remote server's `oauth` block (issue 12), with Gemini CLI's field names: how mcp-live gets a
  * token for it. Pure: validation and `$VAR` expansion; the flows live in `src/sinks/oauth*`.
@@ -48,11 +51,7 @@ export interface OAuthSettings {
   autoStart: boolean;
 }
 
-type Check = (value: unknown) => boolean;
-const isString: Check = (v) => typeof v === 'string' && v !== '';
-const isBoolean: Check = (v) => typeof v === 'boolean';
-const isStringList: Check = (v) => Array.isArray(v) && v.every((s) => typeof s === 'string');
-const isUrl: Check = (v) => typeof v === 'string' && (URL.canParse(v) || v.includes('$'));
+const isUrl: FieldCheck = (v) => typeof v === 'string' && (URL.canParse(v) || v.includes('$'));
 
 const GRANTS: Record<string, OAuthGrant> = {
   authorization_code: 'authorization_code',
@@ -61,39 +60,28 @@ const GRANTS: Record<string, OAuthGrant> = {
   'urn:ietf:params:oauth:grant-type:jwt-bearer': 'jwt-bearer',
 };
 
-const FIELDS: readonly (readonly [string, Check, string])[] = [
+const FIELDS: readonly FieldRule[] = [
   ['enabled', isBoolean, 'a boolean'],
   ['grantType', (v) => typeof v === 'string' && Object.hasOwn(GRANTS, v), '"authorization_code", "client_credentials" or "jwt-bearer"'],
-  ['clientId', isString, 'a non-empty string'],
-  ['clientSecret', isString, 'a non-empty string'],
-  ['scopes', isStringList, 'an array of strings'],
+  ['clientId', isNonEmptyString, 'a non-empty string'],
+  ['clientSecret', isNonEmptyString, 'a non-empty string'],
+  ['scopes', isStringArray, 'an array of strings'],
   ['redirectUri', isUrl, 'a URL'],
   ['authorizationUrl', isUrl, 'a URL'],
   ['tokenUrl', isUrl, 'a URL'],
-  ['audiences', isStringList, 'an array of strings'],
+  ['audiences', isStringArray, 'an array of strings'],
   ['clientMetadataUrl', isUrl, 'an https URL'],
-  ['privateKey', isString, 'a PEM string'],
-  ['signingAlgorithm', isString, 'a string such as "ES256"'],
+  ['privateKey', isNonEmptyString, 'a PEM string'],
+  ['signingAlgorithm', isNonEmptyString, 'a string such as "ES256"'],
   ['autoStart', isBoolean, 'a boolean'],
 ];
 
-const IDP_FIELDS: readonly (readonly [string, Check, string])[] = [
+const IDP_FIELDS: readonly FieldRule[] = [
   ['tokenUrl', isUrl, 'a URL'],
-  ['clientId', isString, 'a non-empty string'],
-  ['clientSecret', isString, 'a non-empty string'],
-  ['idToken', isString, 'a non-empty string'],
+  ['clientId', isNonEmptyString, 'a non-empty string'],
+  ['clientSecret', isNonEmptyString, 'a non-empty string'],
+  ['idToken', isNonEmptyString, 'a non-empty string'],
 ];
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function fieldProblems(block: Record<string, unknown>, fields: typeof FIELDS, prefix: string): string[] {
-  return fields.flatMap(([field, check, expected]) => {
-    const value = Object.hasOwn(block, field) ? block[field] : undefined;
-    return value === undefined || check(value) ? [] : [`${prefix}.${field} must be ${expected}`];
-  });
-}
 
 /**
  * What is wrong with an `oauth` block, each problem in words ("oauth.scopes must be an array of
@@ -101,11 +89,11 @@ function fieldProblems(block: Record<string, unknown>, fields: typeof FIELDS, pr
  */
 export function oauthProblems(raw: unknown): string[] {
   if (!isPlainObject(raw)) return ['oauth must be an object'];
-  const problems = fieldProblems(raw, FIELDS, 'oauth');
+  const problems = fieldProblems(raw, FIELDS, 'oauth.');
   const idp = Object.hasOwn(raw, 'idp') ? raw.idp : undefined;
   if (idp !== undefined) {
     if (!isPlainObject(idp)) problems.push('oauth.idp must be an object');
-    else problems.push(...fieldProblems(idp, IDP_FIELDS, 'oauth.idp'));
+    else problems.push(...fieldProblems(idp, IDP_FIELDS, 'oauth.idp.'));
   }
   if (problems.length > 0) return problems;
   const grant = GRANTS[(raw.grantType as string | undefined) ?? 'authorization_code'];
@@ -146,7 +134,7 @@ export function resolveOAuthSettings(raw: Record<string, unknown>, expand: (text
     },
     autoStart: raw.autoStart === true,
   };
-  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as unknown as OAuthSettings;
+  return withoutUndefined(settings);
 }
 
 /**

@@ -1,4 +1,14 @@
 import { resolve, sep } from 'node:path';
+import {
+  fieldProblems,
+  isBoolean,
+  isNonEmptyString,
+  isPlainObject,
+  isString,
+  isStringArray,
+  type FieldCheck,
+  type FieldRule,
+} from './fieldChecks.js';
 import { oauthProblems, resolveOAuthSettings } from './oauthSettings.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -13,12 +23,6 @@ import {
 /** The message of a config that names no way to reach the server (SPEC §3). */
 export const NO_TRANSPORT_ERROR = 'no transport: set command, url or httpUrl';
 
-type FieldCheck = (value: unknown) => boolean;
-
-const isString: FieldCheck = (value) => typeof value === 'string';
-const isNonEmptyString: FieldCheck = (value) => typeof value === 'string' && value !== '';
-const isBoolean: FieldCheck = (value) => typeof value === 'boolean';
-const isStringArray: FieldCheck = (value) => Array.isArray(value) && value.every((item) => typeof item === 'string');
 const isStringRecord: FieldCheck = (value) =>
   isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string');
 const isPositiveNumber: FieldCheck = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0;
@@ -28,7 +32,7 @@ const isPositiveNumber: FieldCheck = (value) => typeof value === 'number' && Num
  * non-empty: an empty `command` or `url` can never connect, and would otherwise silently
  * shadow a lower-priority transport field (see {@link transportKind}).
  */
-const FIELD_CHECKS: readonly (readonly [field: keyof ServerConfig & string, check: FieldCheck, expected: string])[] = [
+const FIELD_CHECKS: readonly (FieldRule & readonly [keyof ServerConfig & string, ...unknown[]])[] = [
   ['command', isNonEmptyString, 'a non-empty string'],
   ['args', isStringArray, 'an array of strings'],
   ['env', isStringRecord, 'an object of strings'],
@@ -48,14 +52,6 @@ const FIELD_CHECKS: readonly (readonly [field: keyof ServerConfig & string, chec
 ];
 
 /**
- * An object written as `{...}` in JSON: not null, not an array. Prototypes are not inspected, so
- * `JSON.parse` output and null-prototype maps both qualify.
- */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/**
  * Checks one `mcpServers` entry (SPEC §3). Known fields must have their documented types (an
  * absent or `undefined` field is fine); unknown fields are kept and ignored. On failure the error
  * lists every bad field, e.g. `args must be an array of strings; timeout must be a positive
@@ -64,12 +60,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function validateServerConfig(raw: unknown): { ok: true; config: ServerConfig } | { ok: false; error: string } {
   if (!isPlainObject(raw)) return { ok: false, error: 'server config must be an object' };
-  const problems: string[] = [];
-  for (const [field, check, expected] of FIELD_CHECKS) {
-    // Own fields only: a config must not pick up `toString` & co. from its prototype.
-    const value = Object.hasOwn(raw, field) ? raw[field] : undefined;
-    if (value !== undefined && !check(value)) problems.push(`${field} must be ${expected}`);
-  }
+  const problems = fieldProblems(raw, FIELD_CHECKS);
   if (Object.hasOwn(raw, 'oauth') && raw.oauth !== undefined) problems.push(...oauthProblems(raw.oauth));
   return problems.length === 0 ? { ok: true, config: raw } : { ok: false, error: problems.join('; ') };
 }

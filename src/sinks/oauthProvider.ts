@@ -14,6 +14,7 @@ import type {
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { oauthClientKey, type OAuthSettings } from '../model/oauthSettings.js';
 import { holdSecrets } from '../model/secrets.js';
+import { withoutUndefined } from '../model/withoutUndefined.js';
 import { oauthRecordKey, type OAuthRecord, type OAuthTokenStore } from './oauthTokenStore.js';
 
 /**
@@ -67,7 +68,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private discovery?: OAuthDiscoveryState;
   private refreshing = false;
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
-  readonly key: string;
+  private readonly key: string;
 
   constructor(
     readonly server: string,
@@ -320,8 +321,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private change(patch: (record: OAuthRecord) => OAuthRecord): Promise<void> {
     return this.store.update(this.key, (record) => {
       const next = patch(record ?? { server: this.server });
-      const kept = Object.fromEntries(Object.entries({ ...next, server: this.server }).filter(([, v]) => v !== undefined));
-      return kept.tokens === undefined && kept.client === undefined ? undefined : (kept as unknown as OAuthRecord);
+      const kept = withoutUndefined({ ...next, server: this.server });
+      return kept.tokens === undefined && kept.client === undefined ? undefined : kept;
     });
   }
 }
