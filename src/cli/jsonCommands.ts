@@ -133,8 +133,14 @@ export async function runJsonCommand(
 
 class CommandError extends Error {}
 
-/** The commands that send a request to a server: `quit` cancels them rather than waiting for them. */
+/** The commands that send a request to a server (they wait for the first pass to have ended). */
 export const SERVER_REQUESTS: ReadonlySet<unknown> = new Set(['call', 'get-prompt', 'read-resource']);
+
+/**
+ * The commands `quit` cancels rather than waits for: a server's answer, or an authorization
+ * waiting for a browser that may never come back.
+ */
+export const CANCELLED_ON_QUIT: ReadonlySet<unknown> = new Set([...SERVER_REQUESTS, 'auth']);
 
 function argsOf(cmd: Json): Json {
   const args = cmd.args ?? {};

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { McpLive } from '../createMcpLive.js';
 import type { ResultEvent } from '../model/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
-import { SERVER_REQUESTS, peekCommand, runJsonCommand } from './jsonCommands.js';
+import { CANCELLED_ON_QUIT, SERVER_REQUESTS, peekCommand, runJsonCommand } from './jsonCommands.js';
 
 /** The answer of a command the session stopped before it ended (or began). */
 const CANCELLED_QUITTING = 'cancelled: quitting';
@@ -58,8 +58,7 @@ export async function runJsonSession(
     quitting = true;
     const finishing: Promise<void>[] = [];
     for (const command of open) {
-      // An authorization waits for a browser that may never come: it is cancelled like a call.
-      if (command.running && !SERVER_REQUESTS.has(command.cmd) && command.cmd !== 'auth') {
+      if (command.running && !CANCELLED_ON_QUIT.has(command.cmd)) {
         finishing.push(command.done);
         continue;
       }
