@@ -1,8 +1,8 @@
-import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
+import { BehaviorSubject } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createReconciler, type Reconciler } from '../../src/reconciler.js';
 import { connectMcp } from '../../src/sinks/connector.js';
-import { echoEntry, freePort, userSettingsInput } from './mcpServers.js';
+import { echoEntry, freePort, reconcilePass, userSettingsInput } from './mcpServers.js';
 import { isAlive, waitForNoLeftovers } from './processes.js';
 
 /**
@@ -24,8 +24,7 @@ afterAll(async () => {
   await waitForNoLeftovers();
 });
 
-const pass = (rec: Reconciler, generation: number) =>
-  firstValueFrom(rec.events$.pipe(filter((e) => e.type === 'reconcile' && e.generation === generation)));
+const pass = reconcilePass;
 
 describe('make-before-break reconnect with real processes', () => {
   it('the edited server keeps its tools through the edit: one swap, then the old process exits', async () => {

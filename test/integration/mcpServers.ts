@@ -4,8 +4,10 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { firstValueFrom, type Observable } from 'rxjs';
+import { filter, firstValueFrom, type Observable } from 'rxjs';
 import type { AssembleInput } from '../../src/model/assemble.js';
+import type { McpLiveEvent } from '../../src/model/events.js';
+import type { Reconciler } from '../../src/reconciler.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
 import type { McpConnection } from '../../src/sinks/connector.js';
 import { sleep } from './processes.js';
@@ -23,6 +25,11 @@ export function fixture(name: string): string {
 /** A settings entry (as written) running the echo fixture with `extra` args. */
 export function echoEntry(...extra: string[]): { command: string; args: string[] } {
   return { command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] };
+}
+
+/** Waits until the reconciler has reported the pass with this generation; resolves with its event. */
+export function reconcilePass(rec: Reconciler, generation: number): Promise<McpLiveEvent> {
+  return firstValueFrom(rec.events$.pipe(filter((e) => e.type === 'reconcile' && e.generation === generation)));
 }
 
 /** What the sources would deliver for one user settings file with these servers. */

@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../../src/model/status.js';
 import { createReconciler, type Reconciler } from '../../src/reconciler.js';
 import { connectMcp } from '../../src/sinks/connector.js';
-import { echoEntry, fixture, userSettingsInput } from './mcpServers.js';
+import { echoEntry, fixture, reconcilePass, userSettingsInput } from './mcpServers.js';
 import { isAlive, waitForNoLeftovers } from './processes.js';
 
 const echo = echoEntry;
@@ -18,10 +18,7 @@ afterAll(async () => {
   await waitForNoLeftovers();
 });
 
-/** Waits until a pass with this generation has been reported. */
-async function pass(rec: Reconciler, generation: number) {
-  return firstValueFrom(rec.events$.pipe(filter((e) => e.type === 'reconcile' && e.generation === generation)));
-}
+const pass = reconcilePass;
 
 describe('the reconcile pipeline with the real connector', () => {
   it('three servers up; an args edit replaces only that process, and the others never lose a tool meanwhile', async () => {

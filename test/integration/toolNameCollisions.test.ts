@@ -6,7 +6,7 @@ import type { LogEvent } from '../../src/model/events.js';
 import { sha256Hex } from '../../src/model/sha256Hex.js';
 import { createReconciler, type Reconciler } from '../../src/reconciler.js';
 import { connectMcp } from '../../src/sinks/connector.js';
-import { fixture, textOf } from './mcpServers.js';
+import { fixture, reconcilePass, textOf } from './mcpServers.js';
 import { waitForNoLeftovers } from './processes.js';
 
 /**
@@ -41,9 +41,7 @@ afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
 
-async function pass(rec: Reconciler, generation: number): Promise<void> {
-  await firstValueFrom(rec.events$.pipe(filter((e) => e.type === 'reconcile' && e.generation === generation)));
-}
+const pass = reconcilePass;
 
 describe('qualified tool names are unique across servers (real processes)', () => {
   it('my_srv (user) and my.srv (project, approved) each get a name of their own; the unsuffixed name is refused', async () => {
