@@ -307,7 +307,7 @@ function passCpuTarget(r: BenchResults): TargetVerdict {
     v.why = over
       .map(({ servers, x }) => {
         const i = x!.incremental!;
-        return `at ${servers.toLocaleString('en-US')}: assemble ${num(i.assembleUs.median)}, gate ${num(i.gateUs?.median)}, admission + resolve ${num(i.desiredUs.median)}, plan ${num(i.planUs.median)} µs, gc ${num(i.gcUs?.median)} µs — what is left is linear work per server (a new \`servers\` and \`wanted\` map, lookups per name), no recomputation of unchanged entries`;
+        return `at ${servers.toLocaleString('en-US')}: assemble ${num(i.assembleUs.median)}, gate ${num(i.gateUs?.median)}, admission + resolve ${num(i.desiredUs.median)}, plan ${num(i.planUs.median)} µs, gc ${num(i.gcUs?.median)} µs`;
       })
       .join('; ');
   }
@@ -847,7 +847,7 @@ function cpuSection(r: BenchResults): string[] {
     ...(incremental.length > 0
       ? [
           '',
-          '**Incremental** (`createIncrementalDesired()`, as the reconciler runs it, issue 15): a warm instance; the changed server alternates between two versions, every other entry is the same object in each read of the file (the file reader keeps the objects of unchanged entries). Only the changed entry is validated, expanded, fingerprinted and admitted again; what is left grows with N is building the new `servers` and `wanted` maps, the walk over the re-read source, the gate and the plan — a few lookups per server.',
+          '**Incremental** (`createIncrementalDesired()`, as the reconciler runs it, issue 15): a warm instance; the changed server alternates between two versions, every other entry is the same object in each read of the file (the file reader keeps the objects of unchanged entries). Only the changed entry is validated, expanded, fingerprinted and admitted again; the new `servers`, `wanted` and `blocked` records are derived from the last ones (a shared base plus the changed members, src/model/persistentRecord.ts), so nothing in a pass walks every server.',
           '',
           table(head, incremental),
         ]

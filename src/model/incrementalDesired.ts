@@ -12,6 +12,7 @@ import { resolveAssembled, type Blocked, type WantedServer } from './plan.js';
 import { GATED_SCOPES, type AssembledServer, type DesiredState, type Gating, type SourceSnapshot } from './types.js';
 import { changedBetween, registerDerived } from './recordLineage.js';
 import { VARIABLE } from './validate.js';
+import { deriveRecord, plainRecord } from './persistentRecord.js';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -38,8 +39,8 @@ export interface DesiredServers {
 export interface IncrementalDesired {
   assemble(input: AssembleInput): DesiredState;
   /**
-   * `desiredServers`, plus the names and what changed since the last call. The records are this
-   * instance's own and the next call updates them in place: read them before calling again.
+   * `desiredServers`, plus the names and what changed since the last call. The records are never
+   * modified: the next call derives new ones, sharing what did not change (persistentRecord.ts).
    */
   desiredServers(
     desired: DesiredState,
@@ -92,7 +93,7 @@ function createIncrementalAssembly() {
   let order: string[] = [];
   let winners = new Map<string, AssembledServer>();
   let names: string[] = [];
-  let servers: Record<string, AssembledServer> | undefined;
+  let servers: Readonly<Record<string, AssembledServer>> | undefined;
   /** Gated names that wait: `true` when rejected. */
   const waiting = new Map<string, boolean>();
   let pending: readonly string[] = [];
@@ -148,13 +149,13 @@ function createIncrementalAssembly() {
       pending = names.filter((name) => waiting.has(name));
       rejected = pending.filter((name) => waiting.get(name) === true);
     }
-    if (regrouped || changed.length > 0) {
+    if (regrouped || servers === undefined) servers = plainRecord(names, (name) => winners.get(name)!);
+    else if (changed.length > 0) {
       const base = servers;
-      servers = Object.create(null) as Record<string, AssembledServer>;
-      for (const name of names) servers[name] = winners.get(name)!;
-      namesByRecord.set(servers, names);
-      if (!regrouped && base !== undefined) registerDerived(servers, base, changed);
+      servers = deriveRecord(base, names, new Map(changed.map((name) => [name, winners.get(name)])));
+      registerDerived(servers, base, changed);
     }
+    namesByRecord.set(servers, names);
     return desiredState(input, sources, { servers: servers!, pending, rejected, trusted });
   };
 
@@ -184,8 +185,11 @@ function createIncrementalAssembly() {
         if (before === undefined) added.push(name);
       }
     }
-    if (added.length > 0 || removed.size > 0) {
+    if (added.length + removed.size > FEW) {
       names = mergeSorted(removed.size > 0 ? names.filter((name) => !removed.has(name)) : names, added.sort());
+    } else {
+      for (const name of added) names = withSorted(names, name, true);
+      for (const name of removed) names = withSorted(names, name, false);
     }
     return changed;
   };
@@ -262,6 +266,9 @@ function winnerOf(ordered: readonly Layer[], name: string): AssembledServer | un
   return undefined;
 }
 
+/** Up to this many names added or removed are put in place one by one; more are merged. */
+const FEW = 8;
+
 /** Two sorted lists of distinct names, merged (code-unit order, as `Array.prototype.sort`). */
 function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   if (b.length === 0) return [...a];
@@ -272,6 +279,21 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   while (i < a.length) merged.push(a[i++]!);
   while (j < b.length) merged.push(b[j++]!);
   return merged;
+}
+
+/** `keys` (sorted, distinct) with `key` added or removed: a new array, `keys` left as it is. */
+function withSorted(keys: readonly string[], key: string, add: boolean): string[] {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keys[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  const next = [...keys];
+  if (add) next.splice(low, 0, key);
+  else if (keys[low] === key) next.splice(low, 1);
+  return next;
 }
 
 function sameList<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean {
@@ -331,9 +353,12 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
   let envs = 0;
   /** What the last call was given, to tell what changed since. */
   let last: { servers: object; rules: number; envs: number; workspace: string | undefined; names: readonly string[] } | undefined;
-  /** The records the last call returned: updated in place by the next (see {@link DesiredServers}). */
-  let wanted = Object.create(null) as Record<string, WantedServer>;
-  let blocked = Object.create(null) as Record<string, Blocked>;
+  /** The records the last call returned (never modified: the next call derives new ones). */
+  let wanted: Readonly<Record<string, WantedServer>> = Object.create(null) as Record<string, WantedServer>;
+  let blocked: Readonly<Record<string, Blocked>> = Object.create(null) as Record<string, Blocked>;
+  /** The keys of `wanted` and `blocked`, in order. */
+  let wantedKeys: readonly string[] = [];
+  let blockedKeys: readonly string[] = [];
 
   return (desired: DesiredState, flagAllowed: readonly string[] | undefined, env: Environment, workspace?: string): DesiredServers => {
     const names = namesOf(desired.servers) ?? Object.keys(desired.servers);
@@ -356,7 +381,7 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
           ? new Set<string>()
           : changedBetween(last.servers, desired.servers)
         : undefined;
-    const changed = since === undefined ? rebuild(desired, names, env, workspace) : update(desired, names, since, env, workspace);
+    const changed = since === undefined ? rebuild(desired, names, env, workspace) : update(desired, since, env, workspace);
     last = { servers: desired.servers, rules, envs, workspace, names };
     return { wanted, blocked, names, changed };
   };
@@ -381,13 +406,16 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
   /** Every name looked at again, both records new; returns the names whose outcome changed. */
   function rebuild(desired: DesiredState, names: readonly string[], env: Environment, workspace: string | undefined): Set<string> | 'all' {
     const previous = { wanted, blocked, names: last?.names };
-    wanted = Object.create(null) as Record<string, WantedServer>;
-    blocked = Object.create(null) as Record<string, Blocked>;
+    const keys: { wanted: string[]; blocked: string[] } = { wanted: [], blocked: [] };
     for (const name of names) {
       const entry = entryOf(name, desired.servers[name]!);
-      if (entry.why !== undefined) blocked[name] = entry.why;
-      else wanted[name] = resolve(entry, env, workspace);
+      if (entry.why === undefined) resolve(entry, env, workspace);
+      keys[entry.why === undefined ? 'wanted' : 'blocked'].push(name);
     }
+    wanted = plainRecord(keys.wanted, (name) => byName.get(name)!.wanted!);
+    blocked = plainRecord(keys.blocked, (name) => byName.get(name)!.why!);
+    wantedKeys = keys.wanted;
+    blockedKeys = keys.blocked;
     if (names !== previous.names) for (const name of byName.keys()) if (!Object.hasOwn(desired.servers, name)) byName.delete(name);
     if (previous.names === undefined) return 'all';
     const changed = new Set<string>();
@@ -398,39 +426,43 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
   }
 
   /**
-   * Only the names in `since` looked at again, the records updated in place; a name new to a
-   * record makes both records new, in name order (the order `desiredServers` gives).
+   * Only the names in `since` looked at again; both records derived from the last ones with
+   * just those members changed (in name order, the order `desiredServers` gives).
    */
-  function update(desired: DesiredState, names: readonly string[], since: ReadonlySet<string>, env: Environment, workspace: string | undefined): Set<string> {
+  function update(desired: DesiredState, since: ReadonlySet<string>, env: Environment, workspace: string | undefined): Set<string> {
     const changed = new Set<string>();
-    let reorder = false;
+    const changes = { wanted: new Map<string, WantedServer | undefined>(), blocked: new Map<string, Blocked | undefined>() };
+    const keys = { wanted: wantedKeys, blocked: blockedKeys };
+    /** Sets `name` in one record (or in none) and drops it from the other. */
+    const put = (name: string, into: 'wanted' | 'blocked' | undefined, outcome: WantedServer | Blocked | undefined) => {
+      for (const side of ['wanted', 'blocked'] as const) {
+        const record = side === 'wanted' ? wanted : blocked;
+        if (side === into) {
+          (changes[side] as Map<string, unknown>).set(name, outcome);
+          if (!Object.hasOwn(record, name)) keys[side] = withSorted(keys[side], name, true);
+        } else if (Object.hasOwn(record, name)) {
+          changes[side].set(name, undefined);
+          keys[side] = withSorted(keys[side], name, false);
+        }
+      }
+    };
     for (const name of since) {
       const before = outcomeOf(name);
       if (!Object.hasOwn(desired.servers, name)) {
         byName.delete(name);
         if (before === undefined) continue;
         changed.add(name);
-        delete wanted[name];
-        delete blocked[name];
+        put(name, undefined, undefined);
         continue;
       }
       const entry = entryOf(name, desired.servers[name]!);
       const after = entry.why ?? resolve(entry, env, workspace);
       if (after === before) continue;
       changed.add(name);
-      const into: Record<string, WantedServer | Blocked> = entry.why === undefined ? wanted : blocked;
-      if (Object.hasOwn(into, name)) into[name] = after;
-      else reorder = true;
+      put(name, entry.why === undefined ? 'wanted' : 'blocked', after);
     }
-    if (reorder) {
-      wanted = Object.create(null) as Record<string, WantedServer>;
-      blocked = Object.create(null) as Record<string, Blocked>;
-      for (const name of names) {
-        const entry = byName.get(name)!;
-        if (entry.why !== undefined) blocked[name] = entry.why;
-        else wanted[name] = entry.wanted!;
-      }
-    }
+    if (changes.wanted.size > 0) wanted = deriveRecord(wanted, (wantedKeys = keys.wanted), changes.wanted);
+    if (changes.blocked.size > 0) blocked = deriveRecord(blocked, (blockedKeys = keys.blocked), changes.blocked);
     return changed;
   }
 
