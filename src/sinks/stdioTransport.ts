@@ -92,6 +92,8 @@ export class StdioProcessTransport implements Transport {
 
   private child?: ChildProcess;
   private readonly readBuffer = new ReadBuffer();
+  /** A notification was just handed on: the next messages go after its handler ({@link deliver}). */
+  private deferred = false;
   private exitInfo?: ProcessExit;
   private readonly exited: Promise<ProcessExit>;
   private markExited!: (exit: ProcessExit) => void;
@@ -328,6 +330,17 @@ export class StdioProcessTransport implements Transport {
       void this.close();
       return;
     }
+    this.deliver();
+  }
+
+  /**
+   * Hands the buffered messages on, in order. After a notification the rest wait one microtask:
+   * the SDK runs a notification's handler a microtask late but a response at once, so a call's
+   * last progress notification, read in the same chunk as its answer, would reach the SDK after
+   * the answer had removed the call's progress handler, and be dropped (typescript-sdk#2580).
+   */
+  private deliver(): void {
+    if (this.deferred) return;
     for (;;) {
       let message: JSONRPCMessage | null;
       try {
@@ -337,8 +350,16 @@ export class StdioProcessTransport implements Transport {
         this.onerror?.(asError(error));
         continue;
       }
-      if (message === null) break;
+      if (message === null) return;
       this.onmessage?.(message);
+      if ('method' in message && !('id' in message)) {
+        this.deferred = true;
+        queueMicrotask(() => {
+          this.deferred = false;
+          this.deliver();
+        });
+        return;
+      }
     }
   }
 

@@ -228,12 +228,20 @@ describe('calls: timeout, progress, cancel', () => {
       { timeout: 700, onProgress: (p) => seen.push(p) },
     );
     expect(textOf(result)).toContain('Long running operation completed');
-    // The SDK hands notifications on a tick later than responses: the last one may miss the call.
-    expect(seen.length).toBeGreaterThanOrEqual(4);
-    expect(seen).toEqual([1, 2, 3, 4, 5].slice(0, seen.length).map((progress) => ({ progress, total: 5 })));
+    expect(seen).toEqual([1, 2, 3, 4, 5].map((progress) => ({ progress, total: 5 })));
     await expect(
       live.callTool('mcp__every__trigger-long-running-operation', { duration: 1.5, steps: 1 }, { timeout: 700 }),
     ).rejects.toThrow('timed out after 700 ms');
+  }, 30_000);
+
+  it('every progress reaches onProgress, the last one too, when it arrives in one read with the answer', async () => {
+    const live = await session({ burst: { command: process.execPath, args: [fixture('progress-burst-server.mjs')] } });
+    for (let round = 0; round < 20; round++) {
+      const seen: unknown[] = [];
+      const result = await live.callTool('mcp__burst__burst', {}, { onProgress: (p) => seen.push(p) });
+      expect(textOf(result)).toBe('done');
+      expect(seen).toEqual([1, 2, 3].map((progress) => ({ progress, total: 3 })));
+    }
   }, 30_000);
 
   it('an aborted call rejects at once and its server is sent notifications/cancelled', async () => {
