@@ -2,7 +2,13 @@ import { homedir } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CompleteRequestParams,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import {
   BehaviorSubject,
   Subject,
@@ -28,13 +34,12 @@ import type {
 import type { McpLiveEvent } from './model/events.js';
 import { reasonText, type HintAudience } from './model/messages.js';
 import { untilAborted } from './model/untilAborted.js';
-import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
+import type { ListedPrompt, PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
 import {
   GATED_SCOPES,
   type ApprovalRecord,
   type DesiredState,
   type NotAllowedBy,
-  type PromptInfo,
   type Reason,
   type ResourceInfo,
   type ResourceTemplateInfo,
@@ -118,6 +123,13 @@ export interface McpLiveOptions {
    * advertised; without it such a request is refused with an error saying mcp-live has no model.
    */
   onSampling?: (server: string, params: CreateMessageRequestParams, context: { signal: AbortSignal }) => Promise<CreateMessageResult>;
+  /**
+   * A server's log messages (`notifications/message`), as it sent them with the secrets of its
+   * entry masked: for a host that shows them or passes them on (the gateway, issue 16).
+   */
+  onServerLog?: (server: string, message: LoggingMessageNotification['params']) => void;
+  /** `notifications/resources/updated` of a resource subscribed to with {@link McpLive.subscribeResource}. */
+  onResourceUpdated?: (server: string, uri: string) => void;
   /** The user's OAuth tokens (default `<home>/.<profile>/mcp-oauth-tokens.json`). */
   oauthTokensFile?: string;
   /**
@@ -143,8 +155,8 @@ export interface Unavailable {
   message: string;
 }
 
-/** A prompt of a connected server. */
-export interface QualifiedPrompt extends PromptInfo {
+/** A prompt of a connected server (`qualifiedName`: the unique name a gateway exposes it under). */
+export interface QualifiedPrompt extends ListedPrompt {
   server: string;
 }
 
@@ -235,7 +247,23 @@ export interface McpLive {
    * template matches it; `server` picks one (which may serve URIs it does not list).
    */
   readResource(uri: string, options?: ServerRequestOptions): Promise<unknown>;
+  /**
+   * Subscribes to updates of a resource (`resources/subscribe`) at the server that would read it;
+   * they arrive at the `onResourceUpdated` option. Lost when that server reconnects.
+   */
+  subscribeResource(uri: string, options?: ServerRequestOptions): Promise<void>;
+  unsubscribeResource(uri: string, options?: ServerRequestOptions): Promise<void>;
+  /**
+   * Completions for an argument (`completion/complete`): a prompt reference by its name as
+   * `prompts$` lists it, a resource reference by its URI template; `server` picks the server.
+   */
+  complete(params: CompleteRequestParams, options?: ServerRequestOptions): Promise<CompleteResult>;
   unavailableReason(name: string): Unavailable | undefined;
+  /**
+   * The configured server a qualified tool name belongs to, whether or not it lists that tool
+   * now (a pending or failed server lists none): whose {@link unavailableReason} applies.
+   */
+  serverOfTool(qualifiedName: string): string | undefined;
   toolNotFoundMessage(qualifiedName: string): string;
   /** The current status of every known server (for `status` and `{"cmd":"status"}`). */
   statusReport(): readonly ServerStatus[];
@@ -411,8 +439,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       }),
   });
   let asked = 0;
-  const onElicitation = options.onElicitation;
-  const onSampling = options.onSampling;
+  const { onElicitation, onSampling, onServerLog, onResourceUpdated } = options;
   const handlers: ServerRequestHandlers = {
     elicit: onElicitation
       ? (server, form, { signal }) => onElicitation({ id: `elicit-${++asked}`, server, ...form }, { signal })
@@ -420,6 +447,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     // The workspace is the one root: a server that works on files works on these.
     roots: () => [{ uri: pathToFileURL(paths.cwd).href, name: basename(paths.cwd) }],
     ...(onSampling ? { sample: onSampling } : {}),
+    ...(onServerLog ? { log: onServerLog } : {}),
+    ...(onResourceUpdated ? { resourceUpdated: onResourceUpdated } : {}),
   };
 
   const pool = options.pool;
@@ -707,6 +736,10 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     listResources: () => r.list().flatMap((s) => s.resources.map((resource) => ({ ...resource, server: s.name }))),
     listResourceTemplates: () =>
       r.list().flatMap((s) => (s.resourceTemplates ?? []).map((template) => ({ ...template, server: s.name }))),
+    subscribeResource: (uri, requestOptions) => r.subscribeResource(uri, requestOptions),
+    unsubscribeResource: (uri, requestOptions) => r.unsubscribeResource(uri, requestOptions),
+    complete: (params, requestOptions) => r.complete(params, requestOptions),
+    serverOfTool: (q) => r.serverOfTool(q),
     toolNotFoundMessage: (q) => r.toolNotFoundMessage(q),
     statusReport: () => r.list(),
     pendingApprovals: () => promptable,

@@ -112,6 +112,11 @@ export interface Reconciler {
   callTool(qualifiedName: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
   getPrompt: LiveServers['getPrompt'];
   readResource: LiveServers['readResource'];
+  subscribeResource: LiveServers['subscribeResource'];
+  unsubscribeResource: LiveServers['unsubscribeResource'];
+  complete: LiveServers['complete'];
+  /** The configured server a qualified tool name points at, whether or not it lists the tool now. */
+  serverOfTool(qualifiedName: string): string | undefined;
   status(name: string): ServerStatus | undefined;
   /** `name`'s config as the last pass admitted it: undefined while it is blocked, pending or gone. */
   resolvedConfig(name: string): ResolvedServerConfig | undefined;
@@ -398,6 +403,10 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     callTool: (qualifiedName, args, options) => live.callTool(qualifiedName, args, options),
     getPrompt: (prompt, args, options) => live.getPrompt(prompt, args, options),
     readResource: (uri, options) => live.readResource(uri, options),
+    subscribeResource: (uri, options) => live.subscribeResource(uri, options),
+    unsubscribeResource: (uri, options) => live.unsubscribeResource(uri, options),
+    complete: (params, options) => live.complete(params, options),
+    serverOfTool: (q) => live.serverOfTool(q),
     status: (name) => live.status(name),
     resolvedConfig: (name) => live.wanted(name)?.resolved,
     list: () => live.list(),

@@ -1,4 +1,10 @@
-import type { CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CompleteRequestParams,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Observable, ObservableInput } from 'rxjs';
 import type { ResolvedServerConfig, ServerLists } from './types.js';
 
@@ -29,6 +35,15 @@ export interface Connection {
   getPrompt?(prompt: string, args: Record<string, string>, options?: RequestOptions): Promise<unknown>;
   /** One resource by URI (`resources/read`); optional like {@link getPrompt}. */
   readResource?(uri: string, options?: RequestOptions): Promise<unknown>;
+  /**
+   * Asks the server to send `notifications/resources/updated` for `uri` (`resources/subscribe`),
+   * which reach the session's `resourceUpdated` handler; optional like {@link getPrompt}.
+   */
+  subscribeResource?(uri: string, options?: RequestOptions): Promise<void>;
+  /** Ends a {@link subscribeResource} (`resources/unsubscribe`). */
+  unsubscribeResource?(uri: string, options?: RequestOptions): Promise<void>;
+  /** Completions for an argument of a prompt or resource template of this server (`completion/complete`). */
+  complete?(params: CompleteRequestParams, options?: RequestOptions): Promise<CompleteResult>;
   /** What the server said about itself in `initialize` (absent for fakes that say nothing). */
   readonly server?: ServerIdentity;
   /** The last lines the server wrote to stderr (ring buffer, at most 200). */
@@ -113,6 +128,13 @@ export interface ServerRequestHandlers {
   sample?: (server: string, params: CreateMessageRequestParams, context: { signal: AbortSignal }) => Promise<CreateMessageResult>;
   /** `roots/list`: the directories the session works in. */
   roots?: () => readonly { uri: string; name?: string }[];
+  /**
+   * The server's log messages (`notifications/message`), secrets of its entry masked. A
+   * notification, not a request: no capability depends on it.
+   */
+  log?: (server: string, message: LoggingMessageNotification['params']) => void;
+  /** `notifications/resources/updated`: a resource subscribed to with `subscribeResource` changed. */
+  resourceUpdated?: (server: string, uri: string) => void;
 }
 
 /**

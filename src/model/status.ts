@@ -7,20 +7,31 @@ import type {
   ResourceTemplateInfo,
   Scope,
   ServerState,
+  ToolInfo,
   TransportKind,
 } from './types.js';
 
-/** A tool as exposed to the agent: qualified name plus what the server said about it. */
-export interface QualifiedTool {
+/**
+ * A tool as exposed to the agent: qualified name plus what the server said about it (title,
+ * schemas, annotations, icons and `_meta` kept as listed, so a gateway shows it unchanged).
+ */
+export interface QualifiedTool extends Omit<ToolInfo, 'name'> {
   /** `mcp__<server>__<tool>`, sanitized and at most 64 characters. */
   name: string;
   server: string;
   /** The tool's own name on its server. */
   tool: string;
-  description?: string;
-  inputSchema?: unknown;
   /** The server's `trust` setting: `true` lets a host run this tool without asking each time. */
   trust: boolean;
+}
+
+/** A prompt as its server lists it, with the qualified name a gateway exposes it under. */
+export interface ListedPrompt extends PromptInfo {
+  /**
+   * `mcp__<server>__<prompt>`, built like a tool's qualified name: unique across servers. Absent
+   * for a server whose name got no unique part (its tools are withheld too).
+   */
+  qualifiedName?: string;
 }
 
 /** One line of a server's recent history (connects, reconnects, errors), for the detail view. */
@@ -55,7 +66,7 @@ export interface ServerStatus {
   /** The entry's `trust` setting, for a server the last pass wanted (absent for a blocked one). */
   trust?: boolean;
   tools: readonly QualifiedTool[];
-  prompts: readonly PromptInfo[];
+  prompts: readonly ListedPrompt[];
   resources: readonly ResourceInfo[];
   /** The server's resource templates, when it lists any. */
   resourceTemplates?: readonly ResourceTemplateInfo[];

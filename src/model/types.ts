@@ -209,31 +209,49 @@ export type NotAllowedBy = 'flag' | 'settings';
  */
 export type ServerState = 'connecting' | 'connected' | 'disconnected' | 'error' | 'blocked' | 'needs_auth';
 
+/**
+ * What a server says about an item besides its name and description, kept as it gave them so
+ * that a gateway (issue 16) shows the item exactly as the server listed it.
+ */
+export interface ListedExtras {
+  title?: string;
+  icons?: readonly unknown[];
+  _meta?: Record<string, unknown>;
+}
+
 /** A tool as the server lists it. */
-export interface ToolInfo {
+export interface ToolInfo extends ListedExtras {
   name: string;
   description?: string;
   inputSchema?: unknown;
+  outputSchema?: unknown;
+  annotations?: Record<string, unknown>;
+  /** Task support (`taskSupport`); a gateway passes it on but offers no tasks itself. */
+  execution?: Record<string, unknown>;
 }
 
-export interface PromptInfo {
+export interface PromptInfo extends ListedExtras {
   name: string;
   description?: string;
+  arguments?: readonly { name: string; description?: string; required?: boolean }[];
 }
 
-export interface ResourceInfo {
+export interface ResourceInfo extends ListedExtras {
   uri: string;
   name?: string;
   description?: string;
   mimeType?: string;
+  size?: number;
+  annotations?: Record<string, unknown>;
 }
 
 /** A family of resources (`resources/templates/list`): `uriTemplate` is an RFC 6570 URI template. */
-export interface ResourceTemplateInfo {
+export interface ResourceTemplateInfo extends ListedExtras {
   uriTemplate: string;
   name?: string;
   description?: string;
   mimeType?: string;
+  annotations?: Record<string, unknown>;
 }
 
 /** Lists of one server, as reported by it (unfiltered). */

@@ -210,6 +210,9 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
         released ? gone() : conn.callTool(tool, args, options),
       getPrompt: conn.getPrompt && ((prompt, args, options) => (released ? gone() : conn.getPrompt!(prompt, args, options))),
       readResource: conn.readResource && ((uri, options) => (released ? gone() : conn.readResource!(uri, options))),
+      subscribeResource: conn.subscribeResource && ((uri, options) => (released ? gone() : conn.subscribeResource!(uri, options))),
+      unsubscribeResource: conn.unsubscribeResource && ((uri, options) => (released ? gone() : conn.unsubscribeResource!(uri, options))),
+      complete: conn.complete && ((params, options) => (released ? gone() : conn.complete!(params, options))),
       stderrTail: () => conn.stderrTail(),
       close: () => {
         if (!released) {
@@ -353,5 +356,8 @@ function answeredByHolders(holders: readonly ServerRequestHandlers[], spawner: S
     answered.sample = (...a) => first('sample')?.(...a) ?? Promise.reject(new Error('no session that can sample holds this server'));
   }
   if (spawner.roots) answered.roots = () => first('roots')?.() ?? [];
+  // Notifications are every holder's news, whoever spawned the connection.
+  answered.log = (...a) => holders.forEach((h) => h.log?.(...a));
+  answered.resourceUpdated = (...a) => holders.forEach((h) => h.resourceUpdated?.(...a));
   return answered;
 }

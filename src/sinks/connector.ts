@@ -3,13 +3,21 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   type ClientCapabilities,
+  type CompleteRequestParams,
+  type CompleteResult,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
+  type Prompt,
   PromptListChangedNotificationSchema,
+  type Resource,
   ResourceListChangedNotificationSchema,
+  type ResourceTemplate,
+  ResourceUpdatedNotificationSchema,
+  type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -36,7 +44,7 @@ import type {
   ServerRequestHandlers,
 } from '../model/connection.js';
 import { NeedsAuthorization } from '../model/connection.js';
-import { createServerMasker } from '../model/secrets.js';
+import { createServerMasker, maskingReplacer } from '../model/secrets.js';
 import type { OAuthManager } from './oauthManager.js';
 import { AuthorizationRequired, type McpOAuthProvider } from './oauthProvider.js';
 import { connectDeadline } from '../model/validate.js';
@@ -244,7 +252,16 @@ class McpSession implements McpConnection {
    * The server's own requests, each answered by the session's handler; a request without one
    * gets a JSON-RPC error (the capability is not advertised, but a server may ask anyway).
    */
-  private answerServerRequests({ elicit, sample, roots }: ServerRequestHandlers): void {
+  private answerServerRequests({ elicit, sample, roots, log, resourceUpdated }: ServerRequestHandlers): void {
+    if (log) {
+      // A server may log what its entry gave it (a token in a URL it fetched): masked like its stderr.
+      this.client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) =>
+        log(this.name, JSON.parse(JSON.stringify(params, maskingReplacer(this.redact))) as typeof params),
+      );
+    }
+    if (resourceUpdated) {
+      this.client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => resourceUpdated(this.name, params.uri));
+    }
     if (elicit) {
       this.client.setRequestHandler(ElicitRequestSchema, async ({ params }, extra) => {
         if (params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'mcp-live answers form-mode elicitation only');
@@ -341,7 +358,9 @@ class McpSession implements McpConnection {
     if (isTimeout(error)) {
       return new Error(this.requestDeadline().message);
     }
-    return new Error(this.redact(this.describe(error)));
+    const explained = new Error(this.redact(this.describe(error)));
+    // The server's own JSON-RPC error keeps its code, for a gateway that passes it on (issue 16).
+    return error instanceof McpError ? Object.assign(explained, { code: error.code }) : explained;
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<unknown> {
@@ -369,6 +388,18 @@ class McpSession implements McpConnection {
 
   readResource(uri: string, { signal }: RequestOptions = {}): Promise<unknown> {
     return this.request(() => this.client.readResource({ uri }, { timeout: this.timeoutMs, signal }), signal);
+  }
+
+  async subscribeResource(uri: string, { signal }: RequestOptions = {}): Promise<void> {
+    await this.request(() => this.client.subscribeResource({ uri }, { timeout: this.timeoutMs, signal }), signal);
+  }
+
+  async unsubscribeResource(uri: string, { signal }: RequestOptions = {}): Promise<void> {
+    await this.request(() => this.client.unsubscribeResource({ uri }, { timeout: this.timeoutMs, signal }), signal);
+  }
+
+  complete(params: CompleteRequestParams, { signal }: RequestOptions = {}): Promise<CompleteResult> {
+    return this.request(() => this.client.complete(params, { timeout: this.timeoutMs, signal }), signal);
   }
 
   /**
@@ -585,27 +616,24 @@ function emptyOnServerError(error: unknown): [] {
   throw error;
 }
 
-function toToolInfo(tool: { name: string; description?: string; inputSchema?: unknown }): ToolInfo {
-  return withoutUndefined({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema });
+function toToolInfo(tool: Tool): ToolInfo {
+  const { name, title, description, inputSchema, outputSchema, annotations, execution, icons, _meta } = tool;
+  return withoutUndefined({ name, title, description, inputSchema, outputSchema, annotations, execution, icons, _meta });
 }
 
-function toPromptInfo(prompt: { name: string; description?: string }): PromptInfo {
-  return withoutUndefined({ name: prompt.name, description: prompt.description });
+function toPromptInfo(prompt: Prompt): PromptInfo {
+  const { name, title, description, arguments: args, icons, _meta } = prompt;
+  return withoutUndefined({ name, title, description, arguments: args, icons, _meta });
 }
 
-function toResourceInfo(resource: { uri: string; name?: string; description?: string; mimeType?: string }): ResourceInfo {
-  const { uri, name, description, mimeType } = resource;
-  return withoutUndefined({ uri, name, description, mimeType });
+function toResourceInfo(resource: Resource): ResourceInfo {
+  const { uri, name, title, description, mimeType, size, annotations, icons, _meta } = resource;
+  return withoutUndefined({ uri, name, title, description, mimeType, size, annotations, icons, _meta });
 }
 
-function toResourceTemplateInfo(template: {
-  uriTemplate: string;
-  name?: string;
-  description?: string;
-  mimeType?: string;
-}): ResourceTemplateInfo {
-  const { uriTemplate, name, description, mimeType } = template;
-  return withoutUndefined({ uriTemplate, name, description, mimeType });
+function toResourceTemplateInfo(template: ResourceTemplate): ResourceTemplateInfo {
+  const { uriTemplate, name, title, description, mimeType, annotations, icons, _meta } = template;
+  return withoutUndefined({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta });
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   type SchedulerLike,
   Subscription,
 } from 'rxjs';
+import type { CompleteRequestParams, CompleteResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   NeedsAuthorization,
   SharedConnectionRestarted,
@@ -450,15 +451,53 @@ export class LiveServers {
    */
   async readResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<unknown> {
     options.signal?.throwIfAborted();
-    const listed = (s: ServerStatus) => s.resources.some((r) => r.uri === uri);
-    const matched = (s: ServerStatus) => (s.resourceTemplates ?? []).some((t) => matchesTemplate(t.uriTemplate, uri));
-    const what = `resource "${uri}"`;
-    const e =
-      options.server !== undefined || this.connected().some(listed)
-        ? this.routeTo(options.server, what, listed, options.server !== undefined)
-        : this.routeTo(undefined, what, matched);
+    const e = this.resourceOwner(uri, options.server);
     if (!e.conn?.readResource) throw new Error(`server "${e.status.name}" cannot read resources`);
     return untilAborted(this.worded(e, e.conn, e.conn.readResource(uri, options)), options.signal);
+  }
+
+  /**
+   * Subscribes to a resource's updates (`resources/subscribe`) at the server that lists its URI,
+   * else the one whose template matches it (routed like {@link readResource}).
+   */
+  async subscribeResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<void> {
+    const e = this.resourceOwner(uri, options.server);
+    if (!e.conn?.subscribeResource) throw new Error(`server "${e.status.name}" cannot subscribe to resources`);
+    await untilAborted(this.worded(e, e.conn, e.conn.subscribeResource(uri, options)), options.signal);
+  }
+
+  async unsubscribeResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<void> {
+    const e = this.resourceOwner(uri, options.server);
+    if (!e.conn?.unsubscribeResource) throw new Error(`server "${e.status.name}" cannot subscribe to resources`);
+    await untilAborted(this.worded(e, e.conn, e.conn.unsubscribeResource(uri, options)), options.signal);
+  }
+
+  /**
+   * Completions (`completion/complete`) from the server a reference belongs to: a prompt's, by
+   * its own name as listed; a resource template's, by its URI template (or a listed URI).
+   */
+  async complete(params: CompleteRequestParams, options: RequestOptions & { server?: string } = {}): Promise<CompleteResult> {
+    options.signal?.throwIfAborted();
+    const { ref } = params;
+    const e =
+      ref.type === 'ref/prompt'
+        ? this.routeTo(options.server, `prompt "${ref.name}"`, (s) => s.prompts.some((p) => p.name === ref.name))
+        : this.routeTo(
+            options.server,
+            `resource template "${ref.uri}"`,
+            (s) => (s.resourceTemplates ?? []).some((t) => t.uriTemplate === ref.uri) || s.resources.some((r) => r.uri === ref.uri),
+          );
+    if (!e.conn?.complete) throw new Error(`server "${e.status.name}" cannot complete arguments`);
+    return untilAborted(this.worded(e, e.conn, e.conn.complete(params, options)), options.signal);
+  }
+
+  /**
+   * The configured server a qualified tool name points at, listed or not (its server part says
+   * which): what a caller asks {@link status} about when the tool is not there.
+   */
+  serverOfTool(qualified: string): string | undefined {
+    const parsed = parseQualifiedToolName(qualified);
+    return parsed === undefined ? undefined : this.findServerForQualified(parsed.server);
   }
 
   toolNotFoundMessage(qualified: string): string {
@@ -491,6 +530,16 @@ export class LiveServers {
   }
 
   // --- internals -------------------------------------------------------------------------
+
+  /** The server a request about `uri` goes to: `server`, else the one that lists it, else the one whose template matches it. */
+  private resourceOwner(uri: string, server: string | undefined): Entry {
+    const listed = (s: ServerStatus) => s.resources.some((r) => r.uri === uri);
+    const matched = (s: ServerStatus) => (s.resourceTemplates ?? []).some((t) => matchesTemplate(t.uriTemplate, uri));
+    const what = `resource "${uri}"`;
+    return server !== undefined || this.connected().some(listed)
+      ? this.routeTo(server, what, listed, server !== undefined)
+      : this.routeTo(undefined, what, matched);
+  }
 
   private connected(): ServerStatus[] {
     return [...this.entries.values()].filter((e) => e.conn !== undefined).map((e) => e.status);
@@ -728,16 +777,11 @@ export class LiveServers {
     const tools = part === undefined ? [] : filterTools(e.lists.tools, view);
     const names = qualifyTools(name, tools.map((t) => t.name), part);
     const trust = trustOf(e.server);
+    const prompts = e.lists.prompts;
+    const promptNames = part === undefined ? [] : qualifyTools(name, prompts.map((p) => p.name), part);
     return {
-      tools: tools.map((t, i) => ({
-        name: names[i]!,
-        server: name,
-        tool: t.name,
-        description: t.description,
-        inputSchema: t.inputSchema,
-        trust,
-      })),
-      prompts: e.lists.prompts,
+      tools: tools.map((t, i) => ({ ...t, name: names[i]!, server: name, tool: t.name, trust })),
+      prompts: part === undefined ? prompts : prompts.map((p, i) => ({ ...p, qualifiedName: promptNames[i]! })),
       resources: e.lists.resources,
       resourceTemplates: e.lists.resourceTemplates?.length ? e.lists.resourceTemplates : undefined,
     };
