@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { TransportKind } from '../model/types.js';
+import { DEFAULT_IDLE_GRACE_MS } from '../sinks/connectionPool.js';
 import { commaList, EDITABLE_SCOPES, serverEntryFromFlags, type EditableScope } from './serverEntryFromFlags.js';
 import { UsageError } from './usageError.js';
 
@@ -46,8 +47,32 @@ export type CliCommand =
       options: CommonOptions;
     }
   | { kind: 'auth'; action: 'login' | 'logout'; server: string; json: boolean; options: CommonOptions }
+  | ServeCommand
   | { kind: 'help' }
   | { kind: 'version' };
+
+/** The port `mcp-live serve` listens on over HTTP when `--port` is not given (127.0.0.1 only). */
+export const DEFAULT_GATEWAY_PORT = 7430;
+
+/**
+ * `mcp-live serve`: the gateway (issue 16). `run` is a foreground gateway (HTTP and the local
+ * socket); `stdio` attaches a client's stdio to the workspace's gateway, starting a `daemon` when
+ * none runs; `daemon` is that background gateway (internal: only `stdio` starts it).
+ */
+export interface ServeCommand {
+  kind: 'serve';
+  action: 'run' | 'stdio' | 'daemon' | 'print-token' | 'stop';
+  /** `--port`: for `run` default {@link DEFAULT_GATEWAY_PORT}; a daemon serves HTTP only when given. 0 = any free port. */
+  port?: number;
+  /** `--names`: tools under their qualified names (`mcp__server__tool`, default) or as the servers name them. */
+  names: 'qualified' | 'original';
+  /** `--ui`: the interactive session of the gateway in this terminal (for approving). */
+  ui: boolean;
+  /** `--linger-ms`: how long a daemon outlives its last client (default: the pool's idle grace). */
+  lingerMs?: number;
+  json: boolean;
+  options: CommonOptions;
+}
 
 /** `mcp-live mcp add | remove | list | get`: managing servers without an editor. */
 export type McpCommand =
@@ -83,6 +108,10 @@ export const USAGE = `Usage:
   mcp-live trust [DIR] | untrust [DIR]   trust the folder (default: the workspace) or mark it untrusted
   mcp-live auth NAME                     authorize a remote server (OAuth): prints the URL, waits, stores the token
   mcp-live auth logout NAME              forget its stored tokens
+  mcp-live serve [serve options]         one MCP server fronting the live set: HTTP on 127.0.0.1 + a local socket
+  mcp-live serve --stdio [serve options] for a client's config: attach to the workspace's gateway (start it if none)
+  mcp-live serve --print-token           the bearer token of the HTTP endpoint
+  mcp-live serve --stop                  end the workspace's running gateway and its servers
 
 Add options:
   -s, --scope user|project|workspace  where: ~/.NAME/settings.json (default), .mcp.json, .NAME/settings.json
@@ -91,6 +120,15 @@ Add options:
   -H, --header "Name: value"          header of a remote server (repeatable)
   --include-tools a,b  --exclude-tools a,b  --timeout MS  --description TEXT
   --force                             replace an entry of that name in that scope
+
+Serve options:
+  --stdio                             speak MCP on stdin/stdout (a client launches this)
+  --port N                            HTTP port on 127.0.0.1 (default ${DEFAULT_GATEWAY_PORT}; 0: any free port; with
+                                      --stdio the started gateway serves HTTP only when given)
+  --names qualified|original          tool names: mcp__server__tool (default) or as each server names them
+  --ui                                also show the interactive session (approve servers there)
+  --json                              NDJSON events of the gateway on stdout (not with --stdio)
+  --linger-ms MS                      a gateway started by --stdio exits MS after its last client left (default ${DEFAULT_IDLE_GRACE_MS})
 
 Options:
   --cwd DIR                         workspace directory (default: the current directory)
@@ -132,12 +170,13 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
         ...MCP_ADD_OPTIONS,
+        ...SERVE_OPTIONS,
       },
     });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // `mcp add x node s.js --port 3`: the server's own options must follow `--`.
-    const hint = argv.includes('mcp') ? ' (a server\'s own options go after --: mcp add NAME -- COMMAND ARGS…)' : '';
+    const hint = argv.includes('mcp') ? MCP_ARGS_HINT : '';
     throw new UsageError(message + hint);
   }
   const { values, positionals } = parsed;
@@ -185,6 +224,11 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
     (key) => values[key as keyof typeof values] !== undefined && !(command === 'mcp' && (rest[0] === 'add' || (key === 'scope' && rest[0] === 'remove'))),
   );
   if (misplaced !== undefined) throw new UsageError(`--${misplaced} goes with mcp add${misplaced === 'scope' ? ' | mcp remove' : ''}`);
+  const serveFlag = Object.keys(SERVE_OPTIONS).find((key) => values[key as keyof typeof values] !== undefined && command !== 'serve');
+  if (serveFlag !== undefined) {
+    // `mcp add x node s.js --port 3`: the server's option, as parseArgs says of the ones it does not know.
+    throw new UsageError(command === 'mcp' ? `Unknown option '--${serveFlag}'${MCP_ARGS_HINT}` : `--${serveFlag} goes with serve`);
+  }
   switch (command) {
     case undefined:
       return { kind: 'session', json, options };
@@ -218,15 +262,20 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
       }
       return { kind: 'auth', action, server, json, options };
     }
+    case 'serve':
+      if (rest.length > 0) throw new UsageError(`serve takes no arguments, got "${rest.join(' ')}"`);
+      return serveCommand(values, json, options);
     case 'trust':
     case 'untrust': {
       if (rest.length > 1) throw new UsageError(`${command} takes one DIR, got "${rest.join(' ')}"`);
       return { kind: 'trust', action: command, dir: resolve(defaults.cwd, rest[0] ?? options.cwd), json, options };
     }
     default:
-      throw new UsageError(`unknown command "${command}" (status, plan, approvals, mcp, auth, trust, untrust, or none for a session)`);
+      throw new UsageError(`unknown command "${command}" (status, plan, approvals, mcp, auth, trust, untrust, serve, or none for a session)`);
   }
 }
+
+const MCP_ARGS_HINT = " (a server's own options go after --: mcp add NAME -- COMMAND ARGS…)";
 
 /** The options of `mcp add` (`--scope` also of `mcp remove`); the short letters are Gemini CLI's and Claude Code's. */
 const MCP_ADD_OPTIONS = {
@@ -240,6 +289,63 @@ const MCP_ADD_OPTIONS = {
   description: { type: 'string' },
   force: { type: 'boolean' },
 } as const;
+
+/** The options of `serve` (`--daemon` is internal: the gateway `--stdio` starts in the background). */
+const SERVE_OPTIONS = {
+  stdio: { type: 'boolean' },
+  port: { type: 'string' },
+  names: { type: 'string' },
+  ui: { type: 'boolean' },
+  'linger-ms': { type: 'string' },
+  'print-token': { type: 'boolean' },
+  stop: { type: 'boolean' },
+  daemon: { type: 'boolean' },
+} as const;
+
+interface ServeFlags {
+  stdio?: boolean;
+  port?: string;
+  names?: string;
+  ui?: boolean;
+  'linger-ms'?: string;
+  'print-token'?: boolean;
+  stop?: boolean;
+  daemon?: boolean;
+}
+
+function serveCommand(flags: ServeFlags, json: boolean, options: CommonOptions): ServeCommand {
+  const modes = (['stdio', 'daemon', 'print-token', 'stop'] as const).filter((mode) => flags[mode] === true);
+  if (modes.length > 1) throw new UsageError(`serve: --${modes[0]} and --${modes[1]} exclude each other`);
+  const action = modes[0] ?? 'run';
+  if (options.demo) throw new UsageError('serve does not run the demo; give it a workspace with --cwd');
+  if (action === 'stdio' && json) throw new UsageError('serve --stdio: stdout is the MCP channel, so no --json');
+  if (flags.ui === true && (action !== 'run' || json)) throw new UsageError('--ui goes with serve alone (not --stdio or --json)');
+  if (action === 'print-token' || action === 'stop') {
+    const extra = (['port', 'names', 'ui', 'linger-ms'] as const).find((key) => flags[key] !== undefined);
+    if (extra !== undefined) throw new UsageError(`serve --${action} takes no --${extra}`);
+  }
+  const names = flags.names ?? 'qualified';
+  if (names !== 'qualified' && names !== 'original') throw new UsageError(`--names expects "qualified" or "original", got "${names}"`);
+  const port = flags.port === undefined ? undefined : wholeNumber('--port', flags.port, 'a port number');
+  if (port !== undefined && port > 65535) throw new UsageError(`--port expects a port number (0–65535), got "${flags.port}"`);
+  const lingerMs = flags['linger-ms'] === undefined ? undefined : wholeNumber('--linger-ms', flags['linger-ms'], 'a whole number of milliseconds');
+  return {
+    kind: 'serve',
+    action,
+    ...(port === undefined ? {} : { port }),
+    names,
+    ui: flags.ui ?? false,
+    ...(lingerMs === undefined ? {} : { lingerMs }),
+    json,
+    options,
+  };
+}
+
+function wholeNumber(flag: string, text: string, what: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new UsageError(`${flag} expects ${what}, got "${text}"`);
+  return value;
+}
 
 interface McpFlags {
   scope?: string;

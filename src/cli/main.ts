@@ -11,6 +11,7 @@ import { runAuth } from './authCommand.js';
 import { runJsonSession } from './runJsonSession.js';
 import { runPlan } from './planCommand.js';
 import { runStatus } from './statusCommand.js';
+import { runServe } from './serveCommand.js';
 
 /** CLI options → library options. */
 export function toLiveOptions(o: CommonOptions): McpLiveOptions {
@@ -64,6 +65,8 @@ async function run(command: Exclude<CliCommand, { kind: 'help' | 'version' }>, o
       return runAuth(options, command, process.stdout);
     case 'status':
       return runStatus(createMcpLive(options), command.json, process.stdout);
+    case 'serve':
+      return runServe(command, options);
     case 'session': {
       // Fix hints name what works where they are read: a JSON command, or `/mcp` in the UI.
       const live = createMcpLive({ ...options, hints: command.json ? 'json' : 'ui' });

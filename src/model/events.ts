@@ -138,6 +138,36 @@ export interface LogEvent extends Stamped {
   message: string;
 }
 
+/**
+ * `mcp-live serve` accepts clients (issue 16): where, never how to authenticate (the token is
+ * printed only by `serve --print-token`). `url` is missing when no HTTP endpoint runs.
+ */
+export interface GatewayListeningEvent extends Stamped {
+  type: 'gateway-listening';
+  url?: string;
+  /** The local socket `serve --stdio` attaches through. */
+  socket: string;
+}
+
+/** A client of `mcp-live serve`, as the gateway knows it (name and version once it has initialized). */
+export interface GatewayClientFields {
+  /** The gateway's id of the connection: unique for the gateway's life. */
+  client: string;
+  transport: 'stdio' | 'socket' | 'http';
+  clientName?: string;
+  clientVersion?: string;
+  /** Clients connected after this event. */
+  clients: number;
+}
+
+export interface ClientConnectedEvent extends Stamped, GatewayClientFields {
+  type: 'client-connected';
+}
+
+export interface ClientDisconnectedEvent extends Stamped, GatewayClientFields {
+  type: 'client-disconnected';
+}
+
 /** Every event of SPEC §9, as emitted by `events$` and written as NDJSON by `--json`. */
 export type McpLiveEvent =
   | StartedEvent
@@ -152,4 +182,7 @@ export type McpLiveEvent =
   | ResultEvent
   | ElicitationEvent
   | ProgressEvent
-  | LogEvent;
+  | LogEvent
+  | GatewayListeningEvent
+  | ClientConnectedEvent
+  | ClientDisconnectedEvent;

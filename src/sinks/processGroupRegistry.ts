@@ -330,7 +330,7 @@ function isCount(value: unknown): value is number {
 }
 
 /** mkdir -p with mode 0700; an existing directory must be ours (not a link), and is narrowed to 0700. */
-async function makePrivateDirectory(dir: string): Promise<void> {
+export async function makePrivateDirectory(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const stats = await lstat(dir);
   if (stats.isSymbolicLink()) throw new Error('it is a symbolic link');

@@ -3,17 +3,8 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
+import { descendants, isAlive, MCP_TEST_SERVERS } from '../integration/processes.js';
 import { CLI, CliSession, settleFor, Workspace, type Ev } from './cliSession.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitUntil(cond: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -66,8 +57,8 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     expect(b2.pid).not.toBe(b.pid);
     expect(b2.tools).toContain('mcp__b__extra');
     // Make-before-break (issue 15): the old process is closed after the swap, off the pass's path.
-    for (let i = 0; i < 100 && alive(b.pid as number); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(alive(b.pid as number)).toBe(false);
+    for (let i = 0; i < 100 && isAlive(b.pid as number); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(isAlive(b.pid as number)).toBe(false);
     expect(cli.servers().get('a')?.pid).toBe(a.pid);
     // a was never touched: no server event for a since it connected
     expect(cli.events.slice(mark).filter((e) => e.type === 'server' && e.name === 'a')).toEqual([]);
@@ -79,7 +70,7 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     await cli.waitFor((e) => e.type === 'reconcile', { from: mark, what: 'reconcile after remove' });
     expect(cli.reconciles(mark)[0]).toMatchObject({ removed: ['c'] });
     expect(cli.servers().get('c')).toMatchObject({ state: 'disconnected', reason: 'removed' });
-    await waitUntil(() => !alive(cPid), 'c exits');
+    await waitUntil(() => !isAlive(cPid), 'c exits');
     expect(cli.servers().get('a')?.pid).toBe(a.pid);
     expect(ws.starts().filter((s) => s === 'a')).toHaveLength(1);
   });
@@ -145,7 +136,7 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     expect(err.error).toMatch(/settings\.json:\d+:\d+/);
     await settleFor(400);
     expect(cli.reconciles(mark)).toEqual([]);
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     expect(cli.servers().get('a')?.state).toBe('connected');
 
     mark = cli.events.length;
@@ -302,10 +293,10 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     cli.proc.stdin.end(); // EOF
     await settleFor(300);
     expect(cli.proc.exitCode).toBeNull();
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
 
     expect(await cli.stop('SIGTERM')).toBe(0);
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     const out = JSON.stringify(cli.events) + cli.stderr;
     expect(out).not.toContain(secret);
     expect(out).not.toContain('SECRET');

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Gateway } from './gateway.js';
+import { bearerMatches } from './gatewayToken.js';
+
+/** The MCP endpoint's path. */
+const GATEWAY_HTTP_PATH = '/mcp';
+
+/** A request body larger than this is refused (413) before it is parsed. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface HttpEndpoint {
+  /** `http://127.0.0.1:<port>/mcp` */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening and drops every connection (open SSE streams included). */
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway over Streamable HTTP on 127.0.0.1 (issue 16): one SDK transport per MCP session,
+ * found by its `mcp-session-id`. Every request passes, in this order, the DNS-rebinding checks (a
+ * Host that is not this endpoint on loopback, or an Origin that is present and not loopback: 403)
+ * and the bearer token (401). A web page the user visits can thus neither reach the endpoint
+ * under a name of its own nor read its answers, and another local user cannot use it either.
+ */
+export async function listenHttp(
+  gateway: Pick<Gateway, 'connect'>,
+  options: { port: number; token: string },
+): Promise<HttpEndpoint> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let port = options.port;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!hostAllowed(req.headers.host, port)) {
+      return refuse(res, 403, `forbidden: the Host must be 127.0.0.1:${port}, localhost:${port} or [::1]:${port}`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !loopbackOrigin(origin)) return refuse(res, 403, 'forbidden: requests from web pages of other origins are refused');
+    if (!bearerMatches(req.headers.authorization, options.token)) {
+      return refuse(res, 401, 'unauthorized: send "Authorization: Bearer <token>" (mcp-live serve --print-token)', {
+        'WWW-Authenticate': 'Bearer',
+      });
+    }
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== GATEWAY_HTTP_PATH) {
+      return refuse(res, 404, `not found: the MCP endpoint is ${GATEWAY_HTTP_PATH}`);
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = sessions.get(sessionId);
+      if (!transport) return refuse(res, 404, 'session not found: it ended; initialize a new one');
+      return transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return refuse(res, 400, 'bad request: no mcp-session-id; a session begins with a POST of initialize');
+    const body = await readJson(req);
+    if (!body.ok) return refuse(res, body.status, body.message);
+    if (!isInitializeRequest(body.value)) return refuse(res, 400, 'bad request: no mcp-session-id; a session begins with initialize');
+    await startSession(req, res, body.value);
+  };
+
+  const startSession = async (req: IncomingMessage, res: ServerResponse, initialize: unknown): Promise<void> => {
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
+    const session = await gateway.connect(transport, 'http');
+    void session.closed.then(() => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    });
+    await transport.handleRequest(req, res, initialize);
+    // A refused initialize (a bad protocol version) opened no session: nothing will come back to it.
+    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await session.close();
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) refuse(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`port ${options.port} on 127.0.0.1 is in use (another gateway, or another program): choose one with --port N`)
+          : error,
+      ),
+    );
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}${GATEWAY_HTTP_PATH}`,
+    port,
+    async close() {
+      await Promise.all([...sessions.values()].map((transport) => transport.close().catch(() => undefined)));
+      sessions.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+
+/** The Host names this endpoint: a loopback name and our port, nothing a DNS name could rebind to. */
+function hostAllowed(host: string | undefined, port: number): boolean {
+  return host !== undefined && LOOPBACK_HOSTS.some((name) => host.toLowerCase() === `${name}:${port}`);
+}
+
+/** A page served from this machine (any port); `null` (a sandboxed or file: page) is not. */
+function loopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: status === 400 ? -32600 : -32000, message }, id: null }));
+}
+
+type Body = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+
+async function readJson(req: IncomingMessage): Promise<Body> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: `request body larger than ${MAX_BODY_BYTES} bytes` };
+    chunks.push(chunk);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    return { ok: false, status: 400, message: 'parse error: the body is not JSON' };
+  }
+}
