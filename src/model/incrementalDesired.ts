@@ -156,7 +156,7 @@ function createIncrementalAssembly() {
       registerDerived(servers, base, changed);
     }
     namesByRecord.set(servers, names);
-    return desiredState(input, sources, { servers: servers!, pending, rejected, trusted });
+    return desiredState(input, sources, { servers, pending, rejected, trusted });
   };
 
   /** Every name looks for its winner again (the set or order of sources changed); returns all names. */

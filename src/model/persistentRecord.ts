@@ -33,8 +33,8 @@ const MIN_FOLD = 64;
  * `base` may be a plain record (never to be modified after) or one this function made.
  */
 export function deriveRecord<V>(base: Readonly<Record<string, V>>, keys: readonly string[], changes: ReadonlyMap<string, V | undefined>): Readonly<Record<string, V>> {
-  const from = (versions.get(base) as Version<V> | undefined) ?? { base, overlay: new Map(), keys: [] };
-  const overlay = new Map(from.overlay);
+  const from: Version<V> = (versions.get(base) as Version<V> | undefined) ?? { base, overlay: new Map(), keys: [] };
+  const overlay = new Map<string, V | typeof ABSENT>(from.overlay);
   for (const [name, value] of changes) {
     const original = Object.hasOwn(from.base, name) ? from.base[name] : ABSENT;
     const next = value === undefined ? ABSENT : value;

@@ -74,7 +74,9 @@ describe('deriveRecord', () => {
     }).toThrow(TypeError);
     expect(() => delete record['a']).toThrow(TypeError);
     expect(() => Object.defineProperty(record, 'c', { value: 1 })).toThrow(TypeError);
-    expect(() => Object.setPrototypeOf(record, {})).toThrow(TypeError);
+    expect(() => {
+      Object.setPrototypeOf(record, {});
+    }).toThrow(TypeError);
     expect({ ...record }).toEqual({ a: 1, b: 2 });
   });
 });
