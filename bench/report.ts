@@ -9,8 +9,8 @@ import { idleSliceSeconds } from './idle.js';
 import { HUB_STABILITY_MS } from './mcpHub.js';
 import type { PoolResult } from './poolSessions.js';
 import type { UiFramesResult } from './uiFrames.js';
-import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, SessionsAtN, TargetVerdict } from './results.js';
-import { median, type Summary } from './stats.js';
+import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, SessionsAtN, TargetVerdict } from './results.js';
+import { median, round, type Summary } from './stats.js';
 
 const IDS: readonly ContestantId[] = ['incremental', 'full', 'equal-floor', 'mcp-hub'];
 /** mcp-live itself, at its default debounce and at mcp-hub's floor. */
@@ -156,6 +156,7 @@ export function evaluateTargets(r: BenchResults): TargetVerdict[] {
 
   // 8. Cold start and idle no worse than the previous run.
   verdicts.push(noWorseThanBefore(r));
+  if (r.gateway) verdicts.push(gatewayCallTarget(r.gateway));
   return verdicts;
 }
 
@@ -576,6 +577,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.idle) out.push(...idleSection(r), '');
   if (r.pool) out.push(...poolSection(r.pool), '');
   if (r.ui) out.push(...uiSection(r.ui), '');
+  if (r.gateway) out.push(...gatewaySection(r.gateway), '');
   out.push(...hubSection(r), '');
   out.push(...methodSection(r));
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
@@ -906,6 +908,36 @@ function poolSection(p: PoolResult): string[] {
         row('our heap, MB', (m) => m.ownHeapMb),
         row('all sessions connected, ms', (m) => m.connectMs),
       ],
+    ),
+  ];
+}
+
+/** Issue 16: a call through `mcp-live serve` adds ≤ 1 ms (median) on loopback, by either way in. */
+function gatewayCallTarget(g: GatewayResult): TargetVerdict {
+  const added = (way: Summary) => round(way.median - g.directMs.median, 2);
+  const http = added(g.httpMs);
+  const socket = added(g.socketMs);
+  return {
+    target: 'a call through `mcp-live serve` adds ≤ 1 ms (median) on loopback',
+    measured: `direct ${num(g.directMs.median, 2)} ms; via HTTP ${num(g.httpMs.median, 2)} ms (+${num(http, 2)}); via serve --stdio ${num(g.socketMs.median, 2)} ms (+${num(socket, 2)}); ${g.calls} calls each, alternating`,
+    met: http <= 1 && socket <= 1,
+  };
+}
+
+function gatewaySection(g: GatewayResult): string[] {
+  const way = (label: string, s: Summary) => [label, num(s.median, 2), num(s.min, 2), num(s.max, 2), num(round(s.median - g.directMs.median, 2), 2)];
+  return [
+    '## Gateway: `mcp-live serve`',
+    '',
+    `One echo server. A client calls its tool ${g.calls} times each way, the three ways in turn: its own stdio connection to the server (direct), the gateway over Streamable HTTP on loopback (bearer token), and \`serve --stdio\` (what a client config launches: a relay to the gateway's local socket).`,
+    '',
+    table(['way', 'median ms', 'min', 'max', 'added to direct, ms'], [way('direct', g.directMs), way('gateway, HTTP', g.httpMs), way('gateway, serve --stdio', g.socketMs)]),
+    '',
+    'list_changed fan-out: the settings file gains (then loses) a server; every client re-lists its tools when notified. Spread = from the first client\'s notification to the last client\'s new list; save → last = from the save (debounce 100 ms here) to the last client\'s new list, which includes the new server\'s connect when one is added.',
+    '',
+    table(
+      ['clients', 'edits', 'spread, median ms', 'spread, max', 'save → last client listed, median ms'],
+      g.fanOut.map((f) => [num(f.clients), num(f.edits), num(f.spreadMs.median, 1), num(f.spreadMs.max, 1), num(f.saveToLastMs.median)]),
     ),
   ];
 }

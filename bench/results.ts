@@ -204,6 +204,26 @@ export interface PreviousRun {
   idle?: IdleResult;
 }
 
+/** `mcp-live serve` (issue 16): one echo server behind the gateway. */
+export interface GatewayResult {
+  /** Timed calls per way. */
+  calls: number;
+  /** A client with its own stdio connection to the server. */
+  directMs: Summary;
+  /** A client of the gateway over Streamable HTTP on loopback. */
+  httpMs: Summary;
+  /** A client that launched `serve --stdio` (relay → local socket → gateway). */
+  socketMs: Summary;
+  fanOut: {
+    clients: number;
+    edits: number;
+    /** From the first client's list_changed to the last client's new tool list. */
+    spreadMs: Summary;
+    /** From the save to the last client's new tool list. */
+    saveToLastMs: Summary;
+  }[];
+}
+
 export interface TargetVerdict {
   target: string;
   measured: string;
@@ -246,6 +266,8 @@ export interface BenchResults {
   pool?: PoolResult;
   /** Frames the Ink UI renders under a reconcile storm (bench/uiFrames.tsx). */
   ui?: UiFramesResult;
+  /** `mcp-live serve`: call overhead and list_changed fan-out (bench/gateway.ts). */
+  gateway?: GatewayResult;
   leftoverFixtures: { found: number[]; killed: boolean };
   /** Cold start and idle of the previous run, the baseline of their target; absent when none was found. */
   previous?: PreviousRun;

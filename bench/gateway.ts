@@ -1,0 +1,187 @@
+/**
+ * `mcp-live serve` (issue 16): what a call costs through the gateway, and what a list_changed
+ * costs to fan out to many clients.
+ *
+ * - **Call overhead**: one echo fixture server. The same tool is called, in turn, by a client
+ *   connected to the server directly (its own stdio process), by a client of the gateway over
+ *   Streamable HTTP on loopback, and by a client that launched `serve --stdio` (the relay over the
+ *   gateway's local socket, what a client config runs). Calls alternate between the three, so a
+ *   noisy neighbour hits all alike; added = gateway median − direct median.
+ * - **Fan-out**: 1 and then `clients` HTTP clients; the settings file gains (then loses) a server;
+ *   each client re-lists tools on `notifications/tools/list_changed`. Measured per edit: from the
+ *   first client's notification to the last client's new list (the fan-out itself), and from the
+ *   save to the last client's new list.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { FIXTURE, ROOT, RunDir, fixtureServer, sleep, writeJson } from './fixtures.js';
+import type { GatewayResult } from './results.js';
+import { round, summarize } from './stats.js';
+
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+
+export interface GatewayBenchOptions {
+  /** Timed calls per way (after a warm-up of a tenth as many). */
+  calls: number;
+  /** Clients of the fan-out. */
+  clients: number;
+  /** Edits per fan-out size. */
+  edits: number;
+  log: (line: string) => void;
+}
+
+interface Gateway {
+  child: ChildProcess;
+  url: string;
+  token: string;
+  home: string;
+  cwd: string;
+  settings: string;
+}
+
+export async function runGatewayBench(o: GatewayBenchOptions): Promise<GatewayResult> {
+  const dir = new RunDir();
+  const gateway = await startGateway(dir);
+  const opened: Client[] = [];
+  try {
+    const direct = await connect(opened, new StdioClientTransport({ command: process.execPath, args: [FIXTURE] }));
+    const http = await connect(opened, httpTransport(gateway));
+    const relay = await connect(
+      opened,
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio', ...gatewayArgs(gateway)], env: envOf(gateway), stderr: 'ignore' }),
+    );
+    const ways = { direct: [direct, 'echo'], http: [http, 'mcp__echo__echo'], socket: [relay, 'mcp__echo__echo'] } as const;
+    const samples: Record<keyof typeof ways, number[]> = { direct: [], http: [], socket: [] };
+    const warm = Math.max(10, Math.round(o.calls / 10));
+    for (let i = 0; i < warm + o.calls; i++) {
+      for (const way of Object.keys(ways) as (keyof typeof ways)[]) {
+        const [client, tool] = ways[way];
+        const t0 = performance.now();
+        await client.callTool({ name: tool, arguments: { text: 'x' } });
+        if (i >= warm) samples[way].push(performance.now() - t0);
+      }
+    }
+    const calls = {
+      directMs: summarize(samples.direct.map((v) => round(v, 3))),
+      httpMs: summarize(samples.http.map((v) => round(v, 3))),
+      socketMs: summarize(samples.socket.map((v) => round(v, 3))),
+    };
+    o.log(`  gateway calls: direct ${calls.directMs.median} ms, via HTTP ${calls.httpMs.median} ms, via serve --stdio ${calls.socketMs.median} ms (median of ${o.calls})`);
+
+    const fanOut = [];
+    for (const clients of [1, o.clients]) {
+      const result = await measureFanOut(gateway, clients, o.edits, opened);
+      o.log(`  gateway fan-out to ${clients}: spread ${result.spreadMs.median} ms, save → last client listed ${result.saveToLastMs.median} ms`);
+      fanOut.push(result);
+    }
+    return { calls: o.calls, ...calls, fanOut };
+  } finally {
+    await Promise.all(opened.map((c) => c.close().catch(() => undefined)));
+    gateway.child.kill('SIGTERM');
+    if (gateway.child.exitCode === null) await once(gateway.child, 'exit');
+    dir.cleanup();
+  }
+}
+
+/** A foreground `serve --port 0 --json` with one echo server; resolves once that server is connected. */
+async function startGateway(dir: RunDir): Promise<Gateway> {
+  const home = dir.folder('home');
+  const cwd = dir.folder('work');
+  const settings = join(home, '.qwen', 'settings.json');
+  writeJson(settings, { mcpServers: { echo: fixtureServer('echo', join(dir.root, 'starts.log'), 'base') } });
+  const partial = { home, cwd, settings };
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--json', ...gatewayArgs(partial)], {
+    env: envOf(partial),
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  let url: string | undefined;
+  const lines = createInterface({ input: child.stdout });
+  for await (const line of lines) {
+    const event = JSON.parse(line) as { type: string; url?: string; name?: string; state?: string };
+    if (event.type === 'gateway-listening') url = event.url;
+    if (event.type === 'server' && event.name === 'echo' && event.state === 'connected') break;
+  }
+  // Keep draining the events, so the gateway never blocks on a full pipe.
+  child.stdout.resume();
+  if (url === undefined) throw new Error('serve --json did not say where it listens');
+  const token = await output(process.execPath, [CLI, 'serve', '--print-token', ...gatewayArgs(partial)], envOf(partial));
+  return { child, url, token: token.trim(), ...partial };
+}
+
+function gatewayArgs(g: Pick<Gateway, 'cwd' | 'settings'>): string[] {
+  return ['--cwd', g.cwd, '--user-settings', g.settings, '--debounce', '100'];
+}
+
+function envOf(g: Pick<Gateway, 'home'>): Record<string, string> {
+  return { ...(process.env as Record<string, string>), HOME: g.home };
+}
+
+function httpTransport(g: Gateway): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(new URL(g.url), { requestInit: { headers: { Authorization: `Bearer ${g.token}` } } });
+}
+
+async function connect(opened: Client[], transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(transport);
+  opened.push(client);
+  return client;
+}
+
+/** `clients` clients re-listing on list_changed; the settings gain and lose a server `edits` times. */
+async function measureFanOut(g: Gateway, clients: number, edits: number, opened: Client[]): Promise<GatewayResult['fanOut'][number]> {
+  const noticed: number[][] = [];
+  const listed: { at: number; names: string[] }[][] = [];
+  const fleet = await Promise.all(
+    Array.from({ length: clients }, async (_, i) => {
+      const client = await connect(opened, httpTransport(g));
+      noticed[i] = [];
+      listed[i] = [];
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        noticed[i]!.push(performance.now());
+        const { tools } = await client.listTools();
+        listed[i]!.push({ at: performance.now(), names: tools.map((t) => t.name) });
+      });
+      return client;
+    }),
+  );
+  const spread: number[] = [];
+  const saveToLast: number[] = [];
+  for (let edit = 0; edit < edits * 2; edit++) {
+    const adding = edit % 2 === 0;
+    const servers: Record<string, unknown> = { echo: fixtureServer('echo', join(g.home, 'starts.log'), 'base') };
+    if (adding) servers.extra = fixtureServer('extra', join(g.home, 'starts.log'), 'base');
+    const before = noticed.map((n) => n.length);
+    const saved = performance.now();
+    writeJson(g.settings, { mcpServers: servers });
+    const wanted = (names: string[]) => names.includes('mcp__extra__echo') === adding;
+    const deadline = saved + 30_000;
+    while (!listed.every((l) => l.some((x) => x.at > saved && wanted(x.names)))) {
+      if (performance.now() > deadline) throw new Error(`fan-out to ${clients}: not every client saw the new tools within 30 s`);
+      await sleep(5);
+    }
+    const firstNotice = Math.min(...noticed.map((n, i) => n[before[i]!]!));
+    const lastListed = Math.max(...listed.map((l) => l.find((x) => x.at > saved && wanted(x.names))!.at));
+    spread.push(lastListed - firstNotice);
+    saveToLast.push(lastListed - saved);
+    await sleep(200);
+  }
+  await Promise.all(fleet.map((c) => c.close()));
+  return { clients, edits: edits * 2, spreadMs: summarize(spread), saveToLastMs: summarize(saveToLast) };
+}
+
+function output(command: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')}: exit ${code}: ${err}`))));
+  });
+}
