@@ -2,11 +2,13 @@
  * `mcp-live serve` (issue 16): what a call costs through the gateway, and what a list_changed
  * costs to fan out to many clients.
  *
- * - **Call overhead**: one echo fixture server. The same tool is called, in turn, by a client
- *   connected to the server directly (its own stdio process), by a client of the gateway over
- *   Streamable HTTP on loopback, and by a client that launched `serve --stdio` (the relay over the
- *   gateway's local socket, what a client config runs). Calls alternate between the three, so a
- *   noisy neighbour hits all alike; added = gateway median − direct median.
+ * - **Call overhead**: one echo fixture server behind the gateway. The same call is made, in turn,
+ *   by a client of the gateway over Streamable HTTP on loopback, by a client that launched
+ *   `serve --stdio` (the relay over the gateway's local socket, what a client config runs), and by
+ *   two direct clients with the same transports: one with its own stdio process of the echo
+ *   fixture, one of an echo server over Streamable HTTP (test/fixtures/http-server.mjs --sessions).
+ *   Calls alternate between the four, so a noisy neighbour hits all alike; what the gateway adds
+ *   = its median − the direct median over the same transport.
  * - **Fan-out**: 1 and then `clients` HTTP clients; the settings file gains (then loses) a server;
  *   each client re-lists tools on `notifications/tools/list_changed`. Measured per edit: from the
  *   first client's notification to the last client's new list (the fan-out itself), and from the
@@ -22,7 +24,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { FIXTURE, ROOT, RunDir, fixtureServer, sleep, writeJson } from './fixtures.js';
 import type { GatewayResult } from './results.js';
-import { round, summarize } from './stats.js';
+import { summarize } from './stats.js';
 
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 
@@ -49,15 +51,23 @@ export async function runGatewayBench(o: GatewayBenchOptions): Promise<GatewayRe
   const dir = new RunDir();
   const gateway = await startGateway(dir);
   const opened: Client[] = [];
+  const stops: (() => Promise<void>)[] = [];
   try {
-    const direct = await connect(opened, new StdioClientTransport({ command: process.execPath, args: [FIXTURE] }));
-    const http = await connect(opened, httpTransport(gateway));
-    const relay = await connect(
-      opened,
-      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio', ...gatewayArgs(gateway)], env: envOf(gateway), stderr: 'ignore' }),
-    );
-    const ways = { direct: [direct, 'echo'], http: [http, 'mcp__echo__echo'], socket: [relay, 'mcp__echo__echo'] } as const;
-    const samples: Record<keyof typeof ways, number[]> = { direct: [], http: [], socket: [] };
+    const httpServer = await startHttpEcho(dir);
+    stops.push(httpServer.stop);
+    const ways = {
+      direct: [await connect(opened, new StdioClientTransport({ command: process.execPath, args: [FIXTURE] })), 'echo'],
+      directHttp: [await connect(opened, new StreamableHTTPClientTransport(new URL(httpServer.url))), 'echo'],
+      http: [await connect(opened, httpTransport(gateway)), 'mcp__echo__echo'],
+      socket: [
+        await connect(
+          opened,
+          new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio', ...gatewayArgs(gateway)], env: envOf(gateway), stderr: 'ignore' }),
+        ),
+        'mcp__echo__echo',
+      ],
+    } as const;
+    const samples: Record<keyof typeof ways, number[]> = { direct: [], directHttp: [], http: [], socket: [] };
     const warm = Math.max(10, Math.round(o.calls / 10));
     for (let i = 0; i < warm + o.calls; i++) {
       for (const way of Object.keys(ways) as (keyof typeof ways)[]) {
@@ -68,11 +78,14 @@ export async function runGatewayBench(o: GatewayBenchOptions): Promise<GatewayRe
       }
     }
     const calls = {
-      directMs: summarize(samples.direct.map((v) => round(v, 3))),
-      httpMs: summarize(samples.http.map((v) => round(v, 3))),
-      socketMs: summarize(samples.socket.map((v) => round(v, 3))),
+      directMs: summarize(samples.direct, 3),
+      directHttpMs: summarize(samples.directHttp, 3),
+      httpMs: summarize(samples.http, 3),
+      socketMs: summarize(samples.socket, 3),
     };
-    o.log(`  gateway calls: direct ${calls.directMs.median} ms, via HTTP ${calls.httpMs.median} ms, via serve --stdio ${calls.socketMs.median} ms (median of ${o.calls})`);
+    o.log(
+      `  gateway calls (median of ${o.calls}): stdio direct ${calls.directMs.median} ms, via serve --stdio ${calls.socketMs.median} ms; HTTP direct ${calls.directHttpMs.median} ms, via the gateway ${calls.httpMs.median} ms`,
+    );
 
     const fanOut = [];
     for (const clients of [1, o.clients]) {
@@ -83,6 +96,7 @@ export async function runGatewayBench(o: GatewayBenchOptions): Promise<GatewayRe
     return { calls: o.calls, ...calls, fanOut };
   } finally {
     await Promise.all(opened.map((c) => c.close().catch(() => undefined)));
+    await Promise.all(stops.map((stop) => stop()));
     gateway.child.kill('SIGTERM');
     if (gateway.child.exitCode === null) await once(gateway.child, 'exit');
     dir.cleanup();
@@ -112,6 +126,24 @@ async function startGateway(dir: RunDir): Promise<Gateway> {
   if (url === undefined) throw new Error('serve --json did not say where it listens');
   const token = await output(process.execPath, [CLI, 'serve', '--print-token', ...gatewayArgs(partial)], envOf(partial));
   return { child, url, token: token.trim(), ...partial };
+}
+
+/** The echo fixture over Streamable HTTP with sessions, as a long-lived HTTP server runs. */
+async function startHttpEcho(dir: RunDir): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(ROOT, 'test', 'fixtures', 'http-server.mjs'), '--sessions', '--start-log', join(dir.root, 'http-starts.log')], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const [line] = (await once(lines, 'line')) as [string];
+  const port = /^listening (\d+)$/.exec(line)?.[1];
+  if (port === undefined) throw new Error(`the HTTP echo server said "${line}"`);
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
 }
 
 function gatewayArgs(g: Pick<Gateway, 'cwd' | 'settings'>): string[] {

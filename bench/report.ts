@@ -912,26 +912,36 @@ function poolSection(p: PoolResult): string[] {
   ];
 }
 
-/** Issue 16: a call through `mcp-live serve` adds ≤ 1 ms (median) on loopback, by either way in. */
+/**
+ * Issue 16: a call through `mcp-live serve` adds ≤ 1 ms (median) on loopback, by either way in —
+ * compared with a direct client over the same transport (what the gateway adds, not what HTTP costs).
+ */
 function gatewayCallTarget(g: GatewayResult): TargetVerdict {
-  const added = (way: Summary) => round(way.median - g.directMs.median, 2);
-  const http = added(g.httpMs);
-  const socket = added(g.socketMs);
+  const socket = round(g.socketMs.median - g.directMs.median, 2);
+  const http = round(g.httpMs.median - g.directHttpMs.median, 2);
   return {
-    target: 'a call through `mcp-live serve` adds ≤ 1 ms (median) on loopback',
-    measured: `direct ${num(g.directMs.median, 2)} ms; via HTTP ${num(g.httpMs.median, 2)} ms (+${num(http, 2)}); via serve --stdio ${num(g.socketMs.median, 2)} ms (+${num(socket, 2)}); ${g.calls} calls each, alternating`,
-    met: http <= 1 && socket <= 1,
+    target: 'a call through `mcp-live serve` adds ≤ 1 ms (median) on loopback, against a direct client over the same transport',
+    measured: `stdio: direct ${num(g.directMs.median, 2)} ms, via serve --stdio ${num(g.socketMs.median, 2)} ms (+${num(socket, 2)}); Streamable HTTP: direct ${num(g.directHttpMs.median, 2)} ms, via the gateway ${num(g.httpMs.median, 2)} ms (+${num(http, 2)}); ${g.calls} calls each, alternating`,
+    met: socket <= 1 && http <= 1,
   };
 }
 
 function gatewaySection(g: GatewayResult): string[] {
-  const way = (label: string, s: Summary) => [label, num(s.median, 2), num(s.min, 2), num(s.max, 2), num(round(s.median - g.directMs.median, 2), 2)];
+  const way = (label: string, s: Summary, direct?: Summary) => [label, num(s.median, 2), num(s.min, 2), num(s.max, 2), direct ? num(round(s.median - direct.median, 2), 2) : '']; 
   return [
     '## Gateway: `mcp-live serve`',
     '',
-    `One echo server. A client calls its tool ${g.calls} times each way, the three ways in turn: its own stdio connection to the server (direct), the gateway over Streamable HTTP on loopback (bearer token), and \`serve --stdio\` (what a client config launches: a relay to the gateway's local socket).`,
+    `One echo server behind the gateway. The same call is made ${g.calls} times each way, the four ways in turn: through \`serve --stdio\` (what a client config launches: a relay to the gateway's local socket), through the gateway over Streamable HTTP on loopback (bearer token), and — for the same transports without the gateway — by a client with its own stdio process of the echo server, and by a client of an echo server over Streamable HTTP (sessions).`,
     '',
-    table(['way', 'median ms', 'min', 'max', 'added to direct, ms'], [way('direct', g.directMs), way('gateway, HTTP', g.httpMs), way('gateway, serve --stdio', g.socketMs)]),
+    table(
+      ['way', 'median ms', 'min', 'max', 'added by the gateway, ms'],
+      [
+        way('stdio, direct', g.directMs),
+        way('stdio, through serve --stdio', g.socketMs, g.directMs),
+        way('Streamable HTTP, direct', g.directHttpMs),
+        way('Streamable HTTP, through the gateway', g.httpMs, g.directHttpMs),
+      ],
+    ),
     '',
     'list_changed fan-out: the settings file gains (then loses) a server; every client re-lists its tools when notified. Spread = from the first client\'s notification to the last client\'s new list; save → last = from the save (debounce 100 ms here) to the last client\'s new list, which includes the new server\'s connect when one is added.',
     '',

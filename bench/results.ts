@@ -210,6 +210,8 @@ export interface GatewayResult {
   calls: number;
   /** A client with its own stdio connection to the server. */
   directMs: Summary;
+  /** A client of an echo server over Streamable HTTP (sessions), on loopback. */
+  directHttpMs: Summary;
   /** A client of the gateway over Streamable HTTP on loopback. */
   httpMs: Summary;
   /** A client that launched `serve --stdio` (relay → local socket → gateway). */

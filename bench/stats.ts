@@ -15,14 +15,14 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Summary of the samples; `undefined` samples are failed repetitions. */
-export function summarize(samples: readonly (number | undefined)[]): Summary {
+/** Summary of the samples, rounded to `digits` decimals; `undefined` samples are failed repetitions. */
+export function summarize(samples: readonly (number | undefined)[], digits = 1): Summary {
   const values = samples.filter((v): v is number => v !== undefined && Number.isFinite(v));
   const failed = samples.length - values.length;
   const summary: Summary = {
-    median: round(median(values)),
-    min: round(values.length ? Math.min(...values) : Number.NaN),
-    max: round(values.length ? Math.max(...values) : Number.NaN),
+    median: round(median(values), digits),
+    min: round(values.length ? Math.min(...values) : Number.NaN, digits),
+    max: round(values.length ? Math.max(...values) : Number.NaN, digits),
     n: values.length,
   };
   if (failed > 0) summary.failed = failed;

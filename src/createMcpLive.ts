@@ -1,6 +1,4 @@
-import { homedir } from 'node:os';
-import { realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
   CompleteRequestParams,
@@ -47,7 +45,8 @@ import {
 import { distinctFlatList } from './operators/distinctFlatList.js';
 import type { ReadActivity } from './operators/settleOnActivity.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
-import { createApprovalsStore, projectRoot, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
+import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
+import { settingsPaths } from './settingsPaths.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
 import { createElicitationQueue, type PendingElicitation } from './sinks/elicitationQueue.js';
 import { createMcpConnector } from './sinks/connector.js';
@@ -313,51 +312,8 @@ export interface EnablementChange {
   stillBlocked?: string;
 }
 
-/**
- * Settings file paths for a profile (SPEC §2). File options given as relative paths resolve
- * against the process's working directory, as every CLI does (issue 11: `--mcp-config team.json`
- * must never pick up a file of the workspace, where a repository could have put it). When the
- * workspace settings file is the user settings file (`--cwd ~`, compared by real path), there is
- * no workspace layer: the user's own servers are not a repository's.
- */
-export function settingsPaths(options: McpLiveOptions) {
-  const cwd = resolve(options.cwd ?? process.cwd());
-  const profile = options.profile ?? 'qwen';
-  const dir = `.${profile}`;
-  const home = options.homeDir ?? homedir();
-  const user = resolve(options.userSettings ?? join(home, dir, 'settings.json'));
-  const workspace = join(cwd, dir, 'settings.json');
-  return {
-    cwd,
-    projectRoot: safeProjectRoot(cwd),
-    profile,
-    user,
-    workspace: sameFile(workspace, user) ? undefined : workspace,
-    system: options.systemSettings === undefined ? undefined : resolve(options.systemSettings),
-    project: join(cwd, '.mcp.json'),
-    cli: [...(options.mcpConfig ?? [])].map((f) => resolve(f)),
-    extensionsDir: join(home, dir, 'extensions'),
-    extensionManifest: `${profile}-extension.json`,
-    approvals: resolve(options.approvalsFile ?? join(home, dir, 'mcpApprovals.json')),
-    trustedFolders: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
-    oauthTokens: resolve(options.oauthTokensFile ?? join(home, dir, 'mcp-oauth-tokens.json')),
-  };
-}
-
 /** Authorizations `oauth.autoStart` begins in a row for one server before it waits for the user. */
 const MAX_AUTO_STARTS = 3;
-
-/** Whether two paths name one file: their directories compared by real path (the files may not exist yet). */
-function sameFile(a: string, b: string): boolean {
-  const real = (path: string): string => {
-    try {
-      return join(realpathSync(dirname(path)), basename(path));
-    } catch {
-      return path;
-    }
-  };
-  return a === b || real(a) === real(b);
-}
 
 /**
  * The composition root: sources (settings files, `.mcp.json`, `--mcp-config`, extensions,
@@ -750,12 +706,4 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   return live;
 }
 
-/** realpath of the workspace; a workspace that does not exist yet keys by its resolved path. */
-function safeProjectRoot(cwd: string): string {
-  try {
-    return projectRoot(cwd);
-  } catch {
-    return cwd;
-  }
-}
 

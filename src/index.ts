@@ -8,7 +8,6 @@
 // The library facade (SPEC §9).
 export {
   createMcpLive,
-  settingsPaths,
   type Authorization,
   type ExtraSource,
   type McpLive,
@@ -20,6 +19,7 @@ export {
   type ServerRequestOptions,
   type Unavailable,
 } from './createMcpLive.js';
+export { settingsPaths } from './settingsPaths.js';
 export { planReport, type PlanReport, type PlannedServer } from './planReport.js';
 
 // The reactive core, for hosts that bring their own sources or connector.

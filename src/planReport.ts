@@ -7,7 +7,8 @@ import { desiredServers, resolveAssembled, serverWarnings } from './model/plan.j
 import { reviewEntry, type ReviewLine } from './model/reviewEntry.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
 import { createApprovalsStore } from './sinks/approvalsStore.js';
-import { settingsPaths, type McpLiveOptions } from './createMcpLive.js';
+import type { McpLiveOptions } from './createMcpLive.js';
+import { settingsPaths } from './settingsPaths.js';
 import { fromAllSources, type SourceNotice } from './streams/fromAllSources.js';
 
 /** One assembled server as `mcp-live plan` shows it: what would run, from where, and whether it may. */

@@ -1,4 +1,5 @@
-import { settingsPaths, type McpLiveOptions } from '../createMcpLive.js';
+import type { McpLiveOptions } from '../createMcpLive.js';
+import { settingsPaths } from '../settingsPaths.js';
 import { assemble } from '../model/assemble.js';
 import { reasonText } from '../model/messages.js';
 import { desiredServers } from '../model/plan.js';

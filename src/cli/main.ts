@@ -1,17 +1,8 @@
 #!/usr/bin/env node
-import { createMcpLive, type McpLiveOptions } from '../createMcpLive.js';
-import { startDemo } from './demo.js';
+import type { McpLiveOptions } from '../createMcpLive.js';
 import { parseCliArgs, UsageError, USAGE, type CliCommand, type CommonOptions } from './args.js';
-import { runApprovals } from './approvalsCommand.js';
 import { checkOptionPaths } from './checkOptionPaths.js';
 import { packageVersion } from './ownPackage.js';
-import { runMcpCommand } from './mcpCommand.js';
-import { runTrust } from './trustCommand.js';
-import { runAuth } from './authCommand.js';
-import { runJsonSession } from './runJsonSession.js';
-import { runPlan } from './planCommand.js';
-import { runStatus } from './statusCommand.js';
-import { runServe } from './serveCommand.js';
 
 /** CLI options → library options. */
 export function toLiveOptions(o: CommonOptions): McpLiveOptions {
@@ -42,7 +33,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const creates = command.kind === 'mcp' && command.action === 'add' && command.scope === 'user' ? ['--user-settings'] : [];
   checkOptionPaths(command.options, process.cwd(), creates);
   // The demo brings its own workspace, home and HTTP server.
-  const demo = command.options.demo ? await startDemo() : undefined;
+  const demo = command.options.demo ? await (await import('./demo.js')).startDemo() : undefined;
   const options = { ...toLiveOptions(command.options), ...demo?.options };
   try {
     return await run(command, options);
@@ -51,26 +42,34 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/**
+ * Each command's modules are loaded when it runs: `serve --stdio` relaying to a running gateway
+ * (what every client window launches) then starts without the session's modules.
+ */
 async function run(command: Exclude<CliCommand, { kind: 'help' | 'version' }>, options: McpLiveOptions): Promise<number> {
+  const { stdout } = process;
   switch (command.kind) {
     case 'plan':
-      return runPlan(options, command.json, process.stdout);
+      return (await import('./planCommand.js')).runPlan(options, command.json, stdout);
     case 'approvals':
-      return runApprovals(options, command, process.stdout);
+      return (await import('./approvalsCommand.js')).runApprovals(options, command, stdout);
     case 'mcp':
-      return runMcpCommand(options, command, process.stdout);
+      return (await import('./mcpCommand.js')).runMcpCommand(options, command, stdout);
     case 'trust':
-      return runTrust(options, command, process.stdout);
+      return (await import('./trustCommand.js')).runTrust(options, command, stdout);
     case 'auth':
-      return runAuth(options, command, process.stdout);
-    case 'status':
-      return runStatus(createMcpLive(options), command.json, process.stdout);
+      return (await import('./authCommand.js')).runAuth(options, command, stdout);
+    case 'status': {
+      const [{ createMcpLive }, { runStatus }] = await Promise.all([import('../createMcpLive.js'), import('./statusCommand.js')]);
+      return runStatus(createMcpLive(options), command.json, stdout);
+    }
     case 'serve':
-      return runServe(command, options);
+      return (await import('./serveCommand.js')).runServe(command, options);
     case 'session': {
+      const { createMcpLive } = await import('../createMcpLive.js');
       // Fix hints name what works where they are read: a JSON command, or `/mcp` in the UI.
       const live = createMcpLive({ ...options, hints: command.json ? 'json' : 'ui' });
-      if (command.json) return runJsonSession(live, { stdin: process.stdin, stdout: process.stdout });
+      if (command.json) return (await import('./runJsonSession.js')).runJsonSession(live, { stdin: process.stdin, stdout });
       // Ink shows only the final frame when it believes it runs in CI (CI=true); a session the
       // user opened in a terminal is interactive whatever the environment says. Ink reads the
       // variable when it is first imported, which is the import below.

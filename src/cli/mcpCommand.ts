@@ -1,4 +1,5 @@
-import { settingsPaths, type McpLiveOptions } from '../createMcpLive.js';
+import type { McpLiveOptions } from '../createMcpLive.js';
+import { settingsPaths } from '../settingsPaths.js';
 import { addServerEntry, removeServerEntry, serversIn } from '../model/serverEntryEdits.js';
 import { reviewEntry } from '../model/reviewEntry.js';
 import { createTextMasker, maskingReplacer } from '../model/secrets.js';

@@ -1,38 +1,25 @@
 import { createHash } from 'node:crypto';
-import type { Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { distinctUntilChanged, firstValueFrom, map, NEVER, switchMap, timer, type Observable } from 'rxjs';
-import { createMcpLive, settingsPaths, type McpLiveOptions } from '../createMcpLive.js';
-import type { GatewayListeningEvent, McpLiveEvent } from '../model/events.js';
-import { clientEvents } from '../operators/clientEvents.js';
-import { DEFAULT_IDLE_GRACE_MS } from '../sinks/connectionPool.js';
-import { createGateway, type Gateway } from '../sinks/gateway/gateway.js';
+import type { McpLiveOptions } from '../createMcpLive.js';
+import { settingsPaths } from '../settingsPaths.js';
 import { attachToGateway, relayStdio, stopGateway } from '../sinks/gateway/gatewayDaemon.js';
 import { GATEWAY_TOKEN_FILE, gatewayToken } from '../sinks/gateway/gatewayToken.js';
-import { listenHttp, type HttpEndpoint } from '../sinks/gateway/httpEndpoint.js';
-import { claimGatewaySocket, gatewayAddress, readGatewayRecord, type GatewayAddress } from '../sinks/gateway/localSocket.js';
-import { SocketServerTransport } from '../sinks/gateway/socketTransport.js';
-import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
+import { gatewayAddress, readGatewayRecord, type GatewayAddress } from '../sinks/gateway/localSocket.js';
 import { defaultRuntimeDir } from '../sinks/processGroupRegistry.js';
-import { eventLogText } from '../sinks/ui/eventLogLine.js';
-import { DEFAULT_GATEWAY_PORT, type ServeCommand } from './args.js';
-import { packageVersion } from './ownPackage.js';
-import { runJsonSession } from './runJsonSession.js';
+import type { ServeCommand } from './args.js';
 
 /** This CLI's entry, which a `serve --stdio` runs again as the background gateway. */
 const CLI_SCRIPT = fileURLToPath(new URL('./main.js', import.meta.url));
 
-const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-interface ServeIo {
+export interface ServeIo {
   stdin: NodeJS.ReadableStream;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
 
 /** Where one workspace's gateway lives, and the options it must have been started with. */
-interface ServeTarget {
+export interface ServeTarget {
   cwd: string;
   address: GatewayAddress;
   tokenFile: string;
@@ -71,7 +58,7 @@ export async function runServe(
       return relay(command, target, io);
     case 'run':
     case 'daemon':
-      return serveGateway(command, options, target, io);
+      return (await import('./serveGateway.js')).serveGateway(command, options, target, io);
   }
 }
 
@@ -122,149 +109,4 @@ function daemonArgs(command: ServeCommand): string[] {
     ...(command.port === undefined ? [] : ['--port', String(command.port)]),
     ...(command.lingerMs === undefined ? [] : ['--linger-ms', String(command.lingerMs)]),
   ];
-}
-
-/**
- * The gateway itself: takes the socket first (a daemon that loses the race to another exits
- * before it has started a server), then HTTP, then the session. Ends on SIGINT, SIGTERM, SIGHUP
- * (and `quit` with --json, the UI's exit with --ui); a daemon also after `lingerMs` without a
- * client. Every way out closes the clients' sessions and ends the servers.
- */
-async function serveGateway(command: ServeCommand, options: McpLiveOptions, target: ServeTarget, io: ServeIo): Promise<number> {
-  const gateway = createGateway((hooks) => createMcpLive({ ...options, ...hooks, hints: 'json' }), {
-    names: command.names,
-    serverInfo: { name: 'mcp-live', version: packageVersion() },
-  });
-  const attach = (socket: Socket): void => {
-    gateway.connect(new SocketServerTransport(socket), 'socket').catch(() => socket.destroy());
-  };
-  const claim = await claimGatewaySocket(target.address, { cwd: target.cwd, config: target.config }, attach);
-  if (!claim.ok) {
-    await gateway.close();
-    await gateway.live.dispose();
-    // A daemon that lost the race: the clients attach to the winner.
-    if (command.action === 'daemon') return 0;
-    const pid = claim.running === undefined ? '' : ` (pid ${claim.running.pid})`;
-    throw new Error(`a gateway for ${target.cwd} is already running${pid}: clients attach to it with serve --stdio; end it with serve --stop`);
-  }
-  const port = command.action === 'run' ? (command.port ?? DEFAULT_GATEWAY_PORT) : command.port;
-  let http: HttpEndpoint | undefined;
-  try {
-    if (port !== undefined) http = await listenHttp(gateway, { port, token: await gatewayToken(target.tokenFile) });
-    const listening: GatewayListeningEvent = {
-      type: 'gateway-listening',
-      ...(http === undefined ? {} : { url: http.url }),
-      socket: claim.socket.path,
-      ts: Date.now(),
-    };
-    return await runSession(command, gateway, listening, io);
-  } finally {
-    await claim.socket.close();
-    await http?.close();
-    await gateway.close();
-    // The --json and --ui sessions have disposed it already; a second dispose does nothing.
-    await gateway.live.dispose();
-  }
-}
-
-function runSession(command: ServeCommand, gateway: Gateway, listening: GatewayListeningEvent, io: ServeIo): Promise<number> {
-  if (command.json) return runJson(gateway, listening, io);
-  if (command.ui) {
-    io.stderr.write(`${listeningText(listening)}\n`);
-    // As for `mcp-live` in a terminal (main.ts): Ink reads CI when first imported, just below.
-    if (process.stdin.isTTY) {
-      delete process.env.CI;
-      delete process.env.CONTINUOUS_INTEGRATION;
-    }
-    return import('./runInteractive.js').then(({ runInteractive }) => runInteractive(gateway.live));
-  }
-  if (command.action === 'daemon') {
-    // The daemon's stdout is its log: the session's events, as --json writes them.
-    const write = ndjsonWriter(io.stdout);
-    return runUntilStopped(gateway, listening, write, lastClientGone(gateway.clients$, command.lingerMs ?? DEFAULT_IDLE_GRACE_MS));
-  }
-  const write = (event: McpLiveEvent): void => {
-    const text = gatewayEventText(event) ?? eventLogText(event)?.text;
-    if (text !== undefined) io.stderr.write(`mcp-live: ${text}\n`);
-  };
-  return runUntilStopped(gateway, listening, write, NEVER_SETTLES);
-}
-
-/** `serve --json`: the `--json` session of the gateway's McpLive, with the gateway's own events. */
-async function runJson(gateway: Gateway, listening: GatewayListeningEvent, io: ServeIo): Promise<number> {
-  const write = ndjsonWriter(io.stdout);
-  write(listening);
-  const clients = gateway.clients$.pipe(clientEvents()).subscribe((event) => write(event));
-  // runJsonSession ends on SIGINT and SIGTERM; a gateway also on SIGHUP (its terminal closed).
-  const hangUp = (): void => void process.kill(process.pid, 'SIGTERM');
-  process.on('SIGHUP', hangUp);
-  try {
-    return await runJsonSession(gateway.live, io);
-  } finally {
-    process.removeListener('SIGHUP', hangUp);
-    clients.unsubscribe();
-  }
-}
-
-const NEVER_SETTLES = new Promise<void>(() => undefined);
-
-/** Runs the session until a signal (or `idle`); 1 when it could not start. */
-async function runUntilStopped(
-  gateway: Gateway,
-  listening: GatewayListeningEvent,
-  write: (event: McpLiveEvent) => void,
-  idle: Promise<void>,
-): Promise<number> {
-  write(listening);
-  const events = gateway.live.events$.subscribe((event) => write(event));
-  events.add(gateway.clients$.pipe(clientEvents()).subscribe((event) => write(event)));
-  let stop!: () => void;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  // `on`, not `once`: signal-exit (write-file-atomic) re-raises a signal no listener is left for.
-  for (const signal of SIGNALS) process.on(signal, stop);
-  try {
-    const started = gateway.live.start().then(
-      () => NEVER_SETTLES.then(() => 0),
-      (error: unknown) => {
-        write({ type: 'log', level: 'error', message: `the session did not start: ${error instanceof Error ? error.message : String(error)}`, ts: Date.now() });
-        return 1;
-      },
-    );
-    return await Promise.race([started, stopped.then(() => 0), idle.then(() => 0)]);
-  } finally {
-    for (const signal of SIGNALS) process.removeListener(signal, stop);
-    events.unsubscribe();
-  }
-}
-
-/** Settles once the gateway has had no client for `lingerMs` (counted from the start too: a client that never came). */
-function lastClientGone(clients$: Observable<readonly unknown[]>, lingerMs: number): Promise<void> {
-  return firstValueFrom(
-    clients$.pipe(
-      map((clients) => clients.length === 0),
-      distinctUntilChanged(),
-      switchMap((idle) => (idle ? timer(lingerMs) : NEVER)),
-      map(() => undefined),
-    ),
-    { defaultValue: undefined },
-  );
-}
-
-/** The gateway's own events in the words of the foreground gateway's stderr. */
-function gatewayEventText(event: McpLiveEvent): string | undefined {
-  switch (event.type) {
-    case 'gateway-listening':
-      return listeningText(event);
-    case 'client-connected':
-    case 'client-disconnected': {
-      const who = `${event.clientName ?? 'a client'} (${event.transport})`;
-      return `${who} ${event.type === 'client-connected' ? 'connected' : 'left'}; ${event.clients} connected`;
-    }
-    default:
-      return undefined;
-  }
-}
-
-function listeningText(event: GatewayListeningEvent): string {
-  return `gateway listening on ${event.url === undefined ? '' : `${event.url} and `}${event.socket}`;
 }

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { settingsPaths, type McpLiveOptions } from '../createMcpLive.js';
+import type { McpLiveOptions } from '../createMcpLive.js';
+import { settingsPaths } from '../settingsPaths.js';
 import { setTrustRule } from '../model/serverEntryEdits.js';
 import { editJsoncFile } from '../sinks/editJsoncFile.js';
 import { getOwn, isPlainObject } from '../streams/ownProperties.js';

@@ -1,0 +1,57 @@
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { McpLiveOptions } from './createMcpLive.js';
+import { projectRoot } from './sinks/approvalsStore.js';
+
+/**
+ * Settings file paths for a profile (SPEC §2). File options given as relative paths resolve
+ * against the process's working directory, as every CLI does (issue 11: `--mcp-config team.json`
+ * must never pick up a file of the workspace, where a repository could have put it). When the
+ * workspace settings file is the user settings file (`--cwd ~`, compared by real path), there is
+ * no workspace layer: the user's own servers are not a repository's.
+ */
+export function settingsPaths(options: McpLiveOptions) {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const profile = options.profile ?? 'qwen';
+  const dir = `.${profile}`;
+  const home = options.homeDir ?? homedir();
+  const user = resolve(options.userSettings ?? join(home, dir, 'settings.json'));
+  const workspace = join(cwd, dir, 'settings.json');
+  return {
+    cwd,
+    projectRoot: safeProjectRoot(cwd),
+    profile,
+    user,
+    workspace: sameFile(workspace, user) ? undefined : workspace,
+    system: options.systemSettings === undefined ? undefined : resolve(options.systemSettings),
+    project: join(cwd, '.mcp.json'),
+    cli: [...(options.mcpConfig ?? [])].map((f) => resolve(f)),
+    extensionsDir: join(home, dir, 'extensions'),
+    extensionManifest: `${profile}-extension.json`,
+    approvals: resolve(options.approvalsFile ?? join(home, dir, 'mcpApprovals.json')),
+    trustedFolders: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
+    oauthTokens: resolve(options.oauthTokensFile ?? join(home, dir, 'mcp-oauth-tokens.json')),
+  };
+}
+
+/** Whether two paths name one file: their directories compared by real path (the files may not exist yet). */
+function sameFile(a: string, b: string): boolean {
+  const real = (path: string): string => {
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
+  };
+  return a === b || real(a) === real(b);
+}
+
+/** realpath of the workspace; a workspace that does not exist yet keys by its resolved path. */
+function safeProjectRoot(cwd: string): string {
+  try {
+    return projectRoot(cwd);
+  } catch {
+    return cwd;
+  }
+}
