@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filter, firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { createMcpLive, type McpLive } from '../src/createMcpLive.js';
 import { connectMcp } from '../src/sinks/connector.js';
 import { createConnectionPool } from '../src/sinks/connectionPool.js';
@@ -39,6 +39,9 @@ function rssOf(pid: number): number {
   }
 }
 
+/** How long all sessions may take to connect (about 35 s here for 100 processes on 2 cores). */
+const CONNECT_BUDGET_MS = 180_000;
+
 async function runMode(dir: RunDir, pooled: boolean, sessions: number, servers: number): Promise<PoolModeResult> {
   const root = dir.folder(pooled ? 'pool-on' : 'pool-off');
   const startLog = join(root, 'starts.log');
@@ -52,9 +55,21 @@ async function runMode(dir: RunDir, pooled: boolean, sessions: number, servers: 
   }
   const t0 = performance.now();
   await Promise.all(lives.map((l) => l.start()));
+  // Bounded: a server that never connects fails the run with every state, instead of hanging it.
   await Promise.all(
     lives.map((l) =>
-      firstValueFrom(l.servers$.pipe(filter((s) => s.filter((x) => x.state === 'connected').length === servers))),
+      firstValueFrom(
+        l.servers$.pipe(
+          filter((s) => s.filter((x) => x.state === 'connected').length === servers),
+          timeout({
+            first: CONNECT_BUDGET_MS,
+            with: () => {
+              const states = l.statusReport().map((x) => `${x.name} ${x.state}${x.error ? ` (${x.error})` : ''}`);
+              return throwError(() => new Error(`pool bench: not every server connected within ${CONNECT_BUDGET_MS / 1000} s: ${states.join('; ')}`));
+            },
+          }),
+        ),
+      ),
     ),
   );
   const connectMs = performance.now() - t0;
