@@ -115,7 +115,8 @@ export async function runIdle(o: IdleOptions): Promise<IdleResult> {
   const liveDir = o.run.folder('idle-mcp-live');
   const home = join(liveDir, 'home');
   writeJson(join(home, '.qwen', 'settings.json'), { mcpServers: fixtureServers(o.servers, join(liveDir, 'starts.log')) });
-  const child = new LiveChild(join(import.meta.dirname, 'idleSession.js'), join(liveDir, 'project'), home, o.debounceMs);
+  // The workspace must exist: servers start in it (a missing one fails every server's start).
+  const child = new LiveChild(join(import.meta.dirname, 'idleSession.js'), o.run.folder('idle-mcp-live/project'), home, o.debounceMs);
   const hub = o.withHub ? new HubContestant(o.run.folder('idle-mcp-hub')) : undefined;
   try {
     const ready = await child.next();

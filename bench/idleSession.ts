@@ -4,10 +4,11 @@
  * process. Talks to the bench over IPC:
  *
  *   argv: <cwd> <homeDir> <debounceMs>
- *   → { type: 'ready', ms }           after start() (all servers connected)
+ *   → { type: 'ready', ms, connected }  once every server is connected (at most 120 s)
  *   ← { type: 'sample', gc }  → { type: 'sample', cpu, memory, heapAfterGc? } (gc after reading CPU)
  *   ← { type: 'stop' }    → { type: 'stopped' }, then exits
  */
+import { filter, firstValueFrom, of, timeout } from 'rxjs';
 import { createMcpLive } from '../src/createMcpLive.js';
 
 export interface IdleSample {
@@ -24,10 +25,17 @@ const send = (m: IdleChildMessage) => process.send?.(m);
 
 const live = createMcpLive({ cwd, homeDir, debounceMs: Number(debounce ?? 300) });
 const t0 = performance.now();
-live.start().then(
-  () => send({ type: 'ready', ms: performance.now() - t0, connected: live.statusReport().filter((s) => s.state === 'connected').length }),
-  (error: unknown) => send({ type: 'failed', error: String(error) }),
-);
+const connected = (): number => live.statusReport().filter((s) => s.state === 'connected').length;
+// Ready once every server is connected (start() resolves after the first pass, while connects
+// still run): mcp-hub's start is timed to all connected as well. Bounded: a server that never
+// connects is reported by its count, not waited for.
+live
+  .start()
+  .then(() => firstValueFrom(live.servers$.pipe(filter((all) => all.every((s) => s.state === 'connected')), timeout({ first: 120_000, with: () => of(undefined) }))))
+  .then(
+    () => send({ type: 'ready', ms: performance.now() - t0, connected: connected() }),
+    (error: unknown) => send({ type: 'failed', error: String(error) }),
+  );
 
 process.on('message', (message: { type?: string; gc?: boolean }) => {
   if (message.type === 'sample') {

@@ -9,7 +9,7 @@ import { idleSliceSeconds } from './idle.js';
 import { HUB_STABILITY_MS } from './mcpHub.js';
 import type { PoolResult } from './poolSessions.js';
 import type { UiFramesResult } from './uiFrames.js';
-import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, SessionsAtN, TargetVerdict } from './results.js';
+import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, SessionsAtN, TargetVerdict } from './results.js';
 import { median, round, type Summary } from './stats.js';
 
 const IDS: readonly ContestantId[] = ['incremental', 'full', 'equal-floor', 'mcp-hub'];
@@ -185,7 +185,10 @@ function noWorseThanBefore(r: BenchResults): TargetVerdict {
   const then = p.idle;
   const a = now?.sides['mcp-live'];
   const b = then?.sides['mcp-live'];
-  if (now && then && a && b && now.servers === then.servers && now.seconds === then.seconds) {
+  // A run whose session had not every server connected measured another thing (an idle bench
+  // that started its servers in a missing directory did, before the fix): not comparable.
+  const whole = (idle: IdleResult): boolean => !idle.notes.some((note) => /^mcp-live: \d+ of \d+ servers connected/.test(note));
+  if (now && then && a && b && now.servers === then.servers && now.seconds === then.seconds && whole(now) && whole(then)) {
     checks.push(
       { what: `idle ${now.servers} servers, CPU over ${now.seconds} s, ms`, now: a.cpuMs, before: b.cpuMs, limit: b.cpuMs + PROC_TICK_MS, digits: 0 },
       { what: 'idle steady CPU, ms/s', now: a.steadyMsPerS, before: b.steadyMsPerS, limit: b.steadyMsPerS + PROC_TICK_MS / idleSliceSeconds(now.seconds), digits: 1 },
@@ -196,7 +199,7 @@ function noWorseThanBefore(r: BenchResults): TargetVerdict {
     }
   }
   const from = `the run of ${p.startedAt}${p.commit ? ` (commit ${p.commit})` : ''}, read from \`${p.source}\``;
-  if (checks.length === 0) return { target, measured: `nothing comparable with ${from} (other N or idle window)`, met: 'n/a' };
+  if (checks.length === 0) return { target, measured: `nothing comparable with ${from} (other N, idle window, or not every server connected)`, met: 'n/a' };
   return {
     target,
     measured: `now vs ${from} (limit): ${checks
