@@ -198,7 +198,10 @@ export interface McpLive {
    * rejects when disposed before.
    */
   planned(): Promise<void>;
-  /** Stops watching and ends every server process (with a `pool`: releases them to the pool). */
+  /**
+   * Stops watching and ends every server process (with a `pool`: releases them to the pool). Safe
+   * to call more than once: every call resolves when the first one's work is done.
+   */
   dispose(): Promise<void>;
   /** A manual reload: a pass now, through the same gate as the watcher. */
   reload(): void;
@@ -350,6 +353,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   };
   let promptable: readonly PendingApproval[] = [];
   let subscription: Subscription | undefined;
+  /** The one dispose (see {@link McpLive.dispose}). */
+  let disposed: Promise<void> | undefined;
   /** Settles when the first pass has ended (`ready`); set by `start()`. */
   let firstPass: Promise<void> | undefined;
 
@@ -591,18 +596,21 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       await ready;
     },
 
-    async dispose() {
-      subscription?.unsubscribe();
-      subscription = undefined;
-      sessionEnded.abort(new Error('the session ended'));
-      elicitations.dispose();
-      await r.dispose();
-      events.complete();
-      session.complete();
-      sessionApprovals.complete();
-      sessionEnablement.complete();
-      written.complete();
-      activity.complete();
+    dispose() {
+      disposed ??= (async () => {
+        subscription?.unsubscribe();
+        subscription = undefined;
+        sessionEnded.abort(new Error('the session ended'));
+        elicitations.dispose();
+        await r.dispose();
+        events.complete();
+        session.complete();
+        sessionApprovals.complete();
+        sessionEnablement.complete();
+        written.complete();
+        activity.complete();
+      })();
+      return disposed;
     },
 
     planned: () => r.planned(),

@@ -61,7 +61,7 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
     await claim.socket.close();
     await http?.close();
     await gateway.close();
-    // The --json and --ui sessions have disposed it already; a second dispose does nothing.
+    // The --json and --ui sessions have disposed it already; dispose() is safe to call again.
     await gateway.live.dispose();
   }
 }

@@ -47,6 +47,20 @@ afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
 
+describe('createMcpLive().dispose', () => {
+  it('may be called more than once: every call waits for the one disposal', async () => {
+    const l = session(new BehaviorSubject({ a: fake() }));
+    await l.start();
+    let ended = false;
+    l.events$.subscribe({ complete: () => (ended = true) });
+    const first = l.dispose();
+    expect(l.dispose()).toBe(first);
+    expect(ended).toBe(false);
+    await l.dispose();
+    expect(ended).toBe(true);
+  });
+});
+
 describe('createMcpLive().callTool before the first pass', () => {
   it('before start() it rejects: nothing is configured yet, and nothing will be', async () => {
     const l = session(new BehaviorSubject({ a: fake() }));
