@@ -266,6 +266,11 @@ export interface McpLive {
    * now (a pending or failed server lists none): whose {@link unavailableReason} applies.
    */
   serverOfTool(qualifiedName: string): string | undefined;
+  /**
+   * The server a request about `uri` goes to, as {@link readResource} (`read`) or {@link complete}
+   * with a resource template reference (`complete`) would route it; undefined when none or more than one would.
+   */
+  serverOfResource(uri: string, request?: 'read' | 'complete'): string | undefined;
   toolNotFoundMessage(qualifiedName: string): string;
   /** The current status of every known server (for `status` and `{"cmd":"status"}`). */
   statusReport(): readonly ServerStatus[];
@@ -704,6 +709,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     unsubscribeResource: (uri, requestOptions) => r.unsubscribeResource(uri, requestOptions),
     complete: (params, requestOptions) => r.complete(params, requestOptions),
     serverOfTool: (q) => r.serverOfTool(q),
+    serverOfResource: (uri, request) => r.serverOfResource(uri, request),
     toolNotFoundMessage: (q) => r.toolNotFoundMessage(q),
     statusReport: () => r.list(),
     pendingApprovals: () => promptable,

@@ -115,6 +115,7 @@ export interface Reconciler {
   subscribeResource: LiveServers['subscribeResource'];
   unsubscribeResource: LiveServers['unsubscribeResource'];
   complete: LiveServers['complete'];
+  serverOfResource: LiveServers['serverOfResource'];
   /** The configured server a qualified tool name points at, whether or not it lists the tool now. */
   serverOfTool(qualifiedName: string): string | undefined;
   status(name: string): ServerStatus | undefined;
@@ -407,6 +408,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     unsubscribeResource: (uri, options) => live.unsubscribeResource(uri, options),
     complete: (params, options) => live.complete(params, options),
     serverOfTool: (q) => live.serverOfTool(q),
+    serverOfResource: (uri, request) => live.serverOfResource(uri, request),
     status: (name) => live.status(name),
     resolvedConfig: (name) => live.wanted(name)?.resolved,
     list: () => live.list(),

@@ -482,13 +482,21 @@ export class LiveServers {
     const e =
       ref.type === 'ref/prompt'
         ? this.routeTo(options.server, `prompt "${ref.name}"`, (s) => s.prompts.some((p) => p.name === ref.name))
-        : this.routeTo(
-            options.server,
-            `resource template "${ref.uri}"`,
-            (s) => (s.resourceTemplates ?? []).some((t) => t.uriTemplate === ref.uri) || s.resources.some((r) => r.uri === ref.uri),
-          );
+        : this.templateOwner(ref.uri, options.server);
     if (!e.conn?.complete) throw new Error(`server "${e.status.name}" cannot complete arguments`);
     return untilAborted(this.worded(e, e.conn, e.conn.complete(params, options)), options.signal);
+  }
+
+  /**
+   * The server a request about `uri` goes to, as {@link readResource} (`read`) or {@link complete}
+   * with a resource reference (`complete`) routes it; undefined when none or more than one would.
+   */
+  serverOfResource(uri: string, request: 'read' | 'complete' = 'read'): string | undefined {
+    try {
+      return (request === 'read' ? this.resourceOwner(uri, undefined) : this.templateOwner(uri, undefined)).status.name;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -530,6 +538,15 @@ export class LiveServers {
   }
 
   // --- internals -------------------------------------------------------------------------
+
+  /** The server a completion of resource template `uri` goes to: `server`, else the one that lists that template (or that URI). */
+  private templateOwner(uri: string, server: string | undefined): Entry {
+    return this.routeTo(
+      server,
+      `resource template "${uri}"`,
+      (s) => (s.resourceTemplates ?? []).some((t) => t.uriTemplate === uri) || s.resources.some((r) => r.uri === uri),
+    );
+  }
 
   /** The server a request about `uri` goes to: `server`, else the one that lists it, else the one whose template matches it. */
   private resourceOwner(uri: string, server: string | undefined): Entry {

@@ -159,6 +159,10 @@ describe('lists and requests, as the backends give them', () => {
       argument: { name: 'resourceId', value: '5' },
     });
     expect(byTemplate.completion.values).toEqual(['5']);
+    // The server each of those went to, as the library routes them (whose logs come to this client).
+    expect(gateway.live.serverOfResource('gw://items/7')).toBe('gw');
+    expect(gateway.live.serverOfResource('demo://resource/dynamic/text/{resourceId}', 'complete')).toBe('every');
+    expect(gateway.live.serverOfResource('nowhere://x')).toBeUndefined();
   }, 60_000);
 
   it('progress reaches the caller under its own token; a cancel reaches the backend', async () => {

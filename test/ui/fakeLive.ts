@@ -115,6 +115,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     unsubscribeResource: () => Promise.reject(new Error('not in the fake')),
     complete: () => Promise.reject(new Error('not in the fake')),
     serverOfTool: () => undefined,
+    serverOfResource: () => undefined,
     toolNotFoundMessage: (q) => {
       record('toolNotFoundMessage', q);
       return steer.notFound(q);

@@ -1,7 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -227,7 +226,7 @@ export class ClientSession implements GatewaySession {
     });
     this.server.setRequestHandler(ReadResourceRequestSchema, async ({ params }, extra) => {
       await this.core.view();
-      return this.serve(this.resourceServer(params.uri), extra, (signal) => live.readResource(params.uri, { signal })) as Promise<ReadResourceResult>;
+      return this.serve(live.serverOfResource(params.uri), extra, (signal) => live.readResource(params.uri, { signal })) as Promise<ReadResourceResult>;
     });
     this.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
       await this.core.view();
@@ -240,7 +239,7 @@ export class ClientSession implements GatewaySession {
     });
     this.server.setRequestHandler(CompleteRequestSchema, async ({ params }, extra) => {
       const { ref } = params;
-      if (ref.type === 'ref/resource') return this.serve(this.resourceServer(ref.uri), extra, (signal) => live.complete(params, { signal }));
+      if (ref.type === 'ref/resource') return this.serve(live.serverOfResource(ref.uri, 'complete'), extra, (signal) => live.complete(params, { signal }));
       const route = (await this.core.view()).promptRoutes.get(ref.name);
       if (route === undefined) return failed(live.complete(params), ErrorCode.InvalidParams);
       const routed = { ...params, ref: { ...ref, name: route.prompt } };
@@ -277,20 +276,6 @@ export class ClientSession implements GatewaySession {
     const unavailable = server !== undefined && live.unavailableReason(server) !== undefined;
     return new GatewayError(unavailable ? ErrorCode.InternalError : ErrorCode.InvalidParams, live.toolNotFoundMessage(name));
   }
-
-  /**
-   * The server a request about `uri` (a resource's URI, or a template for completions) will
-   * likely reach — whose messages then come to this client. The library routes the request itself.
-   */
-  private resourceServer(uri: string): string | undefined {
-    const { live } = this.core;
-    const templates = live.listResourceTemplates();
-    return (
-      live.listResources().find((r) => r.uri === uri)?.server ??
-      templates.find((t) => t.uriTemplate === uri)?.server ??
-      templates.find((t) => matches(t.uriTemplate, uri))?.server
-    );
-  }
 }
 
 /**
@@ -326,14 +311,6 @@ async function whileRunning<T>(signal: AbortSignal, run: (signal: AbortSignal) =
     return await run(scoped.signal);
   } finally {
     signal.removeEventListener('abort', abort);
-  }
-}
-
-function matches(template: string, uri: string): boolean {
-  try {
-    return new UriTemplate(template).match(uri) !== null;
-  } catch {
-    return false;
   }
 }
 
