@@ -14,10 +14,11 @@
  *   first client's notification to the last client's new list (the fan-out itself), and from the
  *   save to the last client's new list.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -124,7 +125,7 @@ async function startGateway(dir: RunDir): Promise<Gateway> {
   // Keep draining the events, so the gateway never blocks on a full pipe.
   child.stdout.resume();
   if (url === undefined) throw new Error('serve --json did not say where it listens');
-  const token = await output(process.execPath, [CLI, 'serve', '--print-token', ...gatewayArgs(partial)], envOf(partial));
+  const { stdout: token } = await promisify(execFile)(process.execPath, [CLI, 'serve', '--print-token', ...gatewayArgs(partial)], { env: envOf(partial) });
   return { child, url, token: token.trim(), ...partial };
 }
 
@@ -205,15 +206,4 @@ async function measureFanOut(g: Gateway, clients: number, edits: number, opened:
   }
   await Promise.all(fleet.map((c) => c.close()));
   return { clients, edits: edits * 2, spreadMs: summarize(spread), saveToLastMs: summarize(saveToLast) };
-}
-
-function output(command: string, args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')}: exit ${code}: ${err}`))));
-  });
 }
