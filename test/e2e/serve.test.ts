@@ -134,8 +134,10 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     expect(statSync(join(w.home, '.qwen', 'run', sockets[0]!)).mode & 0o777).toBe(0o600);
     expect(statSync(join(w.home, '.qwen', 'run')).mode & 0o777).toBe(0o700);
 
-    process.kill(first.transport.pid!, 'SIGKILL');
-    await waitUntil(() => !isAlive(first.transport.pid!), 'first relay gone');
+    // The transport forgets its pid once the process is gone: keep it.
+    const firstRelay = first.transport.pid!;
+    process.kill(firstRelay, 'SIGKILL');
+    await waitUntil(() => !isAlive(firstRelay), 'first relay gone');
     expect(await echo(second.client, 'still here')).toBe('still here');
     expect(isAlive(daemon!.pid)).toBe(true);
 
