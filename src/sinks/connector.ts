@@ -29,8 +29,6 @@ import {
   groupBy,
   map,
   mergeMap,
-  throwError,
-  timeout,
   type Subscription,
 } from 'rxjs';
 import type {
@@ -61,7 +59,8 @@ import {
 } from '../model/types.js';
 import { activeProcessGroupRegistry, type ProcessGroupRegistry } from './processGroupRegistry.js';
 import { StderrRing } from './stderrRing.js';
-import { describeProcessExit } from './stdioTransport.js';
+import { connectionAttempt } from './connectionAttempt.js';
+import { describeProcessExit } from './serverProcess.js';
 import { createTransport, describeRemoteFailure, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
 
 /**
@@ -121,43 +120,24 @@ const TERMINATE_SESSION_MS = 1_000;
 
 export function createMcpConnector(options: McpConnectorOptions = {}): McpConnector {
   return (name, config, handlers = {}) =>
-    new Observable<McpConnection>((subscriber) => {
-      let session: McpSession;
-      try {
-        session = new McpSession(name, config, options, handlers);
-      } catch (error) {
-        subscriber.error(asError(error));
-        return;
-      }
+    connectionAttempt(() => {
+      const session = new McpSession(name, config, options, handlers);
       const ms = session.connectTimeoutMs;
-      let settled = false;
-      const attempt = from(session.open())
-        .pipe(timeout({ first: ms, with: () => throwError(() => new Error(timedOut(ms, 'connectTimeout'))) }))
-        .subscribe({
-          next: (connection) => {
-            settled = true;
-            subscriber.next(connection);
-            subscriber.complete();
-          },
-          error: (error: unknown) => {
-            settled = true;
-            const failure = session.explain(error);
-            const report = (): void => subscriber.error(failure);
-            void session.abort().then(report, report);
-          },
-        });
-      return () => {
-        attempt.unsubscribe();
-        if (!settled) void session.abort();
+      return {
+        deadlineMs: ms,
+        open: () => session.open(),
+        timedOut: () => new Error(timedOut(ms, 'connectTimeout')),
+        explain: (error) => session.explain(error),
+        abort: () => session.abort(),
       };
     });
 }
 
 /**
  * A timeout in words, naming the field of the server's entry that sets it (SPEC §11): `timeout`
- * for a request, `connectTimeout` for the connect.
+ * for a request, `connectTimeout` for the connect, `startupTimeout` for a language server's start.
  */
-export function timedOut(ms: number, field: 'timeout' | 'connectTimeout'): string {
+export function timedOut(ms: number, field: 'timeout' | 'connectTimeout' | 'startupTimeout'): string {
   return `timed out after ${ms} ms (raise "${field}" in the server's entry)`;
 }
 
@@ -659,7 +639,3 @@ function isTimeout(error: unknown): boolean {
   return error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
 }
 
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}

@@ -7,7 +7,8 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServerConfig } from '../model/types.js';
 import type { McpOAuthProvider } from './oauthProvider.js';
 import type { StderrRing } from './stderrRing.js';
-import { StdioProcessTransport, type GroupRecording, type StdioShutdownGraces } from './stdioTransport.js';
+import { childEnvironment, type GroupRecording } from './serverProcess.js';
+import { StdioProcessTransport, type StdioShutdownGraces } from './stdioTransport.js';
 
 /**
  * Picks and builds the transport for a resolved server config (SPEC §3): our stdio transport
@@ -140,15 +141,6 @@ function hostOf(url: string | undefined): { host: string; name: string } | undef
   const { host, hostname } = new URL(url);
   // Node quotes an IPv6 address without its brackets: `connect ECONNREFUSED ::1:4000`.
   return host === '' ? undefined : { host, name: hostname.replace(/^\[(.*)\]$/, '$1') };
-}
-
-/** SPEC §3: stdio children get the process environment overlaid with the config's `env`. */
-function childEnvironment(overlay: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined) env[key] = value;
-  }
-  return { ...env, ...overlay };
 }
 
 function remoteUrl(config: ResolvedServerConfig): URL {

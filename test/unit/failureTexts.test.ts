@@ -1,6 +1,6 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { describe, expect, it } from 'vitest';
-import { describeProcessExit } from '../../src/sinks/stdioTransport.js';
+import { describeProcessExit } from '../../src/sinks/serverProcess.js';
 import { describeError, describeRemoteFailure } from '../../src/sinks/transports.js';
 
 /** undici's shape of a network failure: "fetch failed", the reason in `cause`. */
