@@ -37,6 +37,7 @@ import type {
 } from './model/events.js';
 import { createIncrementalDesired } from './model/incrementalDesired.js';
 import { createIncrementalPlan } from './model/incrementalPlan.js';
+import { serverKind } from './model/lspConfig.js';
 import type { Action, PlanStep } from './model/plan.js';
 import { planFullRestart } from './model/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
@@ -118,6 +119,8 @@ export interface Reconciler {
   serverOfResource: LiveServers['serverOfResource'];
   /** The configured server a qualified tool name points at, whether or not it lists the tool now. */
   serverOfTool(qualifiedName: string): string | undefined;
+  connection: LiveServers['connection'];
+  withConnection: LiveServers['withConnection'];
   status(name: string): ServerStatus | undefined;
   /** `name`'s config as the last pass admitted it: undefined while it is blocked, pending or gone. */
   resolvedConfig(name: string): ResolvedServerConfig | undefined;
@@ -211,7 +214,9 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       // part of a removed server that still had tools (its disconnect was coming).
       const namesChanged = names !== configuredNames;
       if (namesChanged || configuredChanged || everything) {
-        for (const message of live.setConfiguredNames(names)) events.next(stamp<LogEvent>({ type: 'log', level: 'warn', message }));
+        // Language servers list no MCP tools: their keys take no part in tool names.
+        const mcpNames = names.filter((name) => serverKind(name) === 'mcp');
+        for (const message of live.setConfiguredNames(mcpNames)) events.next(stamp<LogEvent>({ type: 'log', level: 'warn', message }));
       }
       configuredNames = names;
       configuredChanged = namesChanged;
@@ -408,6 +413,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     unsubscribeResource: (uri, options) => live.unsubscribeResource(uri, options),
     complete: (params, options) => live.complete(params, options),
     serverOfTool: (q) => live.serverOfTool(q),
+    connection: (name) => live.connection(name),
+    withConnection: (name, request) => live.withConnection(name, request),
     serverOfResource: (uri, request) => live.serverOfResource(uri, request),
     status: (name) => live.status(name),
     resolvedConfig: (name) => live.wanted(name)?.resolved,
@@ -442,7 +449,7 @@ function promptableOf(
   waiting: readonly { status: ServerStatus; hash: string }[],
 ): PendingApproval[] {
   return waiting.map(({ status: s, hash }) => {
-    const { config, readsEnv, target, lines } = reviewEntry(desired.servers[s.name]?.config);
+    const { config, readsEnv, target, lines } = reviewEntry(desired.servers[s.name]?.config, serverKind(s.name));
     return { name: s.name, scope: s.scope, source: s.source, target, hash, config, readsEnv, review: lines };
   });
 }
@@ -461,11 +468,14 @@ function samePending<T extends { name: string; hash: string }>(a: readonly T[], 
 
 /** The NDJSON `server` event of a status: names only, never config values. */
 export function serverEvent(s: ServerStatus, ts: number): ServerEvent {
-  const e: ServerEvent = { type: 'server', ts, name: s.name, scope: s.scope, source: s.source, state: s.state };
+  const e: ServerEvent = { type: 'server', ts, name: s.name, kind: s.kind ?? 'mcp', scope: s.scope, source: s.source, state: s.state };
   if (s.reason !== undefined) e.reason = s.reason;
   if (s.detail !== undefined) e.detail = s.detail;
   if (s.pid !== undefined) e.pid = s.pid;
-  if (s.state === 'connected') {
+  if (s.state === 'connected' && s.kind === 'lsp') {
+    e.languages = [...(s.languages ?? [])];
+    e.capabilities = [...(s.capabilities ?? [])];
+  } else if (s.state === 'connected') {
     e.tools = s.tools.map((t) => t.name);
     e.prompts = s.prompts.map((p) => p.name);
   }

@@ -6,6 +6,7 @@ import { readInputsOnce } from '../planReport.js';
 import { createApprovalsStore } from '../sinks/approvalsStore.js';
 import { UsageError, type CliCommand } from './args.js';
 import { reviewEntry, type ReviewLine } from '../model/reviewEntry.js';
+import { serverKind } from '../model/lspConfig.js';
 import { formatTable } from './statusCommand.js';
 
 /**
@@ -60,7 +61,7 @@ export async function runApprovals(
   }
   const hash = approvalHash(s.config);
   if (command.hash !== undefined && command.hash !== hash) {
-    const review = reviewEntry(s.config);
+    const review = reviewEntry(s.config, serverKind(name));
     const error = `${name} changed since it was shown (its hash is now ${hash}); review it again`;
     if (json) out.write(`${JSON.stringify({ ok: false, server: name, error, hash, config: review.config })}\n`);
     else process.stderr.write(`mcp-live: ${error}:\n${formatReview(review.lines)}`);
@@ -68,7 +69,7 @@ export async function runApprovals(
   }
   const status = action === 'approve' ? 'approved' : 'rejected';
   await store.decide(projectRoot, name, { hash, status });
-  const review = reviewEntry(s.config);
+  const review = reviewEntry(s.config, serverKind(name));
   if (json) {
     out.write(`${JSON.stringify({ ok: true, server: name, action: status, hash, source: s.source, config: review.config })}\n`);
   } else {

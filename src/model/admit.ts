@@ -1,4 +1,5 @@
 import { GATED_SCOPES, type AssembledServer, type DesiredState, type NotAllowedBy, type Reason } from './types.js';
+import { lspName, serverKind } from './lspConfig.js';
 import { nameMatcher } from './namePatterns.js';
 
 /** Whether one server may connect, and if not, why (SPEC §4). */
@@ -39,10 +40,11 @@ export function admission(
   flagAllowed: readonly string[] | undefined,
 ): (name: string, server: AssembledServer) => Admission {
   const { gating, trusted, settingsError } = desired;
-  // Case-insensitive: an exclusion can only deny more, so `BLOCKED-server` must not fail open.
-  const excluded = nameMatcher(gating.excluded ?? [], { ignoreCase: true });
-  const inFlag = flagAllowed === undefined ? undefined : nameMatcher(flagAllowed);
-  const inSettings = gating.allowed === undefined ? undefined : nameMatcher(gating.allowed);
+  const bounds = {
+    mcp: kindBounds(gating.excluded, gating.allowed, flagAllowed),
+    // Language servers (issue 14): their own `lsp.*` lists, by their own names; the flag names MCP servers only.
+    lsp: kindBounds(gating.lspExcluded, gating.lspAllowed, undefined),
+  };
   const rejected = new Set(gating.rejected);
   const pending = new Set(gating.pending);
   const sessionDisabled = new Set(gating.sessionDisabled);
@@ -50,9 +52,12 @@ export function admission(
   return (name, server) => {
     if (settingsError !== undefined) return { admitted: false, reason: 'settings_error', detail: settingsError };
     if (!trusted) return { admitted: false, reason: 'untrusted_folder' };
-    if (excluded(name)) return { admitted: false, reason: 'excluded' };
-    if (inFlag !== undefined && !inFlag(name)) return { admitted: false, reason: 'not_allowed', notAllowedBy: 'flag' };
-    if (inSettings !== undefined && !inSettings(name)) {
+    const kind = serverKind(name);
+    const { excluded, inFlag, inSettings } = bounds[kind];
+    const own = kind === 'lsp' ? lspName(name) : name;
+    if (excluded(own)) return { admitted: false, reason: 'excluded' };
+    if (inFlag !== undefined && !inFlag(own)) return { admitted: false, reason: 'not_allowed', notAllowedBy: 'flag' };
+    if (inSettings !== undefined && !inSettings(own)) {
       return { admitted: false, reason: 'not_allowed', notAllowedBy: 'settings' };
     }
     // A session override decides `disabled` only: every rule above and below still applies.
@@ -63,6 +68,16 @@ export function admission(
       if (pending.has(name)) return { admitted: false, reason: 'pending_approval' };
     }
     return { admitted: true };
+  };
+}
+
+/** One kind's exclusion and allow bounds, compiled. */
+function kindBounds(excluded: readonly string[] | undefined, allowed: readonly string[] | undefined, flagAllowed: readonly string[] | undefined) {
+  return {
+    // Case-insensitive: an exclusion can only deny more, so `BLOCKED-server` must not fail open.
+    excluded: nameMatcher(excluded ?? [], { ignoreCase: true }),
+    inFlag: flagAllowed === undefined ? undefined : nameMatcher(flagAllowed),
+    inSettings: allowed === undefined ? undefined : nameMatcher(allowed),
   };
 }
 

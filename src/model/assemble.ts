@@ -9,6 +9,7 @@ import {
   type SourceSnapshot,
 } from './types.js';
 import { approvalHash, approvalState } from './approvalHash.js';
+import { LSP_PREFIX, lspKey } from './lspConfig.js';
 import { mergeAdmissionSettings } from './settingsMerge.js';
 
 /** Everything the desired state is computed from. */
@@ -79,8 +80,51 @@ export function assemblyOrder(input: AssembleInput): { trusted: boolean; sources
     .filter((source) => trusted || !UNTRUSTED_IGNORED.has(source.scope))
     .map((source, order) => ({ source, order }))
     .sort((a, b) => rank(a.source) - rank(b.source) || a.order - b.order)
-    .map(({ source }) => source);
+    .flatMap(({ source }) => kindLayers(source));
   return { trusted, sources };
+}
+
+/**
+ * A source as the layers assembly merges (issue 14): its MCP servers, then — when it has any —
+ * its language servers as a layer of their own whose keys are `lsp:NAME`. One merge, one
+ * precedence for both kinds; the keys never meet. An `mcpServers` entry whose name begins with
+ * `lsp:` would take a language server's key: it is left out (docs/decisions.md).
+ */
+function kindLayers(source: SourceSnapshot): SourceSnapshot[] {
+  const mcp = withoutLspKeys(source);
+  const lsp = source.lspServers;
+  if (lsp === undefined || lsp === null || typeof lsp !== 'object' || Array.isArray(lsp)) return [mcp];
+  return [mcp, { scope: source.scope, file: source.file, ...(source.extensionPath === undefined ? {} : { extensionPath: source.extensionPath }), servers: prefixed(lsp), layer: 'lsp' }];
+}
+
+const prefixedRecords = new WeakMap<object, Record<string, unknown>>();
+
+/** A language server map keyed `lsp:NAME`; the same object for the same map, so an unchanged layer stays unchanged. */
+function prefixed(servers: Record<string, unknown>): Record<string, unknown> {
+  let record = prefixedRecords.get(servers);
+  if (record === undefined) {
+    record = Object.create(null) as Record<string, unknown>;
+    for (const [name, config] of Object.entries(servers)) record[lspKey(name)] = config;
+    prefixedRecords.set(servers, record);
+  }
+  return record;
+}
+
+const filteredSources = new WeakMap<SourceSnapshot, SourceSnapshot>();
+
+/** The source with its `mcpServers` names that begin with `lsp:` left out (itself when it has none). */
+function withoutLspKeys(source: SourceSnapshot): SourceSnapshot {
+  const servers: unknown = source.servers;
+  if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) return source;
+  if (!Object.keys(servers).some((name) => name.startsWith(LSP_PREFIX))) return source;
+  let filtered = filteredSources.get(source);
+  if (filtered === undefined) {
+    const kept = Object.create(null) as Record<string, unknown>;
+    for (const [name, config] of Object.entries(servers)) if (!name.startsWith(LSP_PREFIX)) kept[name] = config;
+    filtered = { ...source, servers: kept };
+    filteredSources.set(source, filtered);
+  }
+  return filtered;
 }
 
 /** One entry of a source, tagged with where it came from. */
@@ -117,6 +161,8 @@ export function desiredState(input: AssembleInput, sources: readonly SourceSnaps
   const admission = mergeAdmissionSettings(sources);
   const gating: Gating = { excluded: admission.excluded, pending, rejected };
   if (admission.allowed !== undefined) gating.allowed = admission.allowed;
+  if (admission.lspExcluded.length > 0) gating.lspExcluded = admission.lspExcluded;
+  if (admission.lspAllowed !== undefined) gating.lspAllowed = admission.lspAllowed;
   addSessionEnablement(gating, input.sessionEnablement, servers);
   const desired: DesiredState = { servers, gating, trusted };
   const settingsError = brokenSettings(input.sources);

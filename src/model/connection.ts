@@ -6,7 +6,7 @@ import type {
   LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Observable, ObservableInput } from 'rxjs';
-import type { ResolvedServerConfig, ServerLists } from './types.js';
+import type { ResolvedServerConfig, ServerLists, ViewFields } from './types.js';
 
 /**
  * A live connection to one MCP server, as handed out by a {@link Connector}.
@@ -49,6 +49,12 @@ export interface Connection {
   /** The last lines the server wrote to stderr (ring buffer, at most 200). */
   stderrTail(): readonly string[];
   /**
+   * Applies a server's new view fields to the live connection, without a restart (a language
+   * server's `settings` and routing, issue 14). Optional: MCP connections need nothing, the
+   * registry filters their lists.
+   */
+  reconfigure?(view: ViewFields): void;
+  /**
    * Closes the client and ends the child (SIGTERM, then SIGKILL). Idempotent; settles when it is
    * gone. The real connector returns a Promise; any ObservableInput is accepted so that fakes in
    * marble tests can take virtual time.
@@ -85,6 +91,8 @@ export interface ServerIdentity {
   info?: { name: string; version: string; title?: string };
   /** How to use the server, for a model's context: the server's `instructions`. */
   instructions?: string;
+  /** What the server can do, one word each (a language server's `hover`, `definition` …), sorted. */
+  capabilities?: readonly string[];
 }
 
 /** A form the server asks the user to fill in (`elicitation/create`, form mode). */

@@ -58,18 +58,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function mcpGatingEqual(a?: Gating, b?: Gating): boolean {
   const left = a ?? {};
   const right = b ?? {};
-  if (left.allowed === undefined || right.allowed === undefined) {
-    if (left.allowed !== right.allowed) return false;
-  } else if (!setsEqual(left.allowed, right.allowed)) {
-    return false;
-  }
   return (
+    allowListsEqual(left.allowed, right.allowed) &&
+    allowListsEqual(left.lspAllowed, right.lspAllowed) &&
     setsEqual(left.excluded ?? [], right.excluded ?? []) &&
+    setsEqual(left.lspExcluded ?? [], right.lspExcluded ?? []) &&
     setsEqual(left.pending ?? [], right.pending ?? []) &&
     setsEqual(left.rejected ?? [], right.rejected ?? []) &&
     setsEqual(left.sessionDisabled ?? [], right.sessionDisabled ?? []) &&
     setsEqual(left.sessionEnabled ?? [], right.sessionEnabled ?? [])
   );
+}
+
+/** Two allow lists: absent (allow all) ≠ `[]` (deny all); otherwise as sets. */
+function allowListsEqual(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return setsEqual(a, b);
 }
 
 /**

@@ -17,7 +17,10 @@ export interface StartedEvent extends Stamped {
 
 export interface ServerEvent extends Stamped {
   type: 'server';
+  /** The server's key: its name, or `lsp:NAME` for a language server. */
   name: string;
+  /** `mcp`, or `lsp` for a language server (issue 14). */
+  kind: 'mcp' | 'lsp';
   scope: Scope;
   source: string;
   state: ServerState;
@@ -27,6 +30,9 @@ export interface ServerEvent extends Stamped {
   pid?: number;
   tools?: string[];
   prompts?: string[];
+  /** A connected language server's language ids and capability summary. */
+  languages?: string[];
+  capabilities?: string[];
   error?: string;
 }
 

@@ -1,4 +1,5 @@
 import type { ResolvedServerConfig, ViewFields } from './types.js';
+import equal from 'fast-deep-equal';
 import { approvalHash } from './approvalHash.js';
 import { canonicalJson } from './canonicalJson.js';
 import { setsEqual } from './setsEqual.js';
@@ -27,6 +28,16 @@ export function fingerprint(resolved: ResolvedServerConfig): string {
       connectTimeout: resolved.connectTimeout,
       // How a token is got decides what the server sees; `autoStart` only when the flow begins.
       oauth: resolved.oauth === undefined ? undefined : { ...resolved.oauth, autoStart: undefined },
+      // A language server (issue 14): how it is spoken to; its view (settings, routing…) is not in it.
+      lsp:
+        resolved.lsp === undefined
+          ? undefined
+          : {
+              transport: resolved.lsp.transport,
+              socket: resolved.lsp.socket,
+              workspaceFolder: resolved.lsp.workspaceFolder,
+              initializationOptions: resolved.lsp.initializationOptions,
+            },
     }),
   );
 }
@@ -51,7 +62,8 @@ export function viewFieldsEqual(a: ViewFields, b: ViewFields): boolean {
     optionalSetsEqual(a.includeTools, b.includeTools) &&
     setsEqual(a.excludeTools ?? [], b.excludeTools ?? []) &&
     (a.trust ?? false) === (b.trust ?? false) &&
-    a.description === b.description
+    a.description === b.description &&
+    equal(a.lsp, b.lsp)
   );
 }
 

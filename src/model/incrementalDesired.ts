@@ -204,7 +204,7 @@ function createIncrementalAssembly() {
 function slotKeys(sources: readonly SourceSnapshot[]): string[] {
   const seen = new Map<string, number>();
   return sources.map((source) => {
-    const key = `${source.scope}\0${source.file}\0${source.extensionPath ?? ''}`;
+    const key = `${source.scope}\0${source.file}\0${source.extensionPath ?? ''}\0${source.layer ?? ''}`;
     const count = seen.get(key) ?? 0;
     seen.set(key, count + 1);
     return `${key}\0${count}`;

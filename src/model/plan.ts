@@ -10,6 +10,7 @@ import type {
 } from './types.js';
 import { admitAll } from './admit.js';
 import { fingerprint, invalidFingerprint, viewFieldsEqual } from './fingerprint.js';
+import { resolveLspConfig, serverKind } from './lspConfig.js';
 import { resolveServerConfig, unsetVariableWarning } from './validate.js';
 
 /** An admitted server, resolved: what a reconcile pass wants running. */
@@ -43,7 +44,8 @@ export function resolveAssembled(
   workspace?: string,
 ): WantedServer {
   const identity = { name: server.name, scope: server.scope, source: server.source };
-  const resolution = resolveServerConfig(server.config, env, workspace, server.extensionPath);
+  const resolve = serverKind(server.name) === 'lsp' ? resolveLspConfig : resolveServerConfig;
+  const resolution = resolve(server.config, env, workspace, server.extensionPath);
   if (!resolution.ok) {
     return { ...identity, fingerprint: invalidFingerprint(server.config), view: {}, invalid: `invalid_config: ${resolution.error}` };
   }

@@ -1,3 +1,4 @@
+import type { ServerKind } from './lspConfig.js';
 import { maskEntryAsWritten, referencedVariables } from './secrets.js';
 
 /** One line of an entry under review: a label and what the file says, secrets masked. */
@@ -25,8 +26,13 @@ export interface EntryReview {
  * `env: {NODE_OPTIONS: "--require ./evil.cjs"}` or a header carrying `${GITHUB_TOKEN}` is never
  * approved unseen. Values are taken from {@link maskEntryAsWritten}: only literal secrets are
  * masked, references stay references.
+ *
+ * A language server's entry (`kind` `lsp`, issue 14) also shows its transport, socket, workspace
+ * folder, the files it gets (`extensionToLanguage`) and its `initializationOptions` and
+ * `settings` whole: a language server's settings can name executables it runs (an interpreter,
+ * a linter), so they decide what runs as much as `command` does.
  */
-export function reviewEntry(entry: unknown): EntryReview {
+export function reviewEntry(entry: unknown, kind: ServerKind = 'mcp'): EntryReview {
   const config = maskEntryAsWritten(entry);
   const readsEnv = referencedVariables(entry);
   const target = targetOf(config);
@@ -55,6 +61,9 @@ export function reviewEntry(entry: unknown): EntryReview {
   push('url', field('url'));
   push('httpUrl', field('httpUrl'));
   push('type', field('type'));
+  if (kind === 'lsp') {
+    for (const key of ['transport', 'socket', 'workspaceFolder', 'extensionToLanguage', 'initializationOptions', 'settings']) push(key, field(key));
+  }
   for (const [key, value] of entries(field('headers'))) {
     push('header', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   }
@@ -77,6 +86,7 @@ function targetOf(config: unknown): string {
     const args = Array.isArray(c.args) ? c.args.filter((a): a is string => typeof a === 'string') : [];
     return [c.command, ...args].join(' ');
   }
+  if (c.socket !== undefined) return `socket ${JSON.stringify(c.socket)}`;
   return '(no command or url)';
 }
 

@@ -6,6 +6,9 @@ export interface AdmissionSettings {
   /** Absent = allow all; `[]` = deny all. */
   allowed?: string[];
   excluded: string[];
+  /** `lsp.allowed` / `lsp.excluded` merged by the same rules, for language servers (issue 14). */
+  lspAllowed?: string[];
+  lspExcluded: string[];
   folderTrustEnabled: boolean;
 }
 
@@ -26,36 +29,50 @@ const SETTINGS_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['user', 'workspace',
  * Sources of other scopes are ignored. Several sources of one scope apply in the order given.
  */
 export function mergeAdmissionSettings(sources: readonly SourceSnapshot[]): AdmissionSettings {
-  const excluded = new Set<string>();
-  let userAllowed: string[] | undefined;
-  let workspaceAllowed: string[] | undefined;
-  let systemAllowed: string[] | undefined;
+  const mcp = new ListsMerge();
+  const lsp = new ListsMerge();
   let userTrust: boolean | undefined;
   let systemTrust: boolean | undefined;
 
   for (const source of sources) {
     if (!SETTINGS_SCOPES.has(source.scope)) continue;
-    const mcp = source.mcp;
-    for (const name of mcp?.excluded ?? []) excluded.add(name);
-    const allowed = mcp?.allowed;
-    if (allowed !== undefined) {
-      if (source.scope === 'user') userAllowed = narrow(userAllowed, allowed);
-      else if (source.scope === 'workspace') workspaceAllowed = narrow(workspaceAllowed, allowed);
-      else systemAllowed = narrow(systemAllowed, allowed);
-    }
+    mcp.add(source.scope, source.mcp);
+    lsp.add(source.scope, source.lsp);
     if (source.folderTrustEnabled !== undefined) {
       if (source.scope === 'user') userTrust = source.folderTrustEnabled;
       else if (source.scope === 'system') systemTrust = source.folderTrustEnabled;
     }
   }
 
-  const allowed = systemAllowed ?? narrow(userAllowed, workspaceAllowed);
   const merged: AdmissionSettings = {
-    excluded: [...excluded],
+    excluded: mcp.excluded(),
+    lspExcluded: lsp.excluded(),
     folderTrustEnabled: systemTrust ?? userTrust ?? false,
   };
+  const allowed = mcp.allowed();
   if (allowed !== undefined) merged.allowed = allowed;
+  const lspAllowed = lsp.allowed();
+  if (lspAllowed !== undefined) merged.lspAllowed = lspAllowed;
   return merged;
+}
+
+/** One kind's `allowed` / `excluded` lists over the settings scopes, by the rules of {@link mergeAdmissionSettings}. */
+class ListsMerge {
+  private readonly excludedNames = new Set<string>();
+  private readonly allowedBy = new Map<Scope, string[] | undefined>();
+
+  add(scope: Scope, lists: { allowed?: readonly string[]; excluded?: readonly string[] } | undefined): void {
+    for (const name of lists?.excluded ?? []) this.excludedNames.add(name);
+    if (lists?.allowed !== undefined) this.allowedBy.set(scope, narrow(this.allowedBy.get(scope), lists.allowed));
+  }
+
+  excluded(): string[] {
+    return [...this.excludedNames];
+  }
+
+  allowed(): string[] | undefined {
+    return this.allowedBy.get('system') ?? narrow(this.allowedBy.get('user'), this.allowedBy.get('workspace'));
+  }
 }
 
 /** `undefined` is allow-all, so it is the identity of narrowing. */

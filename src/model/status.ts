@@ -46,7 +46,10 @@ export interface HistoryEntry {
  * NDJSON event and the UI. Never carries env or header values.
  */
 export interface ServerStatus {
+  /** The key of the server: its name, or `lsp:NAME` for a language server. */
   name: string;
+  /** `lsp` for a language server (issue 14); absent for an MCP server. */
+  kind?: 'lsp';
   scope: Scope;
   source: string;
   state: ServerState;
@@ -74,6 +77,10 @@ export interface ServerStatus {
   serverInfo?: { name: string; version: string; title?: string };
   /** The server's `instructions` from `initialize` (how to use it), while connected. */
   instructions?: string;
+  /** A summary of what the server said it can do in `initialize`, while connected (language servers). */
+  capabilities?: readonly string[];
+  /** A language server's language ids (from `extensionToLanguage`), sorted, while wanted. */
+  languages?: readonly string[];
   history: readonly HistoryEntry[];
 }
 

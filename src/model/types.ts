@@ -1,3 +1,4 @@
+import type { LspView, ResolvedLsp } from './lspConfig.js';
 import type { OAuthSettings } from './oauthSettings.js';
 
 /**
@@ -81,6 +82,8 @@ export interface ResolvedServerConfig {
   connectTimeout?: number;
   /** A remote server's `oauth` block, expanded (absent: OAuth with everything discovered). */
   oauth?: OAuthSettings;
+  /** Set for a language server (issue 14): how to speak LSP to the process `command` starts. */
+  lsp?: ResolvedLsp;
 }
 
 /** Fields that change what a connected server shows, not how it is reached. */
@@ -96,6 +99,8 @@ export interface ViewFields {
    * nothing about the connection: it is read when a change comes, never reconnects by itself.
    */
   restart?: RestartPolicy;
+  /** A language server's fields applied in place (issue 14): settings, routing, shutdown, restart policy. */
+  lsp?: LspView;
 }
 
 export type RestartPolicy = 'overlap' | 'stop-first';
@@ -105,6 +110,12 @@ export interface McpSettings {
   allowed?: string[];
   excluded?: string[];
   serverCommand?: string;
+}
+
+/** The `lsp` key of a settings file: the same admission lists, for language servers (issue 14). */
+export interface LspSettings {
+  allowed?: string[];
+  excluded?: string[];
 }
 
 /**
@@ -117,9 +128,21 @@ export interface SourceSnapshot {
   file: string;
   /** Raw `mcpServers` entries as written; validated later, per entry. */
   servers: Record<string, unknown>;
+  /**
+   * Raw language server entries (`lspServers` of a settings file or manifest, a `.lsp.json`),
+   * keyed by their own names (without `lsp:`): assembly keys them `lsp:NAME` (issue 14).
+   */
+  lspServers?: Record<string, unknown>;
   /** An extension's directory (scope `extension`): what `${extensionPath}` expands to. */
   extensionPath?: string;
   mcp?: McpSettings;
+  /** `lsp.allowed` / `lsp.excluded` of a settings file. */
+  lsp?: LspSettings;
+  /**
+   * Set by assembly on the layer it makes of a source's `lspServers` (keys `lsp:NAME`), so the
+   * incremental assembly keeps the two layers of one file apart. Readers never set it.
+   */
+  layer?: 'lsp';
   /** `security.folderTrust.enabled`, honoured from user and system settings only. */
   folderTrustEnabled?: boolean;
   /**
@@ -133,6 +156,7 @@ export interface SourceSnapshot {
 
 /** One assembled entry: the winning config for a name, tagged with where it came from. */
 export interface AssembledServer {
+  /** The key in the desired state: the MCP server's name, or `lsp:NAME` for a language server. */
   name: string;
   scope: Scope;
   /** The source file the entry came from. */
@@ -165,6 +189,9 @@ export type ApprovalState = 'pending' | ApprovalStatus;
 export interface Gating {
   allowed?: readonly string[];
   excluded?: readonly string[];
+  /** `lsp.allowed` / `lsp.excluded` merged (issue 14): the bounds of language servers, by their own names. */
+  lspAllowed?: readonly string[];
+  lspExcluded?: readonly string[];
   pending?: readonly string[];
   rejected?: readonly string[];
   /** Names disabled for this session (`/mcp disable`): blocked as `disabled`, whatever the file says. */

@@ -46,6 +46,7 @@ import {
 import { ambiguousToolMessage, collisionWarning, renamedToolMessage } from '../model/toolNameMessages.js';
 import { needsAuthText, toolNotFoundMessage, type HintAudience, type ToolFilter } from '../model/messages.js';
 import { untilAborted } from '../model/untilAborted.js';
+import { languagesOf, serverKind } from '../model/lspConfig.js';
 import { backoffDelay } from '../operators/backoffDelay.js';
 import { distinctFlatList } from '../operators/distinctFlatList.js';
 
@@ -107,11 +108,12 @@ const EMPTY_LISTS: Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> = {
 };
 
 /** What a server that is not connected shows: no lists, and nothing of what it said in `initialize`. */
-const NOT_CONNECTED: Pick<ServerStatus, ListKey | 'serverInfo' | 'instructions'> = {
+const NOT_CONNECTED: Pick<ServerStatus, ListKey | 'serverInfo' | 'instructions' | 'capabilities'> = {
   ...EMPTY_LISTS,
   resourceTemplates: undefined,
   serverInfo: undefined,
   instructions: undefined,
+  capabilities: undefined,
 };
 
 type ListKey = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
@@ -201,6 +203,22 @@ export class LiveServers {
     } finally {
       done();
     }
+  }
+
+  /**
+   * Runs `request` on `name`'s current connection, counted as in flight (a replaced connection
+   * closes when its own requests have ended, like a tool call's). Undefined when it is not connected.
+   */
+  withConnection<T>(name: string, request: (conn: Connection) => Promise<T>): Promise<T> | undefined {
+    const e = this.entries.get(name);
+    if (e?.conn === undefined || e.status.state !== 'connected') return undefined;
+    return this.worded(e, e.conn, request(e.conn));
+  }
+
+  /** `name`'s current connection while it is connected (a language server's, for its routing and capabilities). */
+  connection(name: string): Connection | undefined {
+    const e = this.entries.get(name);
+    return e?.status.state === 'connected' ? e.conn : undefined;
   }
 
   /** How `name` is reached as the last pass wanted it (undefined when no pass wants it now). */
@@ -342,6 +360,8 @@ export class LiveServers {
       this.keepStderr(e, '(process replaced by the new config)');
       e.conn = undefined;
     }
+    // The view may have changed while it started (a refilter of the replacement).
+    conn.reconfigure?.(server.view);
     this.follow(e, server, of(conn), settled, wantedPatch(server));
     // After the swap is published: starting the old one's close takes a few ms of its own.
     if (old) this.retire(old);
@@ -358,7 +378,9 @@ export class LiveServers {
         return EMPTY;
       }
       e.server = server;
-      this.update(server.name, { ...this.listsPatch(server.name, e), warnings: serverWarnings(server), trust: trustOf(server) });
+      // A language server takes its new settings and routing on the live connection (issue 14).
+      e.conn?.reconfigure?.(server.view);
+      this.update(server.name, { ...this.listsPatch(server.name, e), ...wantedPatch(server) });
       return EMPTY;
     });
   }
@@ -377,6 +399,7 @@ export class LiveServers {
         error: undefined,
         trust: undefined,
         warnings: undefined,
+        languages: undefined,
         pid: undefined,
         ...NOT_CONNECTED,
       });
@@ -617,7 +640,7 @@ export class LiveServers {
     let e = this.entries.get(name);
     if (!e) {
       e = {
-        status: { name, scope, source, state: 'disconnected', ...EMPTY_LISTS, history: [] },
+        status: { name, ...(serverKind(name) === 'lsp' ? { kind: 'lsp' as const } : {}), scope, source, state: 'disconnected', ...EMPTY_LISTS, history: [] },
         failures: 0,
         pastStderr: [],
       };
@@ -664,6 +687,7 @@ export class LiveServers {
             error: undefined,
             serverInfo: conn.server?.info,
             instructions: conn.server?.instructions,
+            capabilities: conn.server?.capabilities,
             ...this.listsPatch(name, e),
           });
           settled?.();
@@ -705,7 +729,13 @@ export class LiveServers {
 
   private scheduleRestart(e: Entry, server: WantedServer, message: string): void {
     e.failures += 1;
-    if (e.failures >= this.maxFailures) {
+    // A language server's own policy (issue 14): `restartOnCrash: false`, or `maxRestarts` restarts.
+    const policy = server.view.lsp;
+    if (policy?.restartOnCrash === false) {
+      this.update(server.name, { error: `${message} (not restarted: restartOnCrash is false; waiting for the next reload or /reconnect)` });
+      return;
+    }
+    if (e.failures > (policy === undefined ? this.maxFailures - 1 : policy.maxRestarts)) {
       this.update(server.name, {
         error: `${message} (gave up after ${e.failures} failures in a row; waiting for the next reload or /reconnect)`,
       });
@@ -847,7 +877,9 @@ function sortedIndex(names: readonly string[], name: string): number {
 
 /** What a wanted server's status says of how it is reached, whatever reason it had before. */
 function wantedPatch(server: WantedServer): Partial<ServerStatus> {
+  const lsp = server.view.lsp;
   return {
+    languages: lsp === undefined ? undefined : languagesOf(lsp),
     reason: undefined,
     notAllowedBy: undefined,
     detail: undefined,

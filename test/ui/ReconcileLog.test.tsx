@@ -70,7 +70,7 @@ describe('eventLogText', () => {
 
   it('leaves out server changes, results, debug/info logs and lifecycle events', () => {
     const quiet: McpLiveEvent[] = [
-      { type: 'server', ts: TS, name: 'a', scope: 'user', source: '', state: 'connected' },
+      { type: 'server', kind: 'mcp', ts: TS, name: 'a', scope: 'user', source: '', state: 'connected' },
       { type: 'result', ts: TS, ok: true },
       { type: 'log', ts: TS, level: 'info', message: 'hi' },
       { type: 'ready', ts: TS },
@@ -120,7 +120,7 @@ describe('ReconcileLog', () => {
     events.next(pass({ added: ['c'], reconnected: ['b'], removed: ['d'], unchanged: 5, ms: 312 }));
     await vi.waitFor(() => expect(plain(lastFrame())).toContain('14:03:09  +c ~b -d  kept 5  312 ms  (watch)'));
     events.next({ type: 'settings-error', ts: TS, file: 'f', error: 'f: oops' });
-    events.next({ type: 'server', ts: TS, name: 'a', scope: 'user', source: '', state: 'connected' });
+    events.next({ type: 'server', kind: 'mcp', ts: TS, name: 'a', scope: 'user', source: '', state: 'connected' });
     for (let i = 1; i <= 3; i++) events.next(pass({ generation: 1 + i, unchanged: i }));
     await vi.waitFor(() => expect(plain(lastFrame())).toContain('kept 3'));
     const lines = plain(lastFrame()).split('\n');

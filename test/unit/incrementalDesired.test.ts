@@ -19,7 +19,16 @@ function record(entries: Iterable<readonly [string, unknown]>): Record<string, u
   return out;
 }
 
-const NAMES = ['a', 'b', 'c', 'gh', 'toString', '__proto__'] as const;
+/** `lsp:a` in an `mcpServers` map is left out (the key of language server `a`). */
+const NAMES = ['a', 'b', 'c', 'gh', 'toString', '__proto__', 'lsp:a'] as const;
+
+/** Language servers (issue 14): a layer of their own in some sources, keyed `lsp:NAME` once assembled. */
+const LSP_LAYERS: readonly (Record<string, unknown> | undefined)[] = [
+  { a: { command: 'ts-ls', extensionToLanguage: { '.ts': 'typescript' } } },
+  undefined,
+  { a: { command: 'evil', extensionToLanguage: { '.ts': 'typescript' } }, b: { command: 'py', extensionToLanguage: { '.py': 'python' }, settings: { x: 1 } } },
+  { b: { args: ['no command'] } },
+];
 
 /** Entries as written: valid and invalid, reading variables and built-ins, gated by `disabled`. */
 const configArb: fc.Arbitrary<unknown> = fc.oneof(
@@ -133,7 +142,8 @@ function initialWorld(configs: readonly unknown[], seed: number): World {
     present: SLOTS.map(() => true),
     snapshots: SLOTS.map((slot) => {
       bits = (bits * 2_654_435_761 + 1) >>> 0;
-      return { ...slot, servers: servers() };
+      const lspServers = LSP_LAYERS[(seed + bits) % LSP_LAYERS.length];
+      return { ...slot, servers: servers(), ...(lspServers === undefined ? {} : { lspServers }) };
     }),
     input: { approvals: {}, sessionApprovals: {}, folderTrusted: true },
     env: { HOME: '/h', TOKEN: 't', CMD: 'node', CID: 'c' },

@@ -43,7 +43,7 @@ describe('ndjsonWriter', () => {
     const { out, text } = collect();
     const write = ndjsonWriter(out, ENV);
     const events: McpLiveEvent[] = [
-      { type: 'server', ts: 1, name: 'x', scope: 'user', source: '/s.json', state: 'error', error: LEAK },
+      { type: 'server', kind: 'mcp', ts: 1, name: 'x', scope: 'user', source: '/s.json', state: 'error', error: LEAK },
       { type: 'log', ts: 2, level: 'warn', message: LEAK },
       { type: 'result', ts: 3, ok: true, data: { servers: [{ error: LEAK, [ENV_SECRET]: 7 }] } },
     ];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { intersectAllowed, mergeAdmissionSettings } from '../../src/model/settingsMerge.js';
 import { matchesName } from '../../src/model/namePatterns.js';
-import type { McpSettings, Scope, SourceSnapshot } from '../../src/model/types.js';
+import type { LspSettings, McpSettings, Scope, SourceSnapshot } from '../../src/model/types.js';
 
 function settings(scope: Scope, mcp?: McpSettings, folderTrustEnabled?: boolean): SourceSnapshot {
   const source: SourceSnapshot = { scope, file: `/${scope}/settings.json`, servers: {} };
@@ -13,9 +13,10 @@ function settings(scope: Scope, mcp?: McpSettings, folderTrustEnabled?: boolean)
 
 describe('mergeAdmissionSettings', () => {
   it('has no allow bound, no exclusions and folder trust off by default', () => {
-    expect(mergeAdmissionSettings([])).toEqual({ excluded: [], folderTrustEnabled: false });
+    expect(mergeAdmissionSettings([])).toEqual({ excluded: [], lspExcluded: [], folderTrustEnabled: false });
     expect(mergeAdmissionSettings([settings('user'), settings('workspace')])).toEqual({
       excluded: [],
+      lspExcluded: [],
       folderTrustEnabled: false,
     });
   });
@@ -42,7 +43,7 @@ describe('mergeAdmissionSettings', () => {
         settings('extension', { allowed: ['x'] }),
         settings('session', { excluded: ['s'] }),
       ]);
-      expect(merged).toEqual({ excluded: [], folderTrustEnabled: false });
+      expect(merged).toEqual({ excluded: [], lspExcluded: [], folderTrustEnabled: false });
     });
   });
 
@@ -158,5 +159,66 @@ describe('intersectAllowed', () => {
 
   it('has no duplicates', () => {
     expect(intersectAllowed(['a', 'a'], ['a'])).toEqual(['a']);
+  });
+});
+
+describe('mergeAdmissionSettings: lsp.allowed / lsp.excluded (issue 14), merged like the mcp lists', () => {
+  function lspSettings(scope: Scope, lsp: LspSettings, mcp?: McpSettings): SourceSnapshot {
+    return { ...settings(scope, mcp), lsp };
+  }
+
+  it('lspExcluded is the union of user, workspace and system lists; a workspace cannot remove one', () => {
+    const merged = mergeAdmissionSettings([
+      lspSettings('user', { excluded: ['a', 'b'] }),
+      lspSettings('workspace', { excluded: ['b', 'c'] }),
+      lspSettings('system', { excluded: ['d'] }),
+    ]);
+    expect([...merged.lspExcluded].sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect(mergeAdmissionSettings([lspSettings('user', { excluded: ['evil'] }), lspSettings('workspace', { excluded: [] })]).lspExcluded).toEqual(['evil']);
+  });
+
+  it('lspAllowed: the user list, narrowed by a workspace (never widened), replaced by a system list', () => {
+    const allowed = (...sources: SourceSnapshot[]) => mergeAdmissionSettings(sources).lspAllowed;
+    expect(allowed(lspSettings('user', { allowed: ['ts', 'py'] }))).toEqual(['ts', 'py']);
+    expect(allowed(lspSettings('workspace', { allowed: ['ts'] }))).toEqual(['ts']);
+    expect(allowed(lspSettings('user', { allowed: ['ts', 'py'] }), lspSettings('workspace', { allowed: ['py', 'go'] }))).toEqual(['py']);
+    expect(allowed(lspSettings('user', { allowed: ['ts'] }), lspSettings('workspace', { allowed: ['*'] }))).toEqual(['ts']);
+    expect(allowed(lspSettings('user', { allowed: ['ts*'] }), lspSettings('workspace', { allowed: ['tsserver', 'go'] }))).toEqual(['tsserver']);
+    expect(allowed(lspSettings('user', { allowed: ['ts'] }), lspSettings('workspace', { allowed: [] }))).toEqual([]);
+    expect(allowed(lspSettings('user', { allowed: [] }), lspSettings('workspace', { allowed: ['ts'] }))).toEqual([]);
+    expect(allowed(lspSettings('system', { allowed: ['z'] }), lspSettings('user', { allowed: ['ts'] }))).toEqual(['z']);
+    expect(allowed(lspSettings('user', { excluded: ['x'] }))).toBeUndefined();
+  });
+
+  it('the mcp lists bound MCP servers only, the lsp lists language servers only', () => {
+    const merged = mergeAdmissionSettings([
+      lspSettings('user', { allowed: ['ts'], excluded: ['py'] }, { allowed: ['fs'], excluded: ['web'] }),
+    ]);
+    expect(merged).toEqual({ allowed: ['fs'], excluded: ['web'], lspAllowed: ['ts'], lspExcluded: ['py'], folderTrustEnabled: false });
+    expect(mergeAdmissionSettings([settings('user', { allowed: [] })])).toEqual({ allowed: [], excluded: [], lspExcluded: [], folderTrustEnabled: false });
+  });
+
+  it('ignores lsp keys of non-settings scopes', () => {
+    const merged = mergeAdmissionSettings([
+      lspSettings('project', { excluded: ['p'], allowed: [] }),
+      lspSettings('cli', { excluded: ['c'] }),
+      lspSettings('extension', { allowed: ['x'] }),
+      lspSettings('session', { excluded: ['s'] }),
+    ]);
+    expect(merged).toEqual({ excluded: [], lspExcluded: [], folderTrustEnabled: false });
+  });
+
+  it('property: the merged lsp list never matches a name the user list does not (never widens)', () => {
+    const pattern = fc.oneof(fc.constantFrom('*', 'a*', '?', 'a?', '*b'), fc.constantFrom('a', 'b', 'ab', 'ba', 'aa'));
+    const list = fc.array(pattern, { maxLength: 4 });
+    fc.assert(
+      fc.property(list, list, fc.constantFrom('a', 'b', 'ab', 'ba', 'aa', 'abc', 'x'), (user, workspace, name) => {
+        const merged = mergeAdmissionSettings([lspSettings('user', { allowed: user }), lspSettings('workspace', { allowed: workspace })]);
+        if (matchesName(name, merged.lspAllowed!)) {
+          expect(matchesName(name, user)).toBe(true);
+          expect(matchesName(name, workspace)).toBe(true);
+        }
+      }),
+    );
   });
 });
