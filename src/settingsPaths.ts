@@ -7,9 +7,9 @@ import { projectRoot } from './sinks/approvalsStore.js';
 /**
  * Settings file paths for a profile (SPEC §2). File options given as relative paths resolve
  * against the process's working directory, as every CLI does (issue 11: `--mcp-config team.json`
- * must never pick up a file of the workspace, where a repository could have put it). When the
- * workspace settings file is the user settings file (`--cwd ~`, compared by real path), there is
- * no workspace layer: the user's own servers are not a repository's.
+ * — or `--lsp-config` — must never pick up a file of the workspace, where a repository could
+ * have put it). When the workspace settings file is the user settings file (`--cwd ~`, compared
+ * by real path), there is no workspace layer: the user's own servers are not a repository's.
  */
 export function settingsPaths(options: McpLiveOptions) {
   const cwd = resolve(options.cwd ?? process.cwd());
@@ -27,6 +27,8 @@ export function settingsPaths(options: McpLiveOptions) {
     system: options.systemSettings === undefined ? undefined : resolve(options.systemSettings),
     project: join(cwd, '.mcp.json'),
     cli: [...(options.mcpConfig ?? [])].map((f) => resolve(f)),
+    lspProject: join(cwd, '.lsp.json'),
+    lspCli: [...(options.lspConfig ?? [])].map((f) => resolve(f)),
     extensionsDir: join(home, dir, 'extensions'),
     extensionManifest: `${profile}-extension.json`,
     approvals: resolve(options.approvalsFile ?? join(home, dir, 'mcpApprovals.json')),

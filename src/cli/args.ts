@@ -15,6 +15,8 @@ export interface CommonOptions {
   userSettings?: string;
   systemSettings?: string;
   mcpConfig: string[];
+  /** `--lsp-config` files: `.lsp.json`-format language server files. */
+  lspConfig: string[];
   allowedMcpServerNames?: string[];
   approvalsFile?: string;
   debounceMs?: number;
@@ -136,6 +138,7 @@ Options:
   --user-settings FILE              user settings file (default: ~/.NAME/settings.json)
   --system-settings FILE            system (admin) settings file
   --mcp-config FILE                 extra {"mcpServers": …} file (repeatable)
+  --lsp-config FILE                 extra language servers, .lsp.json format (repeatable)
   --allowed-mcp-server-names a,b    upper bound on the servers that may connect (repeatable)
   --approvals-file FILE             approvals store (default: ~/.NAME/mcpApprovals.json)
   --debounce MS                     settle time for file changes (default: 300)
@@ -160,6 +163,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
         'user-settings': { type: 'string' },
         'system-settings': { type: 'string' },
         'mcp-config': { type: 'string', multiple: true },
+        'lsp-config': { type: 'string', multiple: true },
         'allowed-mcp-server-names': { type: 'string', multiple: true },
         'approvals-file': { type: 'string' },
         debounce: { type: 'string' },
@@ -211,6 +215,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
     userSettings: values['user-settings'],
     systemSettings: values['system-settings'],
     mcpConfig: values['mcp-config'] ?? [],
+    lspConfig: values['lsp-config'] ?? [],
     allowedMcpServerNames: allowed,
     approvalsFile: values['approvals-file'],
     debounceMs,

@@ -5,8 +5,9 @@ import { UsageError } from './usageError.js';
 
 /**
  * Paths on the command line that do not exist are usage errors (exit 2), named as given and as
- * resolved: a mistyped `--mcp-config` or `--user-settings` would otherwise load as an empty
- * source, and a mistyped `--cwd` as an empty workspace, with nothing to say why no server shows.
+ * resolved: a mistyped `--mcp-config`, `--lsp-config` or `--user-settings` would otherwise load
+ * as an empty source, and a mistyped `--cwd` as an empty workspace, with nothing to say why no
+ * server shows.
  * Relative paths resolve against the shell's directory, as the session resolves them (decision
  * 63). `--approvals-file` may name a file still to be created, and so may the flags in `creates`
  * (`mcp add` creates the user settings file it adds to). Other kinds of file (a directory given
@@ -21,6 +22,7 @@ export function checkOptionPaths(options: CommonOptions, shellCwd: string, creat
     ['--user-settings', options.userSettings],
     ['--system-settings', options.systemSettings],
     ...options.mcpConfig.map((path): [string, string] => ['--mcp-config', path]),
+    ...options.lspConfig.map((path): [string, string] => ['--lsp-config', path]),
   ];
   for (const [flag, path] of files) {
     if (path === undefined || creates.includes(flag)) continue;

@@ -12,6 +12,7 @@ export function toLiveOptions(o: CommonOptions): McpLiveOptions {
     userSettings: o.userSettings,
     systemSettings: o.systemSettings,
     mcpConfig: o.mcpConfig,
+    lspConfig: o.lspConfig,
     allowedMcpServerNames: o.allowedMcpServerNames,
     approvalsFile: o.approvalsFile,
     debounceMs: o.debounceMs,

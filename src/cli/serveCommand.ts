@@ -67,7 +67,7 @@ export async function runServe(
  * socket): a client started with other ones must not silently get this gateway's servers.
  */
 function configDigest(paths: ReturnType<typeof settingsPaths>, options: McpLiveOptions, names: ServeCommand['names']): string {
-  const shape = [paths.system ?? null, paths.cli, options.allowedMcpServerNames ?? null, paths.approvals, options.strategy ?? 'incremental', names];
+  const shape = [paths.system ?? null, paths.cli, paths.lspCli, options.allowedMcpServerNames ?? null, paths.approvals, options.strategy ?? 'incremental', names];
   return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
 }
 
@@ -99,6 +99,7 @@ function daemonArgs(command: ServeCommand): string[] {
     ...file('--user-settings', o.userSettings),
     ...file('--system-settings', o.systemSettings),
     ...o.mcpConfig.flatMap((path) => file('--mcp-config', path)),
+    ...o.lspConfig.flatMap((path) => file('--lsp-config', path)),
     ...(o.allowedMcpServerNames === undefined ? [] : ['--allowed-mcp-server-names', o.allowedMcpServerNames.join(',')]),
     ...file('--approvals-file', o.approvalsFile),
     ...(o.debounceMs === undefined ? [] : ['--debounce', String(o.debounceMs)]),

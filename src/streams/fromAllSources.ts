@@ -1,4 +1,4 @@
-import { combineLatest, defer, map, merge, mergeMap, startWith, tap, type Observable } from 'rxjs';
+import { combineLatest, defer, map, merge, mergeMap, of, startWith, tap, type Observable } from 'rxjs';
 import type { AssembleInput } from '../model/assemble.js';
 import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent, SettingsOkEvent } from '../model/events.js';
 import type { Scope, SourceSnapshot } from '../model/types.js';
@@ -6,12 +6,15 @@ import type { ReadActivity } from '../operators/settleOnActivity.js';
 import type { ApprovalsRead, ApprovalsStore } from '../sinks/approvalsStore.js';
 import { fromApprovals } from './fromApprovals.js';
 import { fromExtensions } from './fromExtensions.js';
-import { fromSettingsFile, type SettingsFileError, type SettingsFileEvent } from './fromSettingsFile.js';
+import { fromSettingsFile, type SettingsFileError, type SettingsFileEvent, type SettingsFileKind } from './fromSettingsFile.js';
 import type { ReadFileFn } from './readJsonc.js';
 import { classifyChange } from './restartRequired.js';
 import { shareWatchersByDirectory } from './shareWatchersByDirectory.js';
 import { fromTrustedFolders } from './trustedFolders.js';
 import { chokidarWatchFactory, type WatchFactory } from './watchFactory.js';
+
+/** No session language servers: the session snapshot then has no `lspServers` at all. */
+const NO_SERVERS: Record<string, unknown> = {};
 
 /** Where every source of SPEC §2 lives for one session. */
 export interface SourcePaths {
@@ -24,6 +27,10 @@ export interface SourcePaths {
   system?: string;
   project: string;
   cli: readonly string[];
+  /** `<cwd>/.lsp.json`: the project's language servers (scope `project`, gated like `.mcp.json`). */
+  lspProject: string;
+  /** `--lsp-config` files, in order (scope `cli`). */
+  lspCli: readonly string[];
   extensionsDir: string;
   extensionManifest: string;
   approvals: string;
@@ -49,6 +56,8 @@ export interface AllSourcesDeps {
   store: ApprovalsStore;
   /** Servers added at run time (`/mcp add`, `addSessionServer`). */
   session$: Observable<Record<string, unknown>>;
+  /** Language servers added at run time (`addSessionLspServer`), by their own names. */
+  sessionLsp$?: Observable<Record<string, unknown>>;
   /** Name → approval hash approved for this session only. */
   sessionApprovals$: Observable<Readonly<Record<string, string>>>;
   /** Decisions this process just wrote, so they apply before the watcher sees the file. */
@@ -84,10 +93,15 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
 
   const settingsOk = (file: string) => deps.onNotice({ type: 'settings-ok', file });
 
-  const fileSource = (file: string, scope: Scope): Observable<SourceSnapshot[]> =>
+  /** A file's source; `lsp`: a `.lsp.json`-format file, one more snapshot of its scope (servers `{}`). */
+  const fileSource = (file: string, scope: Scope, kind?: SettingsFileKind): Observable<SourceSnapshot[]> =>
     defer(() => {
       let last: SourceSnapshot | undefined;
-      return fromSettingsFile(file, scope, { ...watchDeps, ...(deps.readFile ? { readFile: deps.readFile } : {}) }).pipe(
+      return fromSettingsFile(file, scope, {
+        ...watchDeps,
+        ...(deps.readFile ? { readFile: deps.readFile } : {}),
+        ...(kind ? { kind } : {}),
+      }).pipe(
         mergeMap((e: SettingsFileEvent): SourceSnapshot[][] => {
           // A file broken from its first read arrives as an error, then as empty content.
           if (e.kind === 'error') {
@@ -121,11 +135,15 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
     ),
     fileSource(paths.user, 'user'),
     fileSource(paths.project, 'project'),
+    fileSource(paths.lspProject, 'project', 'lsp'),
     // `--cwd ~`: the workspace settings file is the user's own; read it once, as user settings.
     ...(paths.workspace === undefined ? [] : [fileSource(paths.workspace, 'workspace')]),
     ...(paths.system ? [fileSource(paths.system, 'system')] : []),
     ...paths.cli.map((f) => fileSource(f, 'cli')),
-    deps.session$.pipe(map((servers) => [{ scope: 'session' as const, file: 'session', servers }])),
+    ...paths.lspCli.map((f) => fileSource(f, 'cli', 'lsp')),
+    combineLatest([deps.session$, deps.sessionLsp$ ?? of(NO_SERVERS)]).pipe(
+      map(([servers, lspServers]) => [{ scope: 'session' as const, file: 'session', servers, ...(lspServers === NO_SERVERS ? {} : { lspServers }) }]),
+    ),
     ...(deps.extraSources ?? []).map((x) =>
       x.servers$.pipe(
         map((servers) => [{ scope: x.scope, file: x.source, servers }]),

@@ -1,9 +1,10 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { Observable, Subscription, defer, finalize, from } from 'rxjs';
 import type { SourceSnapshot } from '../model/types.js';
 import { isEditorArtifact } from './editorArtifacts.js';
-import { fromSettingsFile, type SettingsFileDeps, type SettingsFileError } from './fromSettingsFile.js';
+import { fromExtension } from './fromExtension.js';
+import type { SettingsFileDeps, SettingsFileError } from './fromSettingsFile.js';
 import { setOwn } from './ownProperties.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchDirectory } from './watchDirectory.js';
@@ -82,39 +83,55 @@ interface Installed {
 }
 
 /**
- * Between extensions the first installed keeps a server name (issue 11 #6): `extensions` in
- * install order, each server name dropped from every later one. Returns the snapshots (an
- * extension without conflicts keeps its snapshot object) and the conflicts by key.
+ * Between extensions the first installed keeps a server name (issue 11 #6), for MCP and language
+ * servers alike (each kind its own names): `extensions` in install order, each server name
+ * dropped from every later one. Returns the snapshots (an extension without conflicts keeps its
+ * snapshot object) and the conflicts by key.
  */
 function firstInstalledWins(
   extensions: readonly { name: string; snapshot: SourceSnapshot }[],
 ): { snapshots: SourceSnapshot[]; conflicts: Map<string, string> } {
-  const owner = new Map<string, string>();
+  const mcpOwners = new Map<string, string>();
+  const lspOwners = new Map<string, string>();
   const conflicts = new Map<string, string>();
   const snapshots = extensions.map(({ name, snapshot }) => {
-    const servers: Record<string, unknown> = {};
-    let dropped = false;
-    for (const [server, config] of Object.entries(snapshot.servers)) {
-      const first = owner.get(server);
-      if (first === undefined) {
-        owner.set(server, name);
-        setOwn(servers, server, config);
-        continue;
-      }
-      dropped = true;
-      conflicts.set(
-        `${server}\0${first}\0${name}`,
-        `extension "${name}": MCP server "${server}" is ignored – extension "${first}", installed earlier, provides it`,
-      );
-    }
-    return dropped ? { ...snapshot, servers } : snapshot;
+    const servers = keepFirstInstalled(snapshot.servers, name, mcpOwners, 'MCP server', conflicts);
+    const lspServers = snapshot.lspServers && keepFirstInstalled(snapshot.lspServers, name, lspOwners, 'language server', conflicts);
+    if (servers === snapshot.servers && lspServers === snapshot.lspServers) return snapshot;
+    return { ...snapshot, servers, ...(lspServers === undefined ? {} : { lspServers }) };
   });
   return { snapshots, conflicts };
 }
 
+/** `servers` without the names `owners` gives to an earlier extension (itself when none is); records the rest as `extension`'s. */
+function keepFirstInstalled(
+  servers: Record<string, unknown>,
+  extension: string,
+  owners: Map<string, string>,
+  kind: string,
+  conflicts: Map<string, string>,
+): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  let dropped = false;
+  for (const [server, config] of Object.entries(servers)) {
+    const first = owners.get(server);
+    if (first === undefined) {
+      owners.set(server, extension);
+      setOwn(kept, server, config);
+      continue;
+    }
+    dropped = true;
+    conflicts.set(
+      `${kind}\0${server}\0${first}\0${extension}`,
+      `extension "${extension}": ${kind} "${server}" is ignored – extension "${first}", installed earlier, provides it`,
+    );
+  }
+  return dropped ? kept : servers;
+}
+
 /**
- * Extensions installed under `extensionsDir`, live (SPEC §2): each `<dir>/<name>/<manifest>`
- * is a servers-only source of scope `extension`.
+ * Extensions installed under `extensionsDir`, live (SPEC §2): each `<dir>/<name>` is a source
+ * of scope `extension`: its manifest's MCP servers and its language servers ({@link fromExtension}).
  *
  * ```
  * dirs      [a]-------[a,b]---------------[b]-----
@@ -153,6 +170,11 @@ export function fromExtensions(
     const clear = (file: string): void => {
       if (failing.delete(file)) cleared.push(file);
     };
+    /** The failing files of one extension (its manifest, its `.lsp.json`, the file its manifest names). */
+    const failingFilesOf = (name: string): string[] => {
+      const prefix = join(extensionsDir, name) + sep;
+      return [...failing].filter((file) => file.startsWith(prefix));
+    };
     /** The conflicts of the previous emission: a warning is for a conflict that is new. */
     let reported = new Set<string>();
     let listed = false;
@@ -176,7 +198,6 @@ export function fromExtensions(
     };
 
     const install = (name: string): void => {
-      const manifest = join(extensionsDir, name, manifestName);
       const entry: Installed = { subscription: new Subscription(), snapshot: undefined, installedAt: undefined };
       installed.set(name, entry);
       // A read like the manifest's: the debounce waits for it rather than restarting at its end.
@@ -192,10 +213,9 @@ export function fromExtensions(
           }),
       );
       entry.subscription.add(
-        fromSettingsFile(manifest, 'extension', { ...deps, kind: 'servers' }).subscribe({
+        fromExtension(join(extensionsDir, name), manifestName, deps).subscribe({
           next: (event) => {
-            // The directory is what `${extensionPath}` expands to in this extension's entries.
-            if (event.kind === 'content') entry.snapshot = { ...event.snapshot, extensionPath: join(extensionsDir, name) };
+            if (event.kind === 'content') entry.snapshot = event.snapshot;
             else if (event.kind === 'ok') clear(event.file);
             else fail(event);
             emitWhenComplete();
@@ -212,7 +232,7 @@ export function fromExtensions(
         if (wanted.has(name)) continue;
         entry.subscription.unsubscribe();
         installed.delete(name);
-        clear(join(extensionsDir, name, manifestName));
+        for (const file of failingFilesOf(name)) clear(file);
         removed = true;
       }
       let added = false;

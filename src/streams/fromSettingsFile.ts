@@ -1,17 +1,22 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
-import type { McpSettings, Scope, SourceSnapshot } from '../model/types.js';
+import type { LspSettings, McpSettings, Scope, SourceSnapshot } from '../model/types.js';
 import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from './ownProperties.js';
 import { registerDerived } from '../model/recordLineage.js';
+import { isPathInside } from './readInsideDirectory.js';
 import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';
 
 /**
- * `settings`: a settings.json (`mcpServers`, `mcp`, `security.folderTrust.enabled`).
- * `servers`: `.mcp.json`, a `--mcp-config` file or an extension manifest (`mcpServers` only).
+ * `settings`: a settings.json (`mcpServers`, `lspServers`, `mcp`, `lsp`, `security.folderTrust.enabled`).
+ * `servers`: `.mcp.json` or a `--mcp-config` file (`mcpServers` only).
+ * `manifest`: an extension manifest (`mcpServers`; `lspServers` inline or as the relative path
+ * of a `.lsp.json`-format file inside the extension, which the extension source reads).
+ * `lsp`: a `.lsp.json`-format file (`<cwd>/.lsp.json`, `--lsp-config`, an extension's): the whole
+ * file maps server names to entries; `{"lspServers": {…}}` is read as well (see {@link asLspServersFile}).
  */
-export type SettingsFileKind = 'settings' | 'servers';
+export type SettingsFileKind = 'settings' | 'servers' | 'manifest' | 'lsp';
 
 /** A problem with a file, or with one key of it (`key` set), reported as `settings-error`. */
 export interface SettingsFileError {
@@ -65,14 +70,33 @@ const SERVERS_RULE: KeyRule = {
   expected: 'an object of servers by name ({ "name": { … } })',
 };
 
+const LSP_SERVERS_RULE: KeyRule = {
+  path: ['lspServers'],
+  check: isPlainObject,
+  expected: 'an object of language servers by name ({ "name": { … } })',
+};
+
 const RULES: Readonly<Record<SettingsFileKind, readonly KeyRule[]>> = {
   servers: [SERVERS_RULE],
+  manifest: [
+    SERVERS_RULE,
+    {
+      path: ['lspServers'],
+      check: (v) => isPlainObject(v) || isPathInside(v),
+      expected: 'an object of language servers by name, or the relative path of a .lsp.json file inside the extension',
+    },
+  ],
+  lsp: [LSP_SERVERS_RULE],
   settings: [
     SERVERS_RULE,
+    LSP_SERVERS_RULE,
     { path: ['mcp'], check: isPlainObject, expected: 'an object' },
     { path: ['mcp', 'allowed'], check: isStringList, expected: 'a list of server names (["a", "b"])' },
     { path: ['mcp', 'excluded'], check: isStringList, expected: 'a list of server names (["a", "b"])' },
     { path: ['mcp', 'serverCommand'], check: (v) => typeof v === 'string', expected: 'a string' },
+    { path: ['lsp'], check: isPlainObject, expected: 'an object' },
+    { path: ['lsp', 'allowed'], check: isStringList, expected: 'a list of language server names (["a", "b"])' },
+    { path: ['lsp', 'excluded'], check: isStringList, expected: 'a list of language server names (["a", "b"])' },
     { path: ['security'], check: isPlainObject, expected: 'an object' },
     { path: ['security', 'folderTrust'], check: isPlainObject, expected: 'an object' },
     { path: ['security', 'folderTrust', 'enabled'], check: (v) => typeof v === 'boolean', expected: 'true or false' },
@@ -95,7 +119,7 @@ const RULES: Readonly<Record<SettingsFileKind, readonly KeyRule[]>> = {
  * - A missing file: an empty source (`servers: {}`), not an error.
  * - A known key of the wrong type (`mcpServers: []`, `mcp.allowed: "a"`): an `error` naming
  *   the key; that key keeps its last good value (at the very first read: absent, except
- *   `mcp.allowed`, which falls back to `[]`, deny all — bad input never widens admission);
+ *   `mcp.allowed` and `lsp.allowed`, which fall back to `[]`, deny all — bad input never widens admission);
  *   the rest of the file applies.
  * - Content equal to the last (formatting, comments, the same bytes, our own writes): nothing.
  * Cold: each subscription watches and remembers on its own.
@@ -154,6 +178,9 @@ const ADMISSION_KEYS: ReadonlySet<string> = new Set([
   'mcp',
   'mcp.allowed',
   'mcp.excluded',
+  'lsp',
+  'lsp.allowed',
+  'lsp.excluded',
   'security',
   'security.folderTrust',
   'security.folderTrust.enabled',
@@ -180,7 +207,7 @@ function nextEvents(state: FileState, result: JsoncReadResult, info: FileInfo): 
   }
   state.parseError = undefined;
 
-  const raw = result.value ?? {};
+  const raw = info.kind === 'lsp' ? asLspServersFile(result.value ?? {}) : (result.value ?? {});
   if (state.lastRaw !== undefined && jsonEqual(raw, state.lastRaw)) return cleared(state, info, state.lastRawFailing);
   state.lastRaw = raw;
 
@@ -203,13 +230,36 @@ function nextEvents(state: FileState, result: JsoncReadResult, info: FileInfo): 
 }
 
 /**
- * Each `mcpServers` entry deep-equal to the one emitted last becomes that very object again, so
- * an entry nobody edited keeps its identity across re-reads and a pass skips it at the cost of a
- * comparison (issue 15: the incremental desired state keys its results on it).
+ * A `.lsp.json`-format file as `{ lspServers: {…} }`, so the rest of the reader treats it like
+ * the `lspServers` key of a settings file (type check, last good value, entry identity). The file
+ * is the map itself (Claude Code plugins' format); a file with an own `lspServers` key is that
+ * key's map instead (a plugin.json or a settings-style file given to `--lsp-config`), its other
+ * keys ignored. Keys beginning with `$` (`$schema`) are not servers.
+ */
+function asLspServersFile(raw: Record<string, unknown>): Record<string, unknown> {
+  const file: Record<string, unknown> = {};
+  if (Object.hasOwn(raw, 'lspServers')) {
+    setOwn(file, 'lspServers', getOwn(raw, 'lspServers'));
+    return file;
+  }
+  const servers: Record<string, unknown> = {};
+  for (const name of Object.keys(raw)) if (!name.startsWith('$')) setOwn(servers, name, raw[name]);
+  setOwn(file, 'lspServers', servers);
+  return file;
+}
+
+/**
+ * Each `mcpServers` and `lspServers` entry deep-equal to the one emitted last becomes that very
+ * object again, so an entry nobody edited keeps its identity across re-reads and a pass skips it
+ * at the cost of a comparison (issue 15: the incremental desired state keys its results on it).
  */
 function keepUnchangedServers(previous: Record<string, unknown> | undefined, effective: Record<string, unknown>): void {
-  const before = previous === undefined ? undefined : getOwn(previous, 'mcpServers');
-  const after = getOwn(effective, 'mcpServers');
+  for (const key of ['mcpServers', 'lspServers']) keepUnchangedEntries(previous, effective, key);
+}
+
+function keepUnchangedEntries(previous: Record<string, unknown> | undefined, effective: Record<string, unknown>, key: string): void {
+  const before = previous === undefined ? undefined : getOwn(previous, key);
+  const after = getOwn(effective, key);
   if (!isPlainObject(before) || !isPlainObject(after) || before === after) return;
   const changed: string[] = [];
   for (const name of Object.keys(after)) {
@@ -271,7 +321,7 @@ function keepLastGoodKeys(
     if (value === undefined || rule.check(value)) continue;
     const key = rule.path.join('.');
     let fallback = state.emitted === undefined ? undefined : getPath(state.emitted, rule.path);
-    if (!state.hadGoodRead && key === 'mcp.allowed') fallback = [];
+    if (!state.hadGoodRead && (key === 'mcp.allowed' || key === 'lsp.allowed')) fallback = [];
     const kept =
       fallback === undefined
         ? 'ignoring it'
@@ -299,9 +349,16 @@ function contentEvent(
     servers: isPlainObject(servers) ? servers : {},
   };
   if (broken !== undefined) snapshot.broken = broken;
+  if (info.kind !== 'servers') {
+    const lspServers = getOwn(effective, 'lspServers');
+    if (isPlainObject(lspServers)) snapshot.lspServers = lspServers;
+    else if (info.kind === 'lsp') snapshot.lspServers = {};
+  }
   if (info.kind === 'settings') {
     const mcp = getOwn(effective, 'mcp');
     if (isPlainObject(mcp)) snapshot.mcp = pickMcpSettings(mcp);
+    const lsp = getOwn(effective, 'lsp');
+    if (isPlainObject(lsp)) snapshot.lsp = pickLspSettings(lsp);
     const enabled = getPath(effective, ['security', 'folderTrust', 'enabled']);
     if (typeof enabled === 'boolean') snapshot.folderTrustEnabled = enabled;
   }
@@ -316,6 +373,15 @@ function pickMcpSettings(mcp: Record<string, unknown>): McpSettings {
   if (isStringList(allowed)) picked.allowed = allowed as string[];
   if (isStringList(excluded)) picked.excluded = excluded as string[];
   if (typeof serverCommand === 'string') picked.serverCommand = serverCommand;
+  return picked;
+}
+
+function pickLspSettings(lsp: Record<string, unknown>): LspSettings {
+  const picked: LspSettings = {};
+  const allowed = getOwn(lsp, 'allowed');
+  const excluded = getOwn(lsp, 'excluded');
+  if (isStringList(allowed)) picked.allowed = allowed as string[];
+  if (isStringList(excluded)) picked.excluded = excluded as string[];
   return picked;
 }
 

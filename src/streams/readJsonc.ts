@@ -81,7 +81,8 @@ export function describeReadError(code: string | undefined, error: unknown): str
     case 'ENOTREG':
     case 'EFBIG':
     case 'ENOTOWNER':
-      // readRegularFile's refusals carry their words (the file's type, size or owner).
+    case 'EOUTSIDE':
+      // readRegularFile's refusals carry their words (the file's type, size, owner or place).
       return reasonOf(error) ?? REFUSAL_WORDS[code];
     case 'EISDIR':
       return 'is a directory, expected a file';
@@ -99,6 +100,7 @@ const REFUSAL_WORDS = {
   ENOTREG: 'not a regular file',
   EFBIG: 'file too large',
   ENOTOWNER: 'owned by another user',
+  EOUTSIDE: 'outside the directory it must be in',
 } as const;
 
 function reasonOf(error: unknown): string | undefined {

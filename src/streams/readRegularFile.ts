@@ -4,8 +4,11 @@ import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/
 /** The largest settings-like file read (settings, .mcp.json, manifests, trust, approvals). */
 export const MAX_SETTINGS_FILE_BYTES = 4 * 1024 * 1024;
 
-/** `ENOTREG`: not a regular file; `EFBIG`: over the size limit; `ENOTOWNER`: another user's. */
-export type RefusedFileCode = 'ENOTREG' | 'EFBIG' | 'ENOTOWNER';
+/**
+ * `ENOTREG`: not a regular file; `EFBIG`: over the size limit; `ENOTOWNER`: another user's;
+ * `EOUTSIDE`: outside the directory it must stay in (`readInsideDirectory`).
+ */
+export type RefusedFileCode = 'ENOTREG' | 'EFBIG' | 'ENOTOWNER' | 'EOUTSIDE';
 
 /** A file refused before or while reading it. `reason` is the message without the path. */
 export class RefusedFileError extends Error {

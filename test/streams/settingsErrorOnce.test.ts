@@ -155,6 +155,8 @@ describe('fromAllSources: settings-error once per save, settings-ok once per rec
         user: join(dir, 'settings.json'),
         project: join(dir, '.mcp.json'),
         cli: [],
+        lspProject: join(dir, '.lsp.json'),
+        lspCli: [],
         extensionsDir: join(dir, 'extensions'),
         extensionManifest: 'qwen-extension.json',
         approvals,

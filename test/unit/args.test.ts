@@ -5,13 +5,14 @@ const parse = (...argv: string[]) => parseCliArgs(argv, { cwd: '/here' });
 
 describe('parseCliArgs', () => {
   it('defaults to an interactive session in the current directory with profile qwen', () => {
-    expect(parse()).toMatchObject({ kind: 'session', json: false, options: { cwd: '/here', profile: 'qwen', mcpConfig: [], demo: false, reconcile: 'incremental' } });
+    expect(parse()).toMatchObject({ kind: 'session', json: false, options: { cwd: '/here', profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, reconcile: 'incremental' } });
   });
 
   it('reads every option of SPEC §9', () => {
     const c = parse(
       '--json', '--cwd', '/w', '--profile', 'gemini', '--user-settings', '/u.json', '--system-settings', '/s.json',
-      '--mcp-config', 'a.json', '--mcp-config', 'b.json', '--allowed-mcp-server-names', 'a, b,git*',
+      '--mcp-config', 'a.json', '--mcp-config', 'b.json', '--lsp-config', 'l.json', '--lsp-config', 'm.json',
+      '--allowed-mcp-server-names', 'a, b,git*',
       '--approvals-file', '/ap.json', '--debounce', '50', '--reconcile', 'full',
     );
     expect(c).toEqual({
@@ -19,7 +20,7 @@ describe('parseCliArgs', () => {
       json: true,
       options: {
         cwd: '/w', profile: 'gemini', userSettings: '/u.json', systemSettings: '/s.json', mcpConfig: ['a.json', 'b.json'],
-        allowedMcpServerNames: ['a', 'b', 'git*'], approvalsFile: '/ap.json', debounceMs: 50, demo: false, reconcile: 'full',
+        lspConfig: ['l.json', 'm.json'], allowedMcpServerNames: ['a', 'b', 'git*'], approvalsFile: '/ap.json', debounceMs: 50, demo: false, reconcile: 'full',
       },
     });
   });

@@ -42,7 +42,7 @@ describe('--version', () => {
 });
 
 describe('checkOptionPaths: paths that do not exist are usage errors naming them', () => {
-  const options = (o: Partial<CommonOptions>): CommonOptions => ({ cwd: '.', profile: 'qwen', mcpConfig: [], demo: false, reconcile: 'incremental', ...o });
+  const options = (o: Partial<CommonOptions>): CommonOptions => ({ cwd: '.', profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, reconcile: 'incremental', ...o });
 
   it('resolves against the shell directory and accepts what exists (the approvals file may not)', () => {
     const shell = temp();
@@ -55,6 +55,7 @@ describe('checkOptionPaths: paths that do not exist are usage errors naming them
         options({
           cwd: 'project',
           mcpConfig: ['team.json', join(shell, 'team.json')],
+          lspConfig: ['team.json'],
           userSettings: 'linked.json',
           systemSettings: 'user.json',
           approvalsFile: 'not-yet.json',
@@ -68,6 +69,7 @@ describe('checkOptionPaths: paths that do not exist are usage errors naming them
     [{ cwd: 'missing' }, /^--cwd missing \(.*\/missing\): no such directory$/],
     [{ cwd: 'team.json' }, /^--cwd team\.json \(.*\/team\.json\): not a directory$/],
     [{ mcpConfig: ['team.json', 'teem.json'] }, /^--mcp-config teem\.json \(.*\/teem\.json\): no such file$/],
+    [{ lspConfig: ['team.json', 'lsp.json'] }, /^--lsp-config lsp\.json \(.*\/lsp\.json\): no such file$/],
     [{ userSettings: 'team.json/x' }, /^--user-settings team\.json\/x .*: no such file$/],
     [{ systemSettings: '/nowhere/system.json' }, /^--system-settings \/nowhere\/system\.json: no such file$/],
   ])('%j', (o, message) => {
