@@ -10,6 +10,7 @@ import type {
 import {
   BehaviorSubject,
   Subject,
+  combineLatest,
   filter,
   firstValueFrom,
   map,
@@ -50,6 +51,10 @@ import { settingsPaths } from './settingsPaths.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
 import { createElicitationQueue, type PendingElicitation } from './sinks/elicitationQueue.js';
 import { createMcpConnector } from './sinks/connector.js';
+import { LspDocuments, type FileDiagnostics, type OpenDocument } from './sinks/lsp/documents.js';
+import { LanguageServers, type LspTarget } from './sinks/lsp/languageServers.js';
+import { createLspConnector } from './sinks/lsp/lspConnector.js';
+import { lspOperationOf } from './model/lspTools.js';
 import { createOAuthManager } from './sinks/oauthManager.js';
 import { createOAuthTokenStore } from './sinks/oauthTokenStore.js';
 import { defaultRuntimeDir, openProcessGroupRegistry } from './sinks/processGroupRegistry.js';
@@ -60,6 +65,7 @@ import { setServerDisabled } from './model/serverEntryEdits.js';
 import { withSessionEnablement } from './operators/withSessionEnablement.js';
 import { editJsoncFile } from './sinks/editJsoncFile.js';
 import type { WatchFactory } from './streams/watchFactory.js';
+import { lspName, resolveLspConfig, type LspView } from './model/lspConfig.js';
 
 export type { ExtraSource } from './streams/fromAllSources.js';
 export type { PendingElicitation } from './sinks/elicitationQueue.js';
@@ -76,6 +82,8 @@ export interface McpLiveOptions {
   systemSettings?: string;
   /** `--mcp-config` files, in order. */
   mcpConfig?: readonly string[];
+  /** `--lsp-config` files (`.lsp.json` format), in order: language servers of scope `cli`. */
+  lspConfig?: readonly string[];
   approvalsFile?: string;
   trustedFoldersFile?: string;
   /** `--allowed-mcp-server-names`: an upper bound settings can only narrow. */
@@ -190,6 +198,13 @@ export interface McpLive {
    */
   readonly elicitation$: Observable<readonly PendingElicitation[]>;
   readonly events$: Observable<McpLiveEvent>;
+  /** The language servers' statuses (issue 14): the `lsp:NAME` part of `servers$`. */
+  readonly lspServers$: Observable<readonly ServerStatus[]>;
+  /**
+   * Diagnostics language servers published (pushed) or were asked for (pulled), per server and
+   * document, the whole cache on each change; replays the current one.
+   */
+  readonly diagnostics$: Observable<readonly FileDiagnostics[]>;
   /** Starts watching and reconciling; resolves after the first pass (`ready`). */
   start(): Promise<void>;
   /**
@@ -203,6 +218,17 @@ export interface McpLive {
    * to call more than once: every call resolves when the first one's work is done.
    */
   dispose(): Promise<void>;
+  /**
+   * One LSP request (`textDocument/hover`, …) to the language server a file's extension routes to
+   * (`{ file }`; opened there first if the host has not) or to one by name (`{ server }`). Rejects
+   * with why none can answer. Positions are the LSP's (0-based, UTF-16).
+   */
+  lspRequest<R = unknown>(method: string, params: unknown, target: LspTarget, options?: RequestOptions): Promise<R>;
+  /** Opens a document for the language servers that take it (`text`, else the file's content); kept across their restarts. */
+  openDocument(path: string, text?: string): Promise<OpenDocument>;
+  /** A new full text of an open document (`didChange`). */
+  changeDocument(path: string, text: string): OpenDocument;
+  closeDocument(path: string): boolean;
   /** A manual reload: a pass now, through the same gate as the watcher. */
   reload(): void;
   reconnect(name: string): boolean;
@@ -222,6 +248,10 @@ export interface McpLive {
   reject(name: string, options?: { hash?: string }): Promise<void>;
   addSessionServer(name: string, config: Record<string, unknown>): void;
   removeSessionServer(name: string): void;
+  /** Adds a language server for this session (scope `session`, `.lsp.json` entry format); it is `lsp:NAME` from then on. */
+  addSessionLspServer(name: string, config: Record<string, unknown>): void;
+  /** Removes a language server {@link addSessionLspServer} added (by its own name, or `lsp:NAME`). */
+  removeSessionLspServer(name: string): void;
   /**
    * Calls a tool by its qualified name. A tool not listed yet while the first pass has not ended
    * waits for that pass (a call made at start must not be told that its server is not
@@ -320,6 +350,13 @@ export interface EnablementChange {
   stillBlocked?: string;
 }
 
+/** A language server entry's view as written (undefined when it is not valid), for words about a blocked one. */
+function writtenView(config: unknown, workspace: string): LspView | undefined {
+  if (config === undefined) return undefined;
+  const resolution = resolveLspConfig(config, {}, workspace);
+  return resolution.ok ? resolution.resolved.lsp.view : undefined;
+}
+
 /** Authorizations `oauth.autoStart` begins in a row for one server before it waits for the user. */
 const MAX_AUTO_STARTS = 3;
 
@@ -341,6 +378,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
 
   const events = new Subject<McpLiveEvent>();
   const session = new BehaviorSubject<Record<string, unknown>>(Object.create(null) as Record<string, unknown>);
+  const sessionLsp = new BehaviorSubject<Record<string, unknown>>(Object.create(null) as Record<string, unknown>);
   const sessionApprovals = new BehaviorSubject<Readonly<Record<string, string>>>({});
   /** `/mcp enable|disable` without `persist`: name → enabled, for this session only. */
   const sessionEnablement = new BehaviorSubject<Readonly<Record<string, boolean>>>({});
@@ -377,6 +415,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     {
       store,
       session$: session,
+      sessionLsp$: sessionLsp,
       sessionApprovals$: sessionApprovals,
       written$: written,
       extraSources: options.extraSources,
@@ -418,8 +457,14 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   };
 
   const pool = options.pool;
+  // Language servers (issue 14): the one document store of the session, and their connector beside the MCP one.
+  const documents = new LspDocuments({ base: paths.cwd });
+  const mcpConnector = options.pool?.connector ?? options.connector ?? createMcpConnector({ oauth });
+  const lspConnector = createLspConnector({ documents });
+  const connector: Connector = (name, config, serverHandlers) =>
+    config.lsp !== undefined ? lspConnector(name, config) : mcpConnector(name, config, serverHandlers);
   const r: Reconciler = createReconciler(inputs$, {
-    connector: options.pool?.connector ?? options.connector ?? createMcpConnector({ oauth }),
+    connector,
     restartShared: pool ? (key) => pool.restart(key) : undefined,
     allowedMcpServerNames: options.allowedMcpServerNames,
     env: options.env,
@@ -431,6 +476,17 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     strategy: options.strategy,
     hints: options.hints,
     handlers,
+  });
+
+  const languageServers = new LanguageServers({
+    workspace: paths.cwd,
+    documents,
+    servers$: r.servers$,
+    list: () => r.list(),
+    connection: (name) => r.connection(name),
+    withConnection: (name, request) => r.withConnection(name, request),
+    // As the last pass wants it; for one it blocks, as written (so "pending approval" can be told).
+    view: (name) => r.resolvedConfig(name)?.lsp?.view ?? writtenView(desiredNow()?.servers[name]?.config, paths.cwd),
   });
 
   /** The approval hash of a gated server as assembled now, from the latest read of every file. */
@@ -572,14 +628,19 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       paths.extensionsDir,
       paths.user,
       paths.project,
+      paths.lspProject,
       ...(paths.workspace === undefined ? [] : [paths.workspace]),
       ...(paths.system ? [paths.system] : []),
       ...paths.cli,
+      ...paths.lspCli,
       paths.approvals,
       paths.trustedFolders,
     ],
     servers$: r.servers$,
-    tools$: r.tools$,
+    // The agent's `lsp__*` tools follow the MCP servers' tools, while a language server can answer them.
+    tools$: combineLatest([r.tools$, languageServers.tools$]).pipe(map(([mcp, lsp]) => (lsp.length === 0 ? mcp : [...mcp, ...lsp]))),
+    lspServers$: languageServers.servers$,
+    diagnostics$: languageServers.diagnostics$,
     prompts$: r.servers$.pipe(distinctFlatList((s) => s.prompts, (p, s) => ({ ...p, server: s.name }))),
     pendingApprovals$: r.pendingApprovals$,
     elicitation$: elicitations.pending$,
@@ -610,6 +671,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         await r.dispose();
         events.complete();
         session.complete();
+        sessionLsp.complete();
         sessionApprovals.complete();
         sessionEnablement.complete();
         written.complete();
@@ -675,8 +737,30 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       r.reload('session');
     },
 
+    addSessionLspServer(name, config) {
+      sessionLsp.next({ ...sessionLsp.getValue(), [lspName(name)]: config });
+      r.reload('session');
+    },
+
+    removeSessionLspServer(name) {
+      const next = { ...sessionLsp.getValue() };
+      delete next[lspName(name)];
+      sessionLsp.next(next);
+      r.reload('session');
+    },
+
+    lspRequest: (method, params, target, requestOptions) => languageServers.request(method, params, target, requestOptions),
+    openDocument: (path, text) => languageServers.openDocument(path, text),
+    changeDocument: (path, text) => languageServers.changeDocument(path, text),
+    closeDocument: (path) => languageServers.closeDocument(path),
+
     async callTool(qualifiedName, args = {}, callOptions = {}) {
       if (firstPass === undefined) throw new Error('mcp-live is not started: call start() first');
+      if (lspOperationOf(qualifiedName) !== undefined) {
+        // Asked at start: the language servers of the first pass may still be connecting.
+        await untilAborted(firstPass.catch(() => undefined), callOptions.signal);
+        return languageServers.callTool(qualifiedName, args, callOptions);
+      }
       if (!r.list().some((s) => s.tools.some((t) => t.name === qualifiedName))) {
         await untilAborted(
           firstPass.catch(() => {

@@ -1,4 +1,4 @@
-import { BehaviorSubject, Subject } from 'rxjs';
+import { BehaviorSubject, Subject, map, of } from 'rxjs';
 import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '../../src/createMcpLive.js';
 import type { McpLiveEvent } from '../../src/model/events.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/status.js';
@@ -60,6 +60,24 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     pendingApprovals$: pending.asObservable(),
     elicitation$: elicitations.asObservable(),
     events$: events.asObservable(),
+    lspServers$: servers.pipe(map((all) => all.filter((s) => s.kind === 'lsp'))),
+    diagnostics$: of([]),
+    lspRequest: (method, params, target) => {
+      record('lspRequest', method, params, target);
+      return Promise.reject(new Error('no language server in the fake'));
+    },
+    openDocument: (path, text) => {
+      record('openDocument', path, text);
+      return Promise.resolve({ path, uri: `file://${path}`, text: text ?? '', version: 1 });
+    },
+    changeDocument: (path, text) => {
+      record('changeDocument', path, text);
+      return { path, uri: `file://${path}`, text, version: 2 };
+    },
+    closeDocument: (path) => {
+      record('closeDocument', path);
+      return true;
+    },
     start: () => {
       record('start');
       return Promise.resolve();
@@ -90,6 +108,8 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     },
     addSessionServer: (name, config) => void record('addSessionServer', name, config),
     removeSessionServer: (name) => void record('removeSessionServer', name),
+    addSessionLspServer: (name, config) => void record('addSessionLspServer', name, config),
+    removeSessionLspServer: (name) => void record('removeSessionLspServer', name),
     callTool: (name, args) => {
       record('callTool', name, args);
       return steer.callError ? Promise.reject(steer.callError) : Promise.resolve(steer.callResult);
