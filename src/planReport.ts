@@ -5,6 +5,7 @@ import { allowedNamesWarning } from './model/allowedNamesWarning.js';
 import { reasonText } from './model/messages.js';
 import { desiredServers, resolveAssembled, serverWarnings } from './model/plan.js';
 import { reviewEntry, type ReviewLine } from './model/reviewEntry.js';
+import { languagesOf, serverKind, type ServerKind } from './model/lspConfig.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
 import { createApprovalsStore } from './sinks/approvalsStore.js';
 import type { McpLiveOptions } from './createMcpLive.js';
@@ -13,10 +14,16 @@ import { fromAllSources, type SourceNotice } from './streams/fromAllSources.js';
 
 /** One assembled server as `mcp-live plan` shows it: what would run, from where, and whether it may. */
 export interface PlannedServer {
+  /** The key: an MCP server's name, or `lsp:NAME` for a language server. */
   name: string;
+  /** `lsp` for a language server (issue 14). */
+  kind: ServerKind;
   scope: Scope;
   source: string;
-  transport?: TransportKind;
+  /** How it is reached; a language server's `stdio` or `socket`. */
+  transport?: TransportKind | 'socket';
+  /** A valid language server entry's language ids (from `extensionToLanguage`), sorted. */
+  languages?: string[];
   /** `command args…` or the URL, secrets masked. */
   target: string;
   /** The entry as written, `${VAR}` references kept, literal secrets masked. */
@@ -62,9 +69,10 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
   const servers = Object.values(desired.servers)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((server): PlannedServer => {
-      const review = reviewEntry(server.config);
+      const review = reviewEntry(server.config, serverKind(server.name));
       const entry: PlannedServer = {
         name: server.name,
+        kind: serverKind(server.name),
         scope: server.scope,
         source: server.source,
         target: review.target,
@@ -75,21 +83,24 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
       };
       const w = wanted[server.name];
       if (w?.resolved) {
-        entry.transport = w.resolved.transport;
+        entry.transport = w.resolved.lsp?.transport ?? w.resolved.transport;
         entry.fingerprint = w.fingerprint.slice(0, 12);
       }
       if (w?.invalid) entry.error = w.invalid;
+      // Resolved whether or not it is admitted: a blocked entry also says what it would lack or get.
+      const resolution = w ?? resolveAssembled(server, env, cwd);
+      const lsp = resolution.resolved?.lsp;
+      if (lsp !== undefined) entry.languages = languagesOf(lsp.view);
       const b = blocked[server.name];
       if (b) {
         entry.reason = b.reason;
         if (b.notAllowedBy) entry.notAllowedBy = b.notAllowedBy;
-        entry.message = reasonText(b.reason, b.notAllowedBy, b.detail);
+        entry.message = reasonText(b.reason, b.notAllowedBy, b.detail, entry.kind);
       }
       if (GATED_SCOPES.has(server.scope)) {
         entry.approval = approvalState(server.name, approvalHash(server.config), input.approvals);
       }
-      // A blocked entry warns too: "what would this repository run" includes what it would lack.
-      const warnings = serverWarnings(w ?? resolveAssembled(server, env, cwd));
+      const warnings = serverWarnings(resolution);
       if (warnings !== undefined) entry.warnings = warnings;
       return entry;
     });

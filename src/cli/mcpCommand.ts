@@ -3,7 +3,7 @@ import { settingsPaths } from '../settingsPaths.js';
 import { addServerEntry, removeServerEntry, serversIn } from '../model/serverEntryEdits.js';
 import { reviewEntry } from '../model/reviewEntry.js';
 import { createTextMasker, maskingReplacer } from '../model/secrets.js';
-import { GATED_SCOPES, type Scope, type TransportKind } from '../model/types.js';
+import { GATED_SCOPES, type Scope } from '../model/types.js';
 import { transportKind, validateServerConfig } from '../model/validate.js';
 import { planReport, readInputsOnce, type PlannedServer } from '../planReport.js';
 import { editJsoncFile } from '../sinks/editJsoncFile.js';
@@ -190,7 +190,7 @@ function describe(definitions: readonly Definition[]): string {
 }
 
 /** The transport the entry asks for, blocked or not (`plan` resolves only admitted entries). */
-function transportJson(s: PlannedServer): { transport?: TransportKind } {
+function transportJson(s: PlannedServer): { transport?: PlannedServer['transport'] } {
   if (s.transport !== undefined) return { transport: s.transport };
   const valid = validateServerConfig(s.config);
   const kind = valid.ok ? transportKind(valid.config) : undefined;

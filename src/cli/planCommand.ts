@@ -1,8 +1,9 @@
 import type { McpLiveOptions } from '../createMcpLive.js';
 import { createTextMasker, maskingReplacer } from '../model/secrets.js';
-import { planReport } from '../planReport.js';
+import { lspName } from '../model/lspConfig.js';
+import { planReport, type PlannedServer } from '../planReport.js';
 import { formatReview } from './approvalsCommand.js';
-import { formatTable, formatWarnings } from './statusCommand.js';
+import { byKind, formatTable, formatWarnings, languageSection } from './statusCommand.js';
 
 /**
  * `mcp-live plan`: the dry run. Spawns nothing.
@@ -31,22 +32,19 @@ export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJ
     return 0;
   }
   // Cells are masked before the columns are measured, so a mask never breaks the alignment.
-  const rows = report.servers.map((s) =>
-    [
-      s.name,
-      s.scope,
-      s.transport ?? '-',
-      s.fingerprint ?? '-',
-      s.error ??
-        (s.admitted ? 'would connect' : s.reason === 'settings_error' ? 'blocked: settings do not parse' : (s.message ?? s.reason ?? 'blocked')),
-      s.target,
-      s.source,
-    ].map(mask),
+  const { mcp, lsp } = byKind(report.servers);
+  const admission = (s: PlannedServer) =>
+    s.error ?? (s.admitted ? 'would connect' : s.reason === 'settings_error' ? 'blocked: settings do not parse' : (s.message ?? s.reason ?? 'blocked'));
+  const mcpRows = mcp.map((s) => [s.name, s.scope, s.transport ?? '-', s.fingerprint ?? '-', admission(s), s.target, s.source].map(mask));
+  // Language servers as the interactive list shows them: a section of their own, by their own names.
+  const lspRows = lsp.map((s) =>
+    [lspName(s.name), s.scope, s.transport ?? '-', s.fingerprint ?? '-', admission(s), (s.languages ?? []).join(', ') || '-', s.target, s.source].map(mask),
   );
-  out.write(formatTable(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'RUNS', 'SOURCE'], rows));
+  out.write(mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'RUNS', 'SOURCE'], mcpRows));
+  out.write(languageSection(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'LANGUAGES', 'RUNS', 'SOURCE'], lspRows));
   print(formatWarnings(report.servers));
   // Everything that decides what would run or where data goes (issue 11): the table's one-line
-  // target does not show env, cwd, headers or trust.
+  // target does not show env, cwd, headers or trust. Entries go by their keys (`lsp:NAME`).
   print('\nEntries as written (literal secrets masked):\n');
   for (const s of report.servers) print(`${s.name} (${s.scope}, ${s.source})\n${formatReview(s.review)}`);
   return 0;

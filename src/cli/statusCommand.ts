@@ -1,4 +1,5 @@
 import type { McpLive } from '../createMcpLive.js';
+import { lspName, serverKind } from '../model/lspConfig.js';
 import { reasonText } from '../model/messages.js';
 import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
 import type { ServerStatus } from '../model/status.js';
@@ -49,6 +50,7 @@ export async function runStatus(
 function statusJson(s: ServerStatus) {
   return {
     name: s.name,
+    kind: serverKind(s.name),
     scope: s.scope,
     source: s.source,
     state: s.state,
@@ -56,22 +58,53 @@ function statusJson(s: ServerStatus) {
     ...(s.detail ? { detail: s.detail } : {}),
     ...(s.error ? { error: s.error } : {}),
     ...(s.warnings ? { warnings: s.warnings } : {}),
+    ...(s.languages ? { languages: s.languages } : {}),
+    ...(s.capabilities ? { capabilities: s.capabilities } : {}),
     tools: s.tools.map((t) => t.name),
     prompts: s.prompts.map((p) => p.name),
   };
 }
 
-/** One line a server: name, scope, state, counts, and why it is not connected. */
+/**
+ * One line a server: name, scope, state, counts (a language server's languages and capability
+ * count), and why it is not connected. Language servers come in a section of their own after the
+ * MCP servers, by their own names, as in the interactive list.
+ */
 export function formatStatusTable(servers: readonly ServerStatus[]): string {
-  if (servers.length === 0) return 'No MCP servers configured.\n';
-  const rows = servers.map((s) => [
+  const { mcp, lsp } = byKind(servers);
+  const why = (s: ServerStatus) => (s.reason ? reasonText(s.reason, s.notAllowedBy, s.detail, serverKind(s.name)) : (s.error ?? ''));
+  const mcpRows = mcp.map((s) => [
     s.name,
     s.scope,
     s.state,
     s.state === 'connected' ? `${s.tools.length} tools, ${s.prompts.length} prompts` : '',
-    s.reason ? reasonText(s.reason, s.notAllowedBy, s.detail) : (s.error ?? ''),
+    why(s),
   ]);
-  return formatTable(['SERVER', 'SCOPE', 'STATE', 'LISTS', 'WHY'], rows);
+  const lspRows = lsp.map((s) => [
+    lspName(s.name),
+    s.scope,
+    s.state,
+    (s.languages ?? []).join(', '),
+    s.state === 'connected' ? String(s.capabilities?.length ?? 0) : '',
+    why(s),
+  ]);
+  return (
+    (mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'STATE', 'LISTS', 'WHY'], mcpRows)) +
+    languageSection(['SERVER', 'SCOPE', 'STATE', 'LANGUAGES', 'CAPABILITIES', 'WHY'], lspRows)
+  );
+}
+
+/** Servers split by the kind of their key, each part in the order given. */
+export function byKind<T extends { name: string }>(servers: readonly T[]): { mcp: T[]; lsp: T[] } {
+  return { mcp: servers.filter((s) => serverKind(s.name) === 'mcp'), lsp: servers.filter((s) => serverKind(s.name) === 'lsp') };
+}
+
+/**
+ * The language servers' table under its title, after a blank line; nothing when there are none.
+ * Rows name them by their own names, so the title says how a command names them.
+ */
+export function languageSection(header: string[], rows: string[][]): string {
+  return rows.length === 0 ? '' : `\nLanguage servers (lsp:NAME in commands):\n${formatTable(header, rows)}`;
 }
 
 /** `! NAME: warning`, one line each, for the servers that have warnings ("GITHUB_PAT is not set"). */

@@ -1,3 +1,4 @@
+import type { ServerKind } from './lspConfig.js';
 import type { NotAllowedBy, Reason } from './types.js';
 
 /**
@@ -12,8 +13,10 @@ export type ToolFilter = 'includeTools' | 'excludeTools';
 /**
  * A blocked server's reason in words, as the server list shows it (SPEC §9). `not_allowed`
  * names the bound that rejected it (see `admit`); without `notAllowedBy` it names the settings.
+ * A language server's bounds are the `lsp.*` keys (issue 14), so `kind` picks the words of the
+ * two reasons that name a settings key.
  */
-export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?: string): string {
+export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?: string, kind: ServerKind = 'mcp'): string {
   switch (reason) {
     case 'settings_error':
       return detail ?? 'your settings do not parse – fix them to connect servers';
@@ -22,9 +25,9 @@ export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?:
     case 'rejected':
       return 'rejected – edit its config to be asked again';
     case 'excluded':
-      return 'excluded by mcp.excluded';
+      return `excluded by ${kind}.excluded`;
     case 'not_allowed':
-      return notAllowedBy === 'flag' ? 'not in --allowed-mcp-server-names' : 'not in mcp.allowed';
+      return notAllowedBy === 'flag' ? 'not in --allowed-mcp-server-names' : `not in ${kind}.allowed`;
     case 'untrusted_folder':
       return 'untrusted folder – run `mcp-live trust` to trust it';
     case 'disabled':

@@ -13,6 +13,9 @@ describe('parseCommand', () => {
   it.each<[string, Command]>([
     ['/mcp', { kind: 'mcp' }],
     ['  /mcp   alpha  ', { kind: 'mcp', server: 'alpha' }],
+    ['/lsp', { kind: 'lsp' }],
+    ['/lsp typescript', { kind: 'lsp', server: 'typescript' }],
+    ['/reconnect lsp:typescript', { kind: 'reconnect', server: 'lsp:typescript' }],
     ['/reload', { kind: 'reload' }],
     ['/reconnect alpha', { kind: 'reconnect', server: 'alpha' }],
     ['/tools', { kind: 'tools' }],
@@ -32,6 +35,7 @@ describe('parseCommand', () => {
     ['mcp', 'Commands start with "/"'],
     ['/frobnicate', 'Unknown command "/frobnicate" — type /help'],
     ['/mcp a b', 'Usage: /mcp [NAME]'],
+    ['/lsp a b', 'Usage: /lsp [NAME]'],
     ['/tools a b', 'Usage: /tools [NAME]'],
     ['/reconnect', 'Usage: /reconnect NAME'],
     ['/reconnect a b', 'Usage: /reconnect NAME'],
@@ -63,9 +67,9 @@ describe('executeCommand', () => {
     return { ...fake, ctx, run: (line: string) => runCommandLine(line, ctx) };
   };
 
-  it('/mcp shows the list, /mcp NAME the detail, an unknown name an error naming the known ones', async () => {
+  it('/mcp shows the list of MCP servers, /mcp NAME the detail, an unknown name an error naming the known ones', async () => {
     const { run } = setup();
-    expect(await run('/mcp')).toEqual({ view: { kind: 'list' } });
+    expect(await run('/mcp')).toEqual({ view: { kind: 'list', show: 'mcp' } });
     expect(await run('/mcp beta')).toEqual({ view: { kind: 'detail', server: 'beta' } });
     expect(await run('/mcp nope')).toEqual({
       output: { tone: 'error', lines: ['No MCP server "nope" is configured.', 'Known: alpha, beta'] },
@@ -140,6 +144,68 @@ describe('executeCommand', () => {
     expect(await run('/nope')).toEqual({ output: { tone: 'error', lines: ['Unknown command "/nope" — type /help for the list.'] } });
     expect(await executeCommand({ kind: 'quit' }, ctx)).toEqual({ quit: true });
     expect(calls).toEqual([]);
+  });
+});
+
+describe('executeCommand with language servers (issue 14)', () => {
+  const setup = () => {
+    const fake = fakeLive();
+    const servers = [
+      server('alpha', { tools: [tool('alpha', 'echo')] }),
+      server('lsp:typescript', { kind: 'lsp', languages: ['typescript'], capabilities: ['hover'] }),
+      server('lsp:python', { kind: 'lsp', state: 'blocked', reason: 'pending_approval' }),
+    ];
+    const ctx = { live: fake.live, servers, tools: servers.flatMap((s) => s.tools) };
+    return { ...fake, ctx, run: (line: string) => runCommandLine(line, ctx) };
+  };
+
+  it('/lsp shows the list of language servers, /lsp NAME one by its own name or its key', async () => {
+    const { run } = setup();
+    expect(await run('/lsp')).toEqual({ view: { kind: 'list', show: 'lsp' } });
+    expect(await run('/lsp typescript')).toEqual({ view: { kind: 'detail', server: 'lsp:typescript' } });
+    expect(await run('/lsp lsp:python')).toEqual({ view: { kind: 'detail', server: 'lsp:python' } });
+    expect((await run('/lsp alpha')).output).toEqual({
+      tone: 'error',
+      lines: ['No language server "alpha" is configured.', 'Known: lsp:typescript, lsp:python'],
+    });
+  });
+
+  it('/reconnect, /approve, /reject and /mcp disable take lsp:NAME; a bare language server name gets the hint', async () => {
+    const { run, callsOf } = setup();
+    expect((await run('/reconnect lsp:typescript')).output?.lines).toEqual(['Reconnecting lsp:typescript…']);
+    await run('/approve lsp:python');
+    await run('/reject lsp:python');
+    await run('/mcp disable lsp:typescript');
+    expect(callsOf('reconnect')).toEqual([['lsp:typescript']]);
+    expect(callsOf('approve')).toEqual([['lsp:python', { persist: true }]]);
+    expect(callsOf('reject')).toEqual([['lsp:python']]);
+    expect(callsOf('disable')).toEqual([['lsp:typescript', { persist: false }]]);
+    expect((await run('/mcp enable typescript')).output?.lines).toEqual([
+      'No MCP server "typescript" is configured.',
+      'typescript is a language server: name it lsp:typescript.',
+      'Known: alpha, lsp:typescript, lsp:python',
+    ]);
+  });
+
+  it('refuses what only an MCP server has — sign-in, tokens, tools — for a language server, in words', async () => {
+    const { run, callsOf } = setup();
+    expect((await run('/mcp auth lsp:typescript')).output).toEqual({
+      tone: 'error',
+      lines: ['typescript is a language server: /mcp auth signs in to remote MCP servers only.'],
+    });
+    expect((await run('/mcp logout lsp:typescript')).output?.lines[0]).toBe(
+      'typescript is a language server: /mcp logout forgets the tokens of remote MCP servers only.',
+    );
+    expect((await run('/tools lsp:typescript')).output?.lines[0]).toMatch(/^typescript is a language server: it offers no MCP tools/);
+    expect(callsOf('authenticate')).toEqual([]);
+    expect(callsOf('logout')).toEqual([]);
+  });
+
+  it('/help names /lsp and how commands name a language server', async () => {
+    const { run } = setup();
+    const help = (await run('/help')).output?.lines ?? [];
+    expect(help.some((l) => /^\/lsp \[NAME\]\s+list the language servers/.test(l))).toBe(true);
+    expect(help).toContain('A language server is lsp:NAME in /reconnect, /approve, /reject and /mcp enable|disable.');
   });
 });
 

@@ -17,7 +17,7 @@ describe('completeCommandLine', () => {
   it('lists several matches and completes their common prefix', () => {
     expect(complete('/re')).toEqual({ value: '/re', candidates: ['/read', '/reconnect', '/reject', '/reload'] });
     expect(complete('/pr')).toEqual({ value: '/prompt ', candidates: [] });
-    expect(complete('').candidates).toHaveLength(11);
+    expect(complete('').candidates).toHaveLength(12);
     expect(complete('').value).toBe('/');
   });
 
@@ -27,6 +27,19 @@ describe('completeCommandLine', () => {
     expect(complete('/tools ')).toEqual({ value: '/tools ', candidates: ['alpha', 'alpine', 'beta'] });
     expect(complete('/approve be')).toEqual({ value: '/approve beta', candidates: [] });
     expect(complete('/reject be').value).toBe('/reject beta');
+  });
+
+  it('completes language servers by their own names after /lsp, by their keys where any server goes, never after /mcp or /tools', () => {
+    const withLsp = { ...ctx, servers: [...ctx.servers, 'lsp:typescript', 'lsp:tsx', 'lsp:python'] };
+    const at = (value: string) => completeCommandLine(value, withLsp);
+    expect(at('/lsp p')).toEqual({ value: '/lsp python', candidates: [] });
+    expect(at('/lsp t')).toEqual({ value: '/lsp t', candidates: ['tsx', 'typescript'] });
+    expect(at('/lsp a')).toEqual({ value: '/lsp a', candidates: [] });
+    expect(at('/reconnect lsp:p')).toEqual({ value: '/reconnect lsp:python', candidates: [] });
+    expect(at('/approve l').candidates).toEqual(['lsp:python', 'lsp:tsx', 'lsp:typescript']);
+    expect(at('/mcp ').candidates).toEqual(['alpha', 'alpine', 'beta']);
+    expect(at('/tools l')).toEqual({ value: '/tools l', candidates: [] });
+    expect(at('/ls')).toEqual({ value: '/lsp ', candidates: [] });
   });
 
   it('completes qualified tool names after /call, leaving room for the JSON', () => {

@@ -16,6 +16,13 @@ describe('reasonText', () => {
   ])('%s (%s) → %s', (reason, by, text) => {
     expect(reasonText(reason, by)).toBe(text);
   });
+
+  it("names a language server's own settings keys, lsp.excluded and lsp.allowed (issue 14)", () => {
+    expect(reasonText('excluded', undefined, undefined, 'lsp')).toBe('excluded by lsp.excluded');
+    expect(reasonText('not_allowed', 'settings', undefined, 'lsp')).toBe('not in lsp.allowed');
+    expect(reasonText('pending_approval', undefined, undefined, 'lsp')).toBe('needs approval');
+    expect(reasonText('excluded', undefined, undefined, 'mcp')).toBe('excluded by mcp.excluded');
+  });
 });
 
 describe('a server disabled for this session', () => {

@@ -2,6 +2,7 @@ import { Box, Text, type DOMElement } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { filter, map, take } from 'rxjs';
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
+import { lspName, serverKind } from '../../model/lspConfig.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { ApprovalDialog } from './ApprovalDialog.js';
 import { CommandLine } from './CommandLine.js';
@@ -9,12 +10,14 @@ import { ElicitationDialog } from './ElicitationDialog.js';
 import { runCommandLine, type Output, type View } from './commands.js';
 import { completeCommandLine } from './completeCommandLine.js';
 import { KEY_PRIORITY, KeyRouter, useKeys } from './keys.js';
+import { LanguageServerDetail } from './LanguageServerDetail.js';
 import { LayoutSync } from './layoutSync.js';
 import { ReconcileLog } from './ReconcileLog.js';
 import { Region, useRowBudget, type Claim } from './rowBudget.js';
 import { ScrollView } from './ScrollView.js';
-import { ServerDetail } from './ServerDetail.js';
+import { ServerDetail, type ServerDetailProps } from './ServerDetail.js';
 import { ServerList } from './ServerList.js';
+import { isLanguageServer } from './serverSummary.js';
 import { useApprovalPrompt } from './useApprovalPrompt.js';
 import { useFrameCap } from './useFrameCap.js';
 import { useObservable, useThrottledObservable } from './useObservable.js';
@@ -113,7 +116,8 @@ function Session({ live, onExit }: AppProps) {
       setView({ kind: 'list' });
       return true;
     },
-    { priority: KEY_PRIORITY.back, isActive: view.kind !== 'list' },
+    // From a detail, or from one kind's list (`/mcp`, `/lsp`), back to every server.
+    { priority: KEY_PRIORITY.back, isActive: view.kind !== 'list' || view.show !== undefined },
   );
   const rootRef = useRef<DOMElement>(null);
   const rows = useFrameCap(rootRef);
@@ -145,11 +149,16 @@ function Session({ live, onExit }: AppProps) {
       </Box>
       <Region budget={budget} id="body" marginTop={1} marginBottom={dialog ? 0 : 1}>
         {view.kind === 'list' ? (
-          <ServerList servers={servers} starting={!ready} onOpen={(server) => setView({ kind: 'detail', server })} />
+          <ServerList
+            servers={servers}
+            show={view.show ?? 'all'}
+            starting={!ready}
+            onOpen={(server) => setView({ kind: 'detail', server })}
+          />
         ) : detail ? (
-          <ServerDetail server={detail} stderr={live.stderrTail(detail.name)} config={live.serverConfig(detail.name)} />
+          <Detail server={detail} stderr={live.stderrTail(detail.name)} config={live.serverConfig(detail.name)} />
         ) : (
-          <Text color="yellow">MCP server “{view.server}” is not configured any more. Esc back to the list.</Text>
+          <Text color="yellow">{`${serverKind(view.server) === 'lsp' ? 'Language' : 'MCP'} server “${lspName(view.server)}” is not configured any more. Esc back to the list.`}</Text>
         )}
       </Region>
       {dialog && (
@@ -191,7 +200,7 @@ function Session({ live, onExit }: AppProps) {
             ? 'the form has the keys · Esc cancels it · Ctrl-C quit'
             : approval.visible
               ? 'the approval dialog has the keys · Esc later · Ctrl-C quit'
-              : keyHint(view.kind, output !== undefined)}
+              : keyHint(view, output !== undefined)}
         </Text>
       </Box>
     </Box>
@@ -199,10 +208,16 @@ function Session({ live, onExit }: AppProps) {
 }
 
 /** The keys that do something now, in one line of at most 80 columns. */
-function keyHint(view: View['kind'], output: boolean): string {
-  const list = view === 'list' ? '↑↓ select · Enter details · ' : '';
+function keyHint(view: View, output: boolean): string {
+  const list = view.kind === 'list' ? '↑↓ select · Enter details · ' : '';
   if (output) return `${list}Esc closes output · /help commands · Ctrl-C quit`;
+  if (view.kind === 'list' && view.show !== undefined) return `${list}Esc all servers · /help commands · Ctrl-C quit`;
   return `${list || 'Esc back · '}/help commands · Tab completes · Ctrl-C quit`;
+}
+
+/** A server's detail view by its kind: a language server's shows what a language server has. */
+function Detail(props: ServerDetailProps) {
+  return isLanguageServer(props.server) ? <LanguageServerDetail {...props} /> : <ServerDetail {...props} />;
 }
 
 /** The last command's output, scrolled with PgUp/PgDn/Home/End while it is taller than its share of the screen. */

@@ -1,6 +1,7 @@
 import { Box, Text, type Key as InkKey } from 'ink';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { McpLive } from '../../createMcpLive.js';
+import { lspName, serverKind } from '../../model/lspConfig.js';
 import type { ReviewLine } from '../../model/reviewEntry.js';
 import type { PendingApproval } from '../../model/status.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
@@ -154,6 +155,9 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
   );
 
   if (!first) return null;
+  // The "! " mark, the label and a space: 11 for an MCP entry's labels; a language server's run
+  // longer (`workspaceFolder`).
+  const labelWidth = 2 + Math.max(9, ...first.review.map((line) => line.label.length + 1));
   const status = busy ?? (waiting ? 'decided — waiting for the reconcile pass…' : undefined);
   const scrollKeys = { priority: KEY_PRIORITY.dialogScroll, isActive: active, lines: false };
   if (confirming) {
@@ -178,18 +182,22 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
       <Box flexDirection="column" flexShrink={0}>
         <Text>
           <Text bold color="yellow">
-            Approve MCP server “{first.name}”?
+            Approve {serverNoun(first.name)} “{lspName(first.name)}”?
           </Text>
           <Text color="gray">
             {'  '}(1 of {pending.length})
           </Text>
         </Text>
-        <Row label="scope">{first.scope}</Row>
-        <Row label="source">{first.source}</Row>
+        <Row label="scope" width={labelWidth}>
+          {first.scope}
+        </Row>
+        <Row label="source" width={labelWidth}>
+          {first.source}
+        </Row>
       </Box>
       <ScrollView keys={scrollKeys} resetKey={review}>
         {first.review.map((line, i) => (
-          <ReviewRow key={i} line={line} />
+          <ReviewRow key={i} line={line} width={labelWidth} />
         ))}
       </ScrollView>
       <Box flexDirection="column" flexShrink={0}>
@@ -224,7 +232,7 @@ function ConfirmAll({
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Box flexShrink={0}>
         <Text bold color="yellow">
-          Approve all {plural(pending.length, 'pending MCP server')}?
+          Approve all {plural(pending.length, `pending ${commonNoun(pending)}`)}?
         </Text>
       </Box>
       {scroll}
@@ -244,9 +252,10 @@ function ConfirmRow({ pending: p }: { pending: PendingApproval }) {
   return (
     <Box flexDirection="column">
       <Text wrap="wrap">
-        <Text bold>{p.name}</Text>
+        <Text bold>{lspName(p.name)}</Text>
         <Text color="gray">
           {'  '}
+          {serverKind(p.name) === 'lsp' ? 'language server · ' : ''}
           {p.scope} · {p.source}
         </Text>
       </Text>
@@ -257,15 +266,26 @@ function ConfirmRow({ pending: p }: { pending: PendingApproval }) {
   );
 }
 
+/** What a pending entry is, by the kind of its key: a language server is keyed `lsp:NAME` (issue 14). */
+function serverNoun(key: string): string {
+  return serverKind(key) === 'lsp' ? 'language server' : 'MCP server';
+}
+
+/** The noun for a whole pending set: its one kind's, or plain "server" when it mixes both. */
+function commonNoun(pending: readonly PendingApproval[]): string {
+  const nouns = new Set(pending.map((p) => serverNoun(p.name)));
+  return nouns.size === 1 ? [...nouns][0]! : 'server';
+}
+
 /** The keys, or what is being done instead (a decision being written, or waiting for its pass). */
 function Footer({ status, children }: { status: string | undefined; children: ReactNode }) {
   return status !== undefined ? <Text color="yellow">{status}</Text> : <Text color="gray">{children}</Text>;
 }
 
-function ReviewRow({ line }: { line: ReviewLine }) {
+function ReviewRow({ line, width }: { line: ReviewLine; width: number }) {
   const risk = reviewLineRisk(line);
   return (
-    <Row label={line.label} risky={risk !== undefined}>
+    <Row label={line.label} risky={risk !== undefined} width={width}>
       {line.value}
       {risk?.note !== undefined && <Text color="yellow">{`  (${risk.note})`}</Text>}
     </Row>
@@ -273,10 +293,10 @@ function ReviewRow({ line }: { line: ReviewLine }) {
 }
 
 /** A label and its value, wrapped; a risky one marked with "!" too, so it stands out without colour. */
-function Row({ label, risky = false, children }: { label: string; risky?: boolean; children: ReactNode }) {
+function Row({ label, risky = false, width, children }: { label: string; risky?: boolean; width: number; children: ReactNode }) {
   return (
     <Box>
-      <Box width={11} flexShrink={0}>
+      <Box width={width} flexShrink={0}>
         <Text color={risky ? 'yellow' : 'gray'} bold={risky}>
           {risky ? '! ' : '  '}
           {label}

@@ -5,7 +5,7 @@ import type { ServerStatus } from '../../model/status.js';
 import { formatClock } from './formatClock.js';
 import { KEY_PRIORITY } from './keys.js';
 import { ScrollView } from './ScrollView.js';
-import { stateIcon, statusText } from './serverSummary.js';
+import { displayName, stateIcon, statusText } from './serverSummary.js';
 
 export interface ServerDetailProps {
   server: ServerStatus;
@@ -35,121 +35,161 @@ const FINGERPRINT_CHARS = 12;
  * Below its name it scrolls (↑↓ a line, PgUp/PgDn a page, Home/End) when the screen is too short.
  */
 export function ServerDetail({ server: s, stderr, config, stderrLines = 12, historyLines = 10, isActive = true }: ServerDetailProps) {
-  const { icon, color } = stateIcon(s);
-  const why = statusText(s);
-  const history = s.history.slice(-historyLines);
-  const tail = stderr?.slice(-stderrLines) ?? [];
   // A remote server has no stderr; a stdio one that never ran (blocked) has none to show either.
   const showStderr = stderr !== undefined && (s.transport === 'stdio' || stderr.length > 0);
+  return (
+    <DetailFrame server={s} isActive={isActive}>
+      <StatusFields server={s} />
+
+      {s.instructions !== undefined && (
+        <Section title="Instructions">
+          <Text wrap="wrap">{s.instructions}</Text>
+        </Section>
+      )}
+
+      <ConfigSection config={config} />
+
+      <Section title={`Tools (${s.tools.length})`}>
+        {s.tools.length === 0 && <Text color="gray">none</Text>}
+        {s.tools.map((t) => (
+          <Text key={t.name}>
+            <Text color="cyan">{t.tool}</Text>
+            <Text color="gray"> {t.name}</Text>
+            {t.description ? ` — ${firstLine(t.description)}` : ''}
+          </Text>
+        ))}
+      </Section>
+
+      <Section title={`Prompts (${s.prompts.length})`}>
+        {s.prompts.length === 0 && <Text color="gray">none</Text>}
+        {s.prompts.map((p) => (
+          <Text key={p.name}>
+            <Text color="cyan">{p.name}</Text>
+            {p.description ? ` — ${firstLine(p.description)}` : ''}
+          </Text>
+        ))}
+      </Section>
+
+      {(s.resources.length > 0 || s.resourceTemplates !== undefined) && (
+        <Section title={`Resources (${s.resources.length})`}>
+          {s.resources.map((r) => (
+            <Text key={r.uri}>
+              <Text color="cyan">{r.uri}</Text>
+              {r.name !== undefined && r.name !== r.uri ? <Text color="gray"> {r.name}</Text> : ''}
+              {r.description ? ` — ${firstLine(r.description)}` : ''}
+            </Text>
+          ))}
+          {(s.resourceTemplates ?? []).map((t) => (
+            <Text key={t.uriTemplate}>
+              <Text color="cyan">{t.uriTemplate}</Text>
+              <Text color="gray"> template{t.name !== undefined ? ` ${t.name}` : ''}</Text>
+              {t.description ? ` — ${firstLine(t.description)}` : ''}
+            </Text>
+          ))}
+          <Text color="gray">/read URI shows one</Text>
+        </Section>
+      )}
+
+      {showStderr && <StderrSection stderr={stderr} lines={stderrLines} />}
+      <HistorySection server={s} lines={historyLines} />
+    </DetailFrame>
+  );
+}
+
+/**
+ * The frame of a server's detail view, whatever its kind: the icon, name, state and pid stay on
+ * top; `children` scroll below (↑↓ a line, PgUp/PgDn a page, Home/End) when the screen is too short.
+ */
+export function DetailFrame({ server: s, isActive, children }: { server: ServerStatus; isActive: boolean; children: ReactNode }) {
+  const { icon, color } = stateIcon(s);
   return (
     <Box flexDirection="column">
       <Box flexShrink={0}>
         <Text>
-          <Text color={color}>{icon}</Text> <Text bold>{s.name}</Text> <Text color={color}>{s.state}</Text>
+          <Text color={color}>{icon}</Text> <Text bold>{displayName(s)}</Text> <Text color={color}>{s.state}</Text>
           {s.pid !== undefined && <Text color="gray"> (pid {s.pid})</Text>}
         </Text>
       </Box>
-      {/* The name stays; everything below scrolls when it is taller than the screen allows. */}
       <ScrollView keys={{ priority: KEY_PRIORITY.view, isActive }} resetKey={s.name} hint="↑↓ PgUp/PgDn scroll">
-        <Field label="scope">{s.scope}</Field>
-        <Field label="source">{s.source || '—'}</Field>
-        <Field label="transport">{s.transport ?? '—'}</Field>
-        <Field label="fingerprint">{s.fingerprint ? `${s.fingerprint.slice(0, FINGERPRINT_CHARS)}…` : '—'}</Field>
-        {s.serverInfo !== undefined && (
-          <Field label="server">
-            {s.serverInfo.title ?? s.serverInfo.name} {s.serverInfo.version}
-          </Field>
-        )}
-        {why !== undefined && (
-          <Field label={s.state === 'error' ? 'error' : 'reason'}>
-            <Text color={s.state === 'error' ? 'red' : 'yellow'}>{why}</Text>
-          </Field>
-        )}
-        {s.warnings !== undefined && s.warnings.length > 0 && (
-          <Field label="warnings">
-            <Text color="yellow">{s.warnings.join('; ')}</Text>
-          </Field>
-        )}
-
-        {s.instructions !== undefined && (
-          <Section title="Instructions">
-            <Text wrap="wrap">{s.instructions}</Text>
-          </Section>
-        )}
-
-        {config !== undefined && (
-          <Section title="Config (secrets masked)">
-            <Text>{JSON.stringify(maskEntryAsWritten(config), null, 2)}</Text>
-          </Section>
-        )}
-
-        <Section title={`Tools (${s.tools.length})`}>
-          {s.tools.length === 0 && <Text color="gray">none</Text>}
-          {s.tools.map((t) => (
-            <Text key={t.name}>
-              <Text color="cyan">{t.tool}</Text>
-              <Text color="gray"> {t.name}</Text>
-              {t.description ? ` — ${firstLine(t.description)}` : ''}
-            </Text>
-          ))}
-        </Section>
-
-        <Section title={`Prompts (${s.prompts.length})`}>
-          {s.prompts.length === 0 && <Text color="gray">none</Text>}
-          {s.prompts.map((p) => (
-            <Text key={p.name}>
-              <Text color="cyan">{p.name}</Text>
-              {p.description ? ` — ${firstLine(p.description)}` : ''}
-            </Text>
-          ))}
-        </Section>
-
-        {(s.resources.length > 0 || s.resourceTemplates !== undefined) && (
-          <Section title={`Resources (${s.resources.length})`}>
-            {s.resources.map((r) => (
-              <Text key={r.uri}>
-                <Text color="cyan">{r.uri}</Text>
-                {r.name !== undefined && r.name !== r.uri ? <Text color="gray"> {r.name}</Text> : ''}
-                {r.description ? ` — ${firstLine(r.description)}` : ''}
-              </Text>
-            ))}
-            {(s.resourceTemplates ?? []).map((t) => (
-              <Text key={t.uriTemplate}>
-                <Text color="cyan">{t.uriTemplate}</Text>
-                <Text color="gray"> template{t.name !== undefined ? ` ${t.name}` : ''}</Text>
-                {t.description ? ` — ${firstLine(t.description)}` : ''}
-              </Text>
-            ))}
-            <Text color="gray">/read URI shows one</Text>
-          </Section>
-        )}
-
-        {showStderr && (
-          <Section title={`stderr (last ${tail.length} of ${stderr.length} lines)`}>
-            {tail.length === 0 && <Text color="gray">empty</Text>}
-            {tail.map((line, i) => (
-              <Text key={i} color="gray">
-                {line}
-              </Text>
-            ))}
-          </Section>
-        )}
-
-        <Section title="History">
-          {history.length === 0 && <Text color="gray">nothing yet</Text>}
-          {history.map((h, i) => (
-            <Text key={i}>
-              <Text color="gray">{formatClock(h.ts)}</Text> {h.state}
-              {h.message ? <Text color={h.state === 'error' ? 'red' : 'gray'}> {h.message}</Text> : null}
-            </Text>
-          ))}
-        </Section>
+        {children}
       </ScrollView>
     </Box>
   );
 }
 
-function Field({ label, children }: { label: string; children: ReactNode }) {
+/**
+ * Where a server comes from and how it stands: scope, source file, transport, fingerprint prefix,
+ * what it says it is, why it is not connected, and its warnings.
+ */
+export function StatusFields({ server: s }: { server: ServerStatus }) {
+  const why = statusText(s);
+  return (
+    <>
+      <Field label="scope">{s.scope}</Field>
+      <Field label="source">{s.source || '—'}</Field>
+      <Field label="transport">{s.transport ?? '—'}</Field>
+      <Field label="fingerprint">{s.fingerprint ? `${s.fingerprint.slice(0, FINGERPRINT_CHARS)}…` : '—'}</Field>
+      {s.serverInfo !== undefined && (
+        <Field label="server">
+          {s.serverInfo.title ?? s.serverInfo.name} {s.serverInfo.version}
+        </Field>
+      )}
+      {why !== undefined && (
+        <Field label={s.state === 'error' ? 'error' : 'reason'}>
+          <Text color={s.state === 'error' ? 'red' : 'yellow'}>{why}</Text>
+        </Field>
+      )}
+      {s.warnings !== undefined && s.warnings.length > 0 && (
+        <Field label="warnings">
+          <Text color="yellow">{s.warnings.join('; ')}</Text>
+        </Field>
+      )}
+    </>
+  );
+}
+
+/** The entry as written, through {@link maskEntryAsWritten}; nothing when there is none. */
+export function ConfigSection({ config }: { config: unknown }) {
+  if (config === undefined) return null;
+  return (
+    <Section title="Config (secrets masked)">
+      <Text>{JSON.stringify(maskEntryAsWritten(config), null, 2)}</Text>
+    </Section>
+  );
+}
+
+/** The last `lines` of a server's stderr, and how many there are. */
+export function StderrSection({ stderr, lines }: { stderr: readonly string[]; lines: number }) {
+  const tail = stderr.slice(-lines);
+  return (
+    <Section title={`stderr (last ${tail.length} of ${stderr.length} lines)`}>
+      {tail.length === 0 && <Text color="gray">empty</Text>}
+      {tail.map((line, i) => (
+        <Text key={i} color="gray">
+          {line}
+        </Text>
+      ))}
+    </Section>
+  );
+}
+
+/** The last `lines` of a server's history, with HH:MM:SS times. */
+export function HistorySection({ server: s, lines }: { server: ServerStatus; lines: number }) {
+  const history = s.history.slice(-lines);
+  return (
+    <Section title="History">
+      {history.length === 0 && <Text color="gray">nothing yet</Text>}
+      {history.map((h, i) => (
+        <Text key={i}>
+          <Text color="gray">{formatClock(h.ts)}</Text> {h.state}
+          {h.message ? <Text color={h.state === 'error' ? 'red' : 'gray'}> {h.message}</Text> : null}
+        </Text>
+      ))}
+    </Section>
+  );
+}
+
+export function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
     <Box>
       <Box width={13} flexShrink={0}>
@@ -160,7 +200,7 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function Section({ title, children }: { title: string; children: ReactNode }) {
+export function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text bold>{title}</Text>

@@ -1,7 +1,18 @@
 import { Box, Text } from 'ink';
 import { useRef } from 'react';
+import type { ServerKind } from '../../model/lspConfig.js';
 import type { ServerStatus } from '../../model/status.js';
-import { countServers, listCounts, plural, stateIcon, statusText } from './serverSummary.js';
+import {
+  countServers,
+  detailCommand,
+  displayName,
+  isLanguageServer,
+  languageServerFacts,
+  listCounts,
+  plural,
+  stateIcon,
+  statusText,
+} from './serverSummary.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
 import { ScrollView } from './ScrollView.js';
 import { scrollStep } from './scrollWindow.js';
@@ -15,17 +26,25 @@ export interface ServerListProps {
   onOpen?: (name: string) => void;
   /** Before the first pass an empty list means "not read yet", not "none configured". */
   starting?: boolean;
+  /** Which kind it lists (`/mcp`: MCP servers, `/lsp`: language servers); default both. */
+  show?: 'all' | ServerKind;
 }
 
 /**
  * One row per server — selection marker, state icon, name, scope, then tool/prompt counts for a
  * connected server or the reason in words for any other — and a footer that counts only real
- * failures as errors (SPEC §9: approval-skipped servers are not failures).
+ * failures as errors (SPEC §9: approval-skipped servers are not failures). Language servers
+ * (issue 14) follow the MCP servers under a title of their own, by their own names, with their
+ * languages (and, connected, their capability count and pid) after the state.
  *
  * ↑/↓ move the selection, PgUp/PgDn by a screenful, Home/End to the ends, Enter opens it. When the
  * rows do not all fit, they scroll so that the selected one is always in view; the footer stays.
  */
-export function ServerList({ servers, isActive = true, onOpen, starting = false }: ServerListProps) {
+export function ServerList({ servers: all, isActive = true, onOpen, starting = false, show = 'all' }: ServerListProps) {
+  const mcp = show === 'lsp' ? [] : all.filter((s) => !isLanguageServer(s));
+  const lsp = show === 'mcp' ? [] : all.filter(isLanguageServer);
+  // The order of the rows, which ↑ ↓ follow: MCP servers, then language servers.
+  const servers = [...mcp, ...lsp];
   // Selection follows the name, so a server added above it does not move the cursor.
   const [selectedName, setSelectedName, selectedRef] = useSyncState<string | undefined>(undefined);
   const indexOf = (name: string | undefined) => Math.max(0, servers.findIndex((s) => s.name === name));
@@ -57,20 +76,35 @@ export function ServerList({ servers, isActive = true, onOpen, starting = false 
             <Spinner /> <Text color="gray">reading settings…</Text>
           </Text>
         ) : (
-          <Text color="gray">No MCP servers configured.</Text>
+          <Text color="gray">{show === 'lsp' ? 'No language servers configured.' : 'No MCP servers configured.'}</Text>
         )}
       </Box>
     );
   }
 
-  const nameWidth = Math.max(...servers.map((s) => s.name.length)) + 2;
+  const nameWidth = Math.max(...servers.map((s) => displayName(s).length)) + 2;
   const counts = countServers(servers);
+  // Content rows before the language servers: the MCP rows (or the line saying there are none),
+  // then the title, a blank line above it.
+  const mcpRows = show === 'lsp' ? 0 : Math.max(1, mcp.length);
+  const titleRow = mcpRows === 0 ? 0 : mcpRows + 1;
+  const rowOf = (i: number) => (i < mcp.length ? i : titleRow + 1 + i - mcp.length);
+  // The first language server is revealed with its title.
+  const reveal = [selected === mcp.length && lsp.length > 0 ? titleRow : rowOf(selected), rowOf(selected) + 1] as const;
+  const row = (s: ServerStatus, i: number) => (
+    <ServerRow key={s.name} server={s} selected={isActive && i === selected} nameWidth={nameWidth} />
+  );
   return (
     <Box flexDirection="column">
-      <ScrollView reveal={[selected, selected + 1]} onViewport={(rows) => (page.current = rows)}>
-        {servers.map((s, i) => (
-          <ServerRow key={s.name} server={s} selected={isActive && i === selected} nameWidth={nameWidth} />
-        ))}
+      <ScrollView reveal={reveal} onViewport={(rows) => (page.current = rows)}>
+        {mcpRows > 0 && mcp.length === 0 && <Text color="gray">No MCP servers configured.</Text>}
+        {mcp.map(row)}
+        {lsp.length > 0 && (
+          <Box marginTop={titleRow === 0 ? 0 : 1}>
+            <Text bold>Language servers</Text>
+          </Box>
+        )}
+        {lsp.map((s, i) => row(s, mcp.length + i))}
       </ScrollView>
       <Box marginTop={1} flexDirection="column" flexShrink={0}>
         <Text>
@@ -81,7 +115,7 @@ export function ServerList({ servers, isActive = true, onOpen, starting = false 
           <Text color={counts.errors > 0 ? 'red' : undefined}>{plural(counts.errors, 'error')}</Text>
         </Text>
         {counts.firstError !== undefined && (
-          <Text color="gray">view error logs with /mcp {counts.firstError}</Text>
+          <Text color="gray">view error logs with {detailCommand(counts.firstError)}</Text>
         )}
       </Box>
     </Box>
@@ -101,14 +135,14 @@ function ServerRow({ server: s, selected, nameWidth }: { server: ServerStatus; s
       </Box>
       <Box width={nameWidth} flexShrink={0}>
         <Text bold={selected} inverse={selected}>
-          {s.name}
+          {displayName(s)}
         </Text>
       </Box>
       <Box width={11} flexShrink={0}>
         <Text color="gray">{s.scope}</Text>
       </Box>
       {s.state === 'connected' ? (
-        <Text>{listCounts(s)}</Text>
+        <Text wrap="truncate-end">{isLanguageServer(s) ? languageServerFacts(s) : listCounts(s)}</Text>
       ) : s.state === 'connecting' ? (
         <Text>
           <Spinner /> <Text color="yellow">connecting</Text>
@@ -116,8 +150,9 @@ function ServerRow({ server: s, selected, nameWidth }: { server: ServerStatus; s
       ) : (
         // The first line only, cut at the edge (one row per server, so the selection can be kept
         // in view): a stack or a stderr dump belongs to the detail view.
-        <Text color={s.state === 'error' ? 'red' : 'gray'} wrap="truncate-end">
-          {text?.split('\n')[0]}
+        <Text wrap="truncate-end">
+          <Text color={s.state === 'error' ? 'red' : 'gray'}>{text?.split('\n')[0]}</Text>
+          {isLanguageServer(s) && <Text color="gray"> · {languageServerFacts(s)}</Text>}
         </Text>
       )}
     </Box>

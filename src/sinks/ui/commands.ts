@@ -1,4 +1,5 @@
 import type { McpLive } from '../../createMcpLive.js';
+import { lspKey, lspName, serverKind, type ServerKind } from '../../model/lspConfig.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { openInBrowser } from '../openBrowser.js';
 import { statusText } from './serverSummary.js';
@@ -6,6 +7,8 @@ import { statusText } from './serverSummary.js';
 /** A command of the interactive session (SPEC §9), parsed. */
 export type Command =
   | { kind: 'mcp'; server?: string }
+  /** `/lsp [NAME]`: the language servers, or one (NAME with or without its `lsp:` prefix). */
+  | { kind: 'lsp'; server?: string }
   /** `/mcp enable|disable NAME [--persist]`: for this session, or in the user settings file. */
   | { kind: 'enable' | 'disable'; server: string; persist: boolean }
   /** `/mcp auth NAME`: authorize a remote server in the browser; `/mcp logout NAME`: forget its tokens. */
@@ -25,8 +28,12 @@ export type Command =
 
 export type ParseResult = { ok: true; command: Command } | { ok: false; error: string };
 
-/** How a command's argument is completed (`text`: it takes one, with nothing to complete). */
-export type ArgKind = 'none' | 'server' | 'tool' | 'text';
+/**
+ * How a command's argument is completed: `server` any server by its key (a language server as
+ * `lsp:NAME`), `mcpServer` an MCP server, `lspServer` a language server by its own name, `tool` a
+ * qualified tool name; `text`: it takes one, with nothing to complete.
+ */
+export type ArgKind = 'none' | 'server' | 'mcpServer' | 'lspServer' | 'tool' | 'text';
 
 export interface CommandSpec {
   name: `/${string}`;
@@ -37,10 +44,11 @@ export interface CommandSpec {
 
 /** Every command, in the order `/help` lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
-  { name: '/mcp', usage: '/mcp [NAME]', summary: 'list the servers, or show one in detail', arg: 'server' },
+  { name: '/mcp', usage: '/mcp [NAME]', summary: 'list the MCP servers, or show one in detail', arg: 'mcpServer' },
+  { name: '/lsp', usage: '/lsp [NAME]', summary: 'list the language servers, or show one in detail', arg: 'lspServer' },
   { name: '/reload', usage: '/reload', summary: 'reconcile now with the current settings', arg: 'none' },
   { name: '/reconnect', usage: '/reconnect NAME', summary: 'disconnect and connect a server again', arg: 'server' },
-  { name: '/tools', usage: '/tools [NAME]', summary: 'list the tools (of one server)', arg: 'server' },
+  { name: '/tools', usage: '/tools [NAME]', summary: 'list the tools (of one server)', arg: 'mcpServer' },
   { name: '/call', usage: '/call TOOL [{json args}]', summary: 'call a tool by its qualified name', arg: 'tool' },
   { name: '/prompt', usage: '/prompt [SERVER] NAME [{json args}]', summary: 'show a prompt filled in with its arguments', arg: 'text' },
   { name: '/read', usage: '/read [SERVER] URI', summary: 'show a resource (URIs are in /mcp NAME)', arg: 'text' },
@@ -76,6 +84,9 @@ export function parseCommand(line: string): ParseResult {
       }
       if (!optional) return usage(name);
       return { ok: true, command: first === undefined ? { kind: 'mcp' } : { kind: 'mcp', server: first } };
+    case '/lsp':
+      if (!optional) return usage(name);
+      return { ok: true, command: first === undefined ? { kind: 'lsp' } : { kind: 'lsp', server: first } };
     case '/tools':
       if (!optional) return usage(name);
       return { ok: true, command: first === undefined ? { kind: 'tools' } : { kind: 'tools', server: first } };
@@ -156,8 +167,8 @@ export interface Output {
   lines: string[];
 }
 
-/** Which main view is up. */
-export type View = { kind: 'list' } | { kind: 'detail'; server: string };
+/** Which main view is up: every server (`show` absent), one kind's (`/mcp`, `/lsp`), or one server by its key. */
+export type View = { kind: 'list'; show?: ServerKind } | { kind: 'detail'; server: string };
 
 export interface CommandOutcome {
   view?: View;
@@ -211,17 +222,21 @@ export async function executeCommand(command: Command, ctx: CommandContext): Pro
 async function execute(command: Command, ctx: CommandContext): Promise<CommandOutcome> {
   const { live } = ctx;
   const find = (name: string) => ctx.servers.find((s) => s.name === name);
-  const unknown = (name: string): CommandOutcome => ({
-    output: failure(
-      `No MCP server "${name}" is configured.`,
-      ctx.servers.length > 0 ? `Known: ${ctx.servers.map((s) => s.name).join(', ')}` : 'No servers are configured.',
-    ),
-  });
+  const unknown = (name: string): CommandOutcome => ({ output: failure(...unknownServerLines(name, ctx.servers)) });
+  // What only an MCP server has (sign-in, tools) is refused for a language server in words.
+  const mcpOnly = (name: string, what: string): CommandOutcome | undefined =>
+    serverKind(name) === 'lsp' ? { output: failure(`${lspName(name)} is a language server: ${what}.`) } : undefined;
 
   switch (command.kind) {
     case 'mcp':
-      if (command.server === undefined) return { view: { kind: 'list' } };
+      if (command.server === undefined) return { view: { kind: 'list', show: 'mcp' } };
       return find(command.server) ? { view: { kind: 'detail', server: command.server } } : unknown(command.server);
+
+    case 'lsp': {
+      if (command.server === undefined) return { view: { kind: 'list', show: 'lsp' } };
+      const key = lspKey(lspName(command.server));
+      return find(key) ? { view: { kind: 'detail', server: key } } : unknown(key);
+    }
 
     case 'reload':
       live.reload();
@@ -238,6 +253,8 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
       if (command.server !== undefined) {
         const server = find(command.server);
         if (!server) return unknown(command.server);
+        const refused = mcpOnly(command.server, 'it offers no MCP tools of its own (the lsp__* tools in /tools use every connected language server)');
+        if (refused) return refused;
         if (server.state !== 'connected') {
           return { output: info(`${command.server} has no tools: ${statusText(server) ?? server.state}.`) };
         }
@@ -291,6 +308,8 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
 
     case 'auth': {
       if (!find(command.server)) return unknown(command.server);
+      const refused = mcpOnly(command.server, '/mcp auth signs in to remote MCP servers only');
+      if (refused) return refused;
       const { url, completed } = await live.authenticate(command.server);
       // The list shows how it ends (connected, or still waiting for authorization).
       completed.catch(() => undefined);
@@ -308,6 +327,8 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
     }
 
     case 'logout': {
+      const refused = mcpOnly(command.server, '/mcp logout forgets the tokens of remote MCP servers only');
+      if (refused) return refused;
       const forgotten = await live.logout(command.server);
       return { output: success(forgotten > 0 ? `Forgot the tokens of ${command.server}.` : `No tokens stored for ${command.server}.`) };
     }
@@ -320,12 +341,28 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
   }
 }
 
+/**
+ * Why a name given to a command names no server, and the names that do (a language server's
+ * lookup: the language servers' keys only). A language server is keyed `lsp:NAME` in the commands
+ * that act on any server, so a bare name that is a language server's own gets that hint.
+ */
+function unknownServerLines(name: string, servers: readonly ServerStatus[]): string[] {
+  if (serverKind(name) === 'lsp') {
+    const known = servers.filter((s) => serverKind(s.name) === 'lsp').map((s) => s.name);
+    return [`No language server "${lspName(name)}" is configured.`, known.length > 0 ? `Known: ${known.join(', ')}` : 'No language servers are configured.'];
+  }
+  const hint = servers.some((s) => s.name === lspKey(name)) ? [`${name} is a language server: name it ${lspKey(name)}.`] : [];
+  const known = servers.length > 0 ? `Known: ${servers.map((s) => s.name).join(', ')}` : 'No servers are configured.';
+  return [`No MCP server "${name}" is configured.`, ...hint, known];
+}
+
 export function helpLines(): string[] {
   const width = Math.max(...COMMANDS.map((c) => c.usage.length)) + 2;
   return [
     ...COMMANDS.map((c) => `${c.usage.padEnd(width)}${c.summary}`),
     '/mcp enable|disable NAME [--persist]  for this session, or (--persist) in your user settings',
     '/mcp auth NAME · /mcp logout NAME    authorize a remote server in your browser · forget its tokens',
+    'A language server is lsp:NAME in /reconnect, /approve, /reject and /mcp enable|disable.',
     '↑↓ select a server, Enter its detail, Esc back · Tab completes · ↑↓ in a typed line: history · Ctrl-C quits',
   ];
 }

@@ -1,8 +1,9 @@
+import { lspName, serverKind } from '../../model/lspConfig.js';
 import { COMMANDS } from './commands.js';
 
 /** What Tab can complete to. */
 export interface CompletionContext {
-  /** Server names. */
+  /** Server keys: an MCP server's name, a language server's `lsp:NAME`. */
   servers: readonly string[];
   /** Qualified tool names (`mcp__server__tool`). */
   tools: readonly string[];
@@ -17,7 +18,8 @@ export interface Completion {
 
 /**
  * Tab at the end of `value`: the command name while the first word is typed, then a server name
- * (`/mcp`, `/reconnect`, `/tools`, `/approve`, `/reject`) or a qualified tool name (`/call`).
+ * — an MCP server's (`/mcp`, `/tools`), a language server's own (`/lsp`), any server's key
+ * (`/reconnect`, `/approve`, `/reject`) — or a qualified tool name (`/call`).
  * One match completes fully (with a space when more may follow); several complete to their
  * longest common prefix and are listed; none leaves the line as it is.
  */
@@ -38,6 +40,10 @@ export function completeCommandLine(value: string, ctx: CompletionContext): Comp
   switch (spec?.arg) {
     case 'server':
       return complete(head, rest, ctx.servers, () => false);
+    case 'mcpServer':
+      return complete(head, rest, ctx.servers.filter((key) => serverKind(key) === 'mcp'), () => false);
+    case 'lspServer':
+      return complete(head, rest, ctx.servers.filter((key) => serverKind(key) === 'lsp').map(lspName), () => false);
     case 'tool':
       // The JSON arguments follow the tool name.
       return complete(head, rest, ctx.tools, () => true);

@@ -8,9 +8,10 @@ export interface ReviewLineRisk {
 /**
  * Picks out the lines of an entry that change what a familiar-looking command does or what it
  * sends away, so they stand out in the approval dialog: every `env` line (`NODE_OPTIONS`,
- * `LD_PRELOAD` turn `node server.js` into anything), a `cwd` that leaves the workspace or comes
- * from the environment, `trust: true` (its tool calls skip confirmation), a header that carries an
- * environment variable, and the list of variables the entry reads. `undefined`: an ordinary line.
+ * `LD_PRELOAD` turn `node server.js` into anything), a `cwd` — or a language server's
+ * `workspaceFolder`, the root it reads — that leaves the workspace or comes from the environment,
+ * `trust: true` (its tool calls skip confirmation), a header that carries an environment
+ * variable, and the list of variables the entry reads. `undefined`: an ordinary line.
  */
 export function reviewLineRisk({ label, value }: ReviewLine): ReviewLineRisk | undefined {
   switch (label) {
@@ -22,6 +23,7 @@ export function reviewLineRisk({ label, value }: ReviewLine): ReviewLineRisk | u
     case 'trust':
       return value === 'true' ? { note: 'its tool calls run without asking you' } : undefined;
     case 'cwd':
+    case 'workspaceFolder':
       if (value.startsWith('$')) return { note: 'set by your environment' };
       return leavesWorkspace(value) ? { note: 'outside the workspace' } : undefined;
     default:

@@ -1,3 +1,4 @@
+import { lspName, serverKind } from '../../model/lspConfig.js';
 import { reasonText } from '../../model/messages.js';
 import type { ServerStatus } from '../../model/status.js';
 import type { ServerState } from '../../model/types.js';
@@ -27,7 +28,7 @@ export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: st
  */
 export function statusText(s: ServerStatus): string | undefined {
   if (s.state === 'connected') return undefined;
-  if (s.reason !== undefined) return reasonText(s.reason, s.notAllowedBy, s.detail);
+  if (s.reason !== undefined) return reasonText(s.reason, s.notAllowedBy, s.detail, s.kind ?? 'mcp');
   if (s.state === 'error' || s.state === 'needs_auth') return s.error ?? s.state;
   return s.state;
 }
@@ -39,7 +40,7 @@ export interface ServerCounts {
   needApproval: number;
   /** Real failures only: blocked servers (approval-skipped included) are never counted here. */
   errors: number;
-  /** The first failed server, for the "view error logs with /mcp NAME" hint. */
+  /** The first failed server's key, for the "view error logs with /mcp NAME" (or `/lsp NAME`) hint. */
   firstError?: string;
 }
 
@@ -56,11 +57,37 @@ export function countServers(servers: readonly ServerStatus[]): ServerCounts {
   return counts;
 }
 
+/** Whether a status is a language server's (issue 14): the list gives those a section of their own. */
+export function isLanguageServer(s: Pick<ServerStatus, 'kind'>): boolean {
+  return s.kind === 'lsp';
+}
+
+/** The name a person reads: a language server's own name, without its `lsp:` key prefix. */
+export function displayName(s: Pick<ServerStatus, 'name' | 'kind'>): string {
+  return isLanguageServer(s) ? lspName(s.name) : s.name;
+}
+
+/** The command that shows a server in detail: `/mcp NAME` or `/lsp NAME`, by the kind of its key. */
+export function detailCommand(key: string): string {
+  return serverKind(key) === 'lsp' ? `/lsp ${lspName(key)}` : `/mcp ${key}`;
+}
+
+/**
+ * What a language server row shows after its state: its languages, then — while connected — how
+ * many capabilities it announced and its pid (`typescript, javascript · 7 capabilities · pid 42`).
+ */
+export function languageServerFacts(s: Pick<ServerStatus, 'state' | 'languages' | 'capabilities' | 'pid'>): string {
+  const facts = [(s.languages ?? []).join(', ') || 'no languages'];
+  if (s.state === 'connected') facts.push(plural(s.capabilities?.length ?? 0, 'capability', 'capabilities'));
+  if (s.pid !== undefined) facts.push(`pid ${s.pid}`);
+  return facts.join(' · ');
+}
+
 /** `3 tools · 1 prompt`, for a connected server. */
 export function listCounts(s: Pick<ServerStatus, 'tools' | 'prompts'>): string {
   return `${plural(s.tools.length, 'tool')} · ${plural(s.prompts.length, 'prompt')}`;
 }
 
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+export function plural(n: number, word: string, words = `${word}s`): string {
+  return `${n} ${n === 1 ? word : words}`;
 }
