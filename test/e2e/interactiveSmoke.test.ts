@@ -65,7 +65,9 @@ describe('interactive session in a terminal (tmux)', () => {
     expect(s).toMatch(/⊘ legacy\s+user\s+excluded by mcp\.excluded/);
     expect(s).toMatch(/⊘ repo-helper\s+project\s+needs approval/);
     expect(s).toContain(join(COPY, 'workspace/.mcp.json'));
-    expect(s).toMatch(/3 connected · 1 need approval · 0 errors/);
+    expect(s).toMatch(/4 connected · 1 need approval · 0 errors/);
+    // The demo's language server, in a section of its own (issue 14).
+    expect(s).toMatch(/Language servers[\s\S]*● words\s+user\s+markdown, plaintext · \d+ capabilities · pid \d+/);
 
     // Approve with a keystroke: Enter chooses the highlighted option, "approve" (issue 13).
     expect(s).toMatch(/› 1\. Approve \(remembered\)/);
@@ -76,7 +78,16 @@ describe('interactive session in a terminal (tmux)', () => {
     // Edit a settings file: only clock restarts.
     const settings = join(COPY, 'home/.qwen/settings.json');
     writeFileSync(settings, readFileSync(settings, 'utf8').replace('Europe/Berlin', 'Asia/Tokyo'));
-    await waitForScreen((x) => /~clock\s+kept 4/.test(x), 'the reconcile line of the edit');
+    await waitForScreen((x) => /~clock\s+kept 5/.test(x), 'the reconcile line of the edit');
+    // The language server's settings: applied to it in place, nothing else touched.
+    const wordsPid = /● words .* pid (\d+)/.exec(await waitForScreen((x) => /● words/.test(x), 'words listed'))![1];
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('"flag": ["TODO"]', '"flag": ["TODO", "FIXME"]'));
+    s = await waitForScreen((x) => /~lsp:words\s+kept 5/.test(x), 'the language server updated in place');
+    expect(s).toContain(`pid ${wordsPid}`);
+    // The agent's lsp__ tools, through the same command line as MCP tools.
+    tmux('send-keys', '-t', SESSION, '/call lsp__diagnostics {"file": "notes.md"}', 'Enter');
+    s = await waitForScreen((x) => /notes\.md:10:1 warning \[words\] "FIXME" left in the text/.test(x), 'the diagnostics with the new settings');
+    expect(s).toMatch(/notes\.md:9:1 warning \[words\] "TODO" left in the text/);
 
     // A command: call a tool.
     tmux('send-keys', '-t', SESSION, '/call mcp__clock__now {}', 'Enter');
