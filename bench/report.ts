@@ -9,7 +9,7 @@ import { idleSliceSeconds } from './idle.js';
 import { HUB_STABILITY_MS } from './mcpHub.js';
 import type { PoolResult } from './poolSessions.js';
 import type { UiFramesResult } from './uiFrames.js';
-import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, SessionsAtN, TargetVerdict } from './results.js';
+import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, SessionsAtN, TargetVerdict } from './results.js';
 import { median, round, type Summary } from './stats.js';
 
 const IDS: readonly ContestantId[] = ['incremental', 'full', 'equal-floor', 'mcp-hub'];
@@ -157,6 +157,7 @@ export function evaluateTargets(r: BenchResults): TargetVerdict[] {
   // 8. Cold start and idle no worse than the previous run.
   verdicts.push(noWorseThanBefore(r));
   if (r.gateway) verdicts.push(gatewayCallTarget(r.gateway));
+  if (r.lsp) verdicts.push(lspTarget(r.lsp));
   return verdicts;
 }
 
@@ -581,6 +582,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.pool) out.push(...poolSection(r.pool), '');
   if (r.ui) out.push(...uiSection(r.ui), '');
   if (r.gateway) out.push(...gatewaySection(r.gateway), '');
+  if (r.lsp) out.push(...lspSection(r.lsp), '');
   out.push(...hubSection(r), '');
   out.push(...methodSection(r));
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
@@ -952,6 +954,48 @@ function gatewaySection(g: GatewayResult): string[] {
     table(
       ['clients', 'edits', 'spread, median ms', 'spread, max', 'save → last client listed, median ms'],
       g.fanOut.map((f) => [num(f.clients), num(f.edits), num(f.spreadMs.median, 1), num(f.spreadMs.max, 1), num(f.saveToLastMs.median)]),
+    ),
+  ];
+}
+
+/**
+ * Issue 14: editing one of N language servers touches only it — no other restarts, no failed
+ * answer from another during the edit — and it is usable again within debounce + its own connect
+ * + 10 ms (the MCP servers' target, issue 15).
+ */
+function lspTarget(l: LspResult): TargetVerdict {
+  const restarts = l.ns.reduce((sum, at) => sum + at.otherRestarts, 0);
+  const failures = l.ns.reduce((sum, at) => sum + at.probeFailures, 0);
+  const probes = l.ns.reduce((sum, at) => sum + at.probes, 0);
+  const over = l.ns.filter((at) => at.overheadMs.median > 10);
+  const verdict: TargetVerdict = {
+    target: 'edit one of N language servers → usable again within debounce + its own connect + 10 ms (median); the others untouched',
+    measured: `overhead ${l.ns.map((at) => `${num(at.overheadMs.median)} ms at N=${at.n}`).join(', ')}; other servers restarted: ${restarts}; hovers to another server during the edits: ${probes}, failed: ${failures}`,
+    met: restarts === 0 && failures === 0 && over.length === 0,
+  };
+  if (over.length > 0) verdict.why = `over 10 ms at N=${over.map((at) => at.n).join(', ')}`;
+  return verdict;
+}
+
+function lspSection(l: LspResult): string[] {
+  return [
+    '## Language servers: edit one of N',
+    '',
+    `N fixture language servers (test/fixtures/lsp-server.mjs) in the user settings of an in-process session (debounce ${l.debounceMs} ms). Each round changes the last one's args. Usable = from the save until its new process has answered a hover (make-before-break: the old one serves until then). Floor = the fixture's own connect measured alone in the same rounds (spawn → initialize answered). Overhead = usable − debounce − floor median. Meanwhile the first server is asked for a hover every 10 ms.`,
+    '',
+    table(
+      ['N', 'rounds', 'save → usable, median ms', 'min', 'max', 'floor, median ms', 'overhead, median ms', 'other restarts', 'hovers to another / failed'],
+      l.ns.map((at) => [
+        num(at.n),
+        num(at.rounds),
+        num(at.usableMs.median),
+        num(at.usableMs.min),
+        num(at.usableMs.max),
+        num(at.floorMs.median),
+        num(at.overheadMs.median),
+        num(at.otherRestarts),
+        `${num(at.probes)} / ${num(at.probeFailures)}`,
+      ]),
     ),
   ];
 }

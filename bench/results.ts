@@ -204,6 +204,28 @@ export interface PreviousRun {
   idle?: IdleResult;
 }
 
+/** Language servers (issue 14): edit one of N → usable again (bench/lsp.ts). */
+export interface LspResult {
+  debounceMs: number;
+  ns: LspAtN[];
+}
+
+export interface LspAtN {
+  n: number;
+  rounds: number;
+  /** Save → the edited server's new process answered a hover. */
+  usableMs: Summary;
+  /** The fixture language server's own connect alone (spawn → `initialize` answered). */
+  floorMs: Summary;
+  /** usable − debounce − floor median. */
+  overheadMs: Summary;
+  /** Servers other than the edited one whose pid changed over all rounds. */
+  otherRestarts: number;
+  /** Hovers to an unedited server during the edits, and how many failed. */
+  probes: number;
+  probeFailures: number;
+}
+
 /** `mcp-live serve` (issue 16): one echo server behind the gateway. */
 export interface GatewayResult {
   /** Timed calls per way. */
@@ -270,6 +292,8 @@ export interface BenchResults {
   ui?: UiFramesResult;
   /** `mcp-live serve`: call overhead and list_changed fan-out (bench/gateway.ts). */
   gateway?: GatewayResult;
+  /** Language servers: edit one of N → usable again, the others untouched (bench/lsp.ts). */
+  lsp?: LspResult;
   leftoverFixtures: { found: number[]; killed: boolean };
   /** Cold start and idle of the previous run, the baseline of their target; absent when none was found. */
   previous?: PreviousRun;

@@ -2,7 +2,7 @@
  * `npm run bench` / `npm run bench:quick`: runs the scenario groups, writes
  * `bench/results/<name>.json` and regenerates `docs/benchmarks.md` (+ its SVG chart).
  *
- *   node --expose-gc dist/bench/run.js [--quick] [--only cpu|cold|sessions|edits|burst|idle|pool|ui|gateway]
+ *   node --expose-gc dist/bench/run.js [--quick] [--only cpu|cold|sessions|edits|burst|idle|pool|ui|gateway|lsp]
  *        [--reps R] [--ns 1,10,50] [--idle-seconds S] [--name NAME] [--docs | --no-docs]
  *        [--no-hub] [--report bench/results/full.json]   (regenerate the docs from a file)
  *
@@ -17,6 +17,7 @@ import type { ContestantId } from './contestant.js';
 import { runColdStart } from './coldStart.js';
 import { runCpu } from './cpu.js';
 import { runGatewayBench } from './gateway.js';
+import { runLspBench } from './lsp.js';
 import { ROOT, RunDir, fixtureProcesses, fixtureServers, killPids } from './fixtures.js';
 import { runIdle } from './idle.js';
 import { POLL_MS, checkMcpHub, type McpHubStatus } from './mcpHub.js';
@@ -26,7 +27,7 @@ import { runSessions } from './sessions.js';
 import { runPoolSessions } from './poolSessions.js';
 import { runUiFrames } from './uiFrames.js';
 
-const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle', 'pool', 'ui', 'gateway'] as const;
+const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle', 'pool', 'ui', 'gateway', 'lsp'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Flags {
@@ -190,6 +191,11 @@ async function main(): Promise<void> {
     if (runs('gateway')) {
       log('gateway: a call direct vs through mcp-live serve; list_changed fan-out to 1 and 10 clients');
       results.gateway = await runGatewayBench({ calls: quick ? 200 : 1_000, clients: 10, edits: quick ? 2 : 5, log });
+    }
+
+    if (runs('lsp')) {
+      log('lsp: edit one of N language servers → usable again; the others untouched');
+      results.lsp = await runLspBench({ ns: quick ? [1, 10] : [1, 10, 50], rounds: quick ? 3 : reps, log });
     }
 
     if (runs('cpu')) {
