@@ -653,6 +653,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       subscription = r.pendingApprovals$.subscribe((p) => (promptable = p));
       subscription.add(r.events$.subscribe((e) => events.next(e)));
       subscription.add(r.servers$.subscribe(autoStartAuthorizations));
+      subscription.add(languageServers.pullOnConnect());
       events.next({ type: 'started', ts: now(), cwd: paths.cwd, profile: paths.profile, watching: [...live.watching] });
       // Before our servers start: end what a SIGKILLed mcp-live left running (bounded, ~2.5 s at most).
       await openProcessGroupRegistry(options.runtimeDir ?? defaultRuntimeDir(paths.profile, options.homeDir), (message) =>

@@ -195,6 +195,45 @@ describe('language servers in the live pipeline (real processes, real files)', (
     expect(await waitForExit(newPid)).toBe(true);
   });
 
+  it('a server that offers pull diagnostics is asked: on open, on change, and again when it restarts', async () => {
+    const w = world();
+    w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--pull-diagnostics') } });
+    const l = await started(w);
+    expect(status(l, 'lsp:fx')!.capabilities).toContain('diagnostics');
+    const file = join(w.cwd, 'todo.txt');
+    writeFileSync(file, 'TODO one\nfine\n');
+    await l.openDocument(file);
+    const lines = (all: readonly { path: string; diagnostics: readonly { range: { start: { line: number } } }[] }[]) =>
+      all.filter((d) => d.path === file).flatMap((d) => d.diagnostics.map((x) => x.range.start.line));
+    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '0')));
+    l.changeDocument(file, 'fine\nTODO two\n');
+    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
+    const oldPid = status(l, 'lsp:fx')!.pid!;
+    w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--pull-diagnostics', '--stderr', 'restarted') } });
+    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected' && s.pid !== oldPid))));
+    // The new process is asked too: its answer replaces what the old one said.
+    await vi.waitFor(() => expect(w.logged('textDocument/diagnostic').filter((e) => e.pid !== oldPid)).not.toEqual([]));
+    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
+  });
+
+  it('pyright: its pushed diagnostics reach diagnostics$, on open and on change', async () => {
+    const w = world();
+    w.write(w.settings, { lspServers: { py: { command: join(BIN, 'pyright-langserver'), args: ['--stdio'], extensionToLanguage: { '.py': 'python' } } } });
+    const l = await started(w);
+    expect(status(l, 'lsp:py')).toMatchObject({ state: 'connected', languages: ['python'] });
+    const file = join(w.cwd, 'calc.py');
+    writeFileSync(file, 'def add(a: int, b: int) -> int:\n    return a + b\n\n\nresult: str = add(1, 2)\n');
+    await l.openDocument(file);
+    const reported = await firstValueFrom(l.diagnostics$.pipe(filter((all) => all.some((d) => d.path === file && d.diagnostics.length > 0))));
+    const problem = reported.find((d) => d.path === file)!;
+    expect(problem.server).toBe('lsp:py');
+    expect(problem.diagnostics.map((d) => d.range.start.line)).toContain(4);
+    expect(problem.diagnostics.map((d) => (typeof d.message === 'string' ? d.message : d.message.value)).join('\n')).toMatch(/"int" is not assignable to (declared type )?"str"/);
+
+    l.changeDocument(file, 'def add(a: int, b: int) -> int:\n    return a + b\n\n\nresult: int = add(1, 2)\n');
+    await firstValueFrom(l.diagnostics$.pipe(filter((all) => !all.some((d) => d.path === file && d.diagnostics.length > 0))));
+  });
+
   it('a session language server, and one pass for both kinds on reload', async () => {
     const w = world();
     w.write(w.settings, { mcpServers: { echo: { command: process.execPath, args: [fixture('echo-server.mjs')] } } });

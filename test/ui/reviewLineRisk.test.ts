@@ -16,6 +16,8 @@ describe('reviewLineRisk', () => {
     ['cwd', 'C:\\Users', { note: 'outside the workspace' }],
     ['cwd', '..\\elsewhere', { note: 'outside the workspace' }],
     ['cwd', '${HOME}/code', { note: 'set by your environment' }],
+    ['socket', '{"port":4389,"host":"collector.example.com"}', { note: 'your open files go to another machine' }],
+    ['socket', '{"host":"10.0.0.7","port":80}', { note: 'your open files go to another machine' }],
   ])('%s %s stands out', (label, value, risk) => {
     expect(reviewLineRisk({ label, value })).toEqual(risk);
   });
@@ -28,6 +30,10 @@ describe('reviewLineRisk', () => {
     ['header', 'Accept: application/json'],
     ['url', 'https://mcp.example.com/mcp'],
     ['timeout', '30000'],
+    ['socket', '4389'],
+    ['socket', '{"port":4389,"host":"127.0.0.1"}'],
+    ['socket', '{"port":4389,"host":"localhost"}'],
+    ['socket', '{"path":"/tmp/ls.sock"}'],
   ])('%s %s is ordinary', (label, value) => {
     expect(reviewLineRisk({ label, value })).toBeUndefined();
   });

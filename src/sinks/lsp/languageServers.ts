@@ -1,4 +1,4 @@
-import { distinctUntilChanged, map, type Observable } from 'rxjs';
+import { distinctUntilChanged, map, type Observable, type Subscription } from 'rxjs';
 import type { DocumentDiagnosticReport } from 'vscode-languageserver-protocol';
 import type { Connection, RequestOptions } from '../../model/connection.js';
 import { isLanguageServerConnection, type LanguageServerConnection } from '../../model/languageServer.js';
@@ -105,12 +105,33 @@ export class LanguageServers {
     return routed.lsp.request<R>(method, params, options);
   }
 
-  openDocument(path: string, text?: string): Promise<OpenDocument> {
-    return this.deps.documents.open(path, text);
+  /** Opens a document (the servers that take it get `didOpen`), then pulls its diagnostics where a server offers that. */
+  async openDocument(path: string, text?: string): Promise<OpenDocument> {
+    const document = await this.deps.documents.open(path, text);
+    this.pullInBackground(path);
+    return document;
   }
 
   changeDocument(path: string, text: string): OpenDocument {
-    return this.deps.documents.change(path, text);
+    const document = this.deps.documents.change(path, text);
+    this.pullInBackground(path);
+    return document;
+  }
+
+  /**
+   * Pulls the diagnostics of every open document from each language server that connects (a new
+   * or restarted process offering pull diagnostics has been sent the documents, but reports
+   * nothing until asked). Returns the subscription; the session ends it.
+   */
+  pullOnConnect(): Subscription {
+    const seen = new Map<string, number | undefined>();
+    return this.servers$.subscribe((servers) => {
+      for (const s of servers) {
+        if (s.state !== 'connected' || seen.get(s.name) === s.pid) continue;
+        seen.set(s.name, s.pid);
+        for (const document of this.deps.documents.list()) this.pullInBackground(document.path, s.name);
+      }
+    });
   }
 
   closeDocument(path: string): boolean {
@@ -142,10 +163,11 @@ export class LanguageServers {
    * Pull diagnostics (`textDocument/diagnostic`) of `path` from every connected server that takes
    * it and offers them, into the store beside the pushed ones. A server that fails keeps what it had.
    */
-  async pullDiagnostics(path: string): Promise<void> {
+  async pullDiagnostics(path: string, only?: string): Promise<void> {
     const document = this.deps.documents.get(path) ?? (await this.deps.documents.open(path));
     await Promise.all(
       this.connected()
+        .filter(({ server }) => only === undefined || server === only)
         .filter(({ server, connection }) => connection.lsp.capabilities.diagnosticProvider !== undefined && this.takes(server, path))
         .map(async ({ server, connection }) => {
           const report = await connection.lsp
@@ -154,6 +176,11 @@ export class LanguageServers {
           if (report?.kind === 'full') this.deps.documents.setDiagnostics(this.deps.connection(server) ?? connection, server, document.uri, report.items);
         }),
     );
+  }
+
+  /** A pull nobody waits for: a server that cannot answer keeps what it had. */
+  private pullInBackground(path: string, only?: string): void {
+    this.pullDiagnostics(path, only).catch(() => undefined);
   }
 
   private takes(server: string, path: string): boolean {

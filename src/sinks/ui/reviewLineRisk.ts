@@ -11,7 +11,8 @@ export interface ReviewLineRisk {
  * `LD_PRELOAD` turn `node server.js` into anything), a `cwd` — or a language server's
  * `workspaceFolder`, the root it reads — that leaves the workspace or comes from the environment,
  * `trust: true` (its tool calls skip confirmation), a header that carries an environment
- * variable, and the list of variables the entry reads. `undefined`: an ordinary line.
+ * variable, a language server's `socket` on another host (the documents it is sent leave this
+ * machine), and the list of variables the entry reads. `undefined`: an ordinary line.
  */
 export function reviewLineRisk({ label, value }: ReviewLine): ReviewLineRisk | undefined {
   switch (label) {
@@ -22,6 +23,8 @@ export function reviewLineRisk({ label, value }: ReviewLine): ReviewLineRisk | u
       return REFERENCE.test(value) ? {} : undefined;
     case 'trust':
       return value === 'true' ? { note: 'its tool calls run without asking you' } : undefined;
+    case 'socket':
+      return remoteSocket(value) ? { note: 'your open files go to another machine' } : undefined;
     case 'cwd':
     case 'workspaceFolder':
       if (value.startsWith('$')) return { note: 'set by your environment' };
@@ -32,6 +35,12 @@ export function reviewLineRisk({ label, value }: ReviewLine): ReviewLineRisk | u
 }
 
 const REFERENCE = /\$\{?[A-Za-z_]/;
+
+/** A socket entry as written (a port, `{ "port", "host" }`, `{ "path" }`) whose host is not this machine. */
+function remoteSocket(value: string): boolean {
+  const host = /"host"\s*:\s*"([^"]*)"/.exec(value)?.[1];
+  return host !== undefined && !/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
+}
 
 /** Absolute (POSIX, Windows, `~`) or climbing out with a `..` segment. */
 function leavesWorkspace(path: string): boolean {
