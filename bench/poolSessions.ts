@@ -46,13 +46,17 @@ async function runMode(dir: RunDir, pooled: boolean, sessions: number, servers: 
   const root = dir.folder(pooled ? 'pool-on' : 'pool-off');
   const startLog = join(root, 'starts.log');
   const home = join(root, 'home');
-  writeJson(join(home, '.qwen', 'settings.json'), { mcpServers: fixtureServers(servers, startLog) });
+  // 100 processes starting at once take about 30 s on 2 cores without the pool: the default connect
+  // deadline (30 s) would fail one now and then, and this measures processes and memory, not deadlines.
+  const entries = Object.fromEntries(Object.entries(fixtureServers(servers, startLog)).map(([name, entry]) => [name, { ...entry, connectTimeout: 120_000 }]));
+  writeJson(join(home, '.qwen', 'settings.json'), { mcpServers: entries });
   const pool = pooled ? createConnectionPool({ connector: connectMcp, idleGraceMs: 1000 }) : undefined;
   const lives: McpLive[] = [];
-  for (let i = 0; i < sessions; i++) {
-    const cwd = dir.folder(`${pooled ? 'pool-on' : 'pool-off'}/project-${i}`);
-    lives.push(createMcpLive({ cwd, homeDir: home, debounceMs: 50, ...(pool ? { pool } : {}) }));
-  }
+  // One workspace for all: sessions of one project (windows, agents) are what a pool shares
+  // processes between — a stdio server's working directory is part of its fingerprint, so
+  // sessions in different workspaces never share one (decision 158).
+  const cwd = dir.folder(`${pooled ? 'pool-on' : 'pool-off'}/project`);
+  for (let i = 0; i < sessions; i++) lives.push(createMcpLive({ cwd, homeDir: home, debounceMs: 50, ...(pool ? { pool } : {}) }));
   const t0 = performance.now();
   await Promise.all(lives.map((l) => l.start()));
   // Bounded: a server that never connects fails the run with every state, instead of hanging it.
