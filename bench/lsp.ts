@@ -7,16 +7,21 @@
  *
  * - **save → usable**: from the write of the settings file until the edited server's new process
  *   (new pid, connected) has answered a hover — what a host waits for;
- * - **the floor**: the fixture's own connect alone (spawn → `initialize` answered, via the LSP
- *   connector), measured in the same rounds under the same load (the probe below runs through
- *   it too); **overhead** = usable − debounce − floor median;
+ * - **the new process's own time**: the pass that replaced it (its `reconcile` event's `ms`: a
+ *   one-server pass is that server's connect and little else) and its first answer (the swap seen
+ *   → the hover answered: a fresh process's first request, as an MCP server's first `tools/list`
+ *   is part of its connect); **ours** = usable − debounce − both, per round; of it, the detection
+ *   (save → the pass's start, less the debounce) is measured;
+ * - **a bare connect**: the fixture's connect alone (spawn → `initialize` answered, via the LSP
+ *   connector) in the same rounds under the same load (the probe below runs through it too), a
+ *   cross-check of the pass's figure;
  * - **the others**: their pids before and after (restarts), and a hover to the first server every
  *   10 ms through the edit (failed answers = a gap).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstValueFrom, filter } from 'rxjs';
-import { createMcpLive, type McpLive } from '../src/index.js';
+import { createMcpLive, type McpLive, type ReconcileEvent } from '../src/index.js';
 import { LspDocuments } from '../src/sinks/lsp/documents.js';
 import { createLspConnector } from '../src/sinks/lsp/lspConnector.js';
 import { resolveLspConfig } from '../src/model/lspConfig.js';
@@ -63,6 +68,9 @@ async function atN(n: number, rounds: number): Promise<LspAtN> {
   const live = createMcpLive({ homeDir: home, cwd, debounceMs: DEBOUNCE_MS });
   const usable: number[] = [];
   const floor: number[] = [];
+  const connect: number[] = [];
+  const detect: number[] = [];
+  const answer: number[] = [];
   let otherRestarts = 0;
   let probes = 0;
   let probeFailures = 0;
@@ -74,12 +82,20 @@ async function atN(n: number, rounds: number): Promise<LspAtN> {
       const probing = probe(live, names[0]!, file);
       // The floor under the same load as the edit: the probe runs through both.
       floor.push(await fixtureConnectMs(cwd));
+      const pass = firstValueFrom(live.events$.pipe(filter((e): e is ReconcileEvent => e.type === 'reconcile' && e.reconnected.includes(edited))));
       const t0 = performance.now();
+      const wall0 = Date.now();
       write(round);
       const oldPid = before.get(edited);
       await firstValueFrom(live.servers$.pipe(filter((all) => all.some((s) => s.name === edited && s.state === 'connected' && s.pid !== oldPid))));
+      const swapped = performance.now();
       await live.lspRequest('textDocument/hover', hoverAt(file), { server: edited });
       usable.push(performance.now() - t0);
+      answer.push(performance.now() - swapped);
+      const replaced = await pass;
+      connect.push(replaced.ms);
+      // The pass began once the debounce after the first watcher event ran out (event stamps are Date.now()).
+      detect.push(replaced.ts - replaced.ms - wall0 - DEBOUNCE_MS);
       await sleep(200);
       const counted = await probing.stop();
       probes += counted.probes;
@@ -91,14 +107,15 @@ async function atN(n: number, rounds: number): Promise<LspAtN> {
     await live.dispose();
     dir.cleanup();
   }
-  const floorMs = summarize(floor);
-  const usableMs = summarize(usable);
   return {
     n,
     rounds,
-    usableMs,
-    floorMs,
-    overheadMs: summarize(usable.map((u) => u - DEBOUNCE_MS - floorMs.median)),
+    usableMs: summarize(usable),
+    connectMs: summarize(connect),
+    floorMs: summarize(floor),
+    overheadMs: summarize(usable.map((u, i) => u - DEBOUNCE_MS - connect[i]! - answer[i]!)),
+    detectMs: summarize(detect),
+    answerMs: summarize(answer),
     otherRestarts,
     probes,
     probeFailures,

@@ -215,10 +215,16 @@ export interface LspAtN {
   rounds: number;
   /** Save → the edited server's new process answered a hover. */
   usableMs: Summary;
-  /** The fixture language server's own connect alone (spawn → `initialize` answered). */
+  /** The pass that replaced the edited server (its `reconcile` event's `ms`): its new process's own connect. */
+  connectMs: Summary;
+  /** The fixture language server's connect alone (spawn → `initialize` answered): a cross-check. */
   floorMs: Summary;
-  /** usable − debounce − floor median. */
+  /** usable − debounce − that round's pass − its first answer, per round: ours. */
   overheadMs: Summary;
+  /** Of ours: save → the pass's start, less the debounce (the watcher event and the read). */
+  detectMs: Summary;
+  /** The swap seen in `servers$` → the new process's first hover answered (the server's first request). */
+  answerMs: Summary;
   /** Servers other than the edited one whose pid changed over all rounds. */
   otherRestarts: number;
   /** Hovers to an unedited server during the edits, and how many failed. */
