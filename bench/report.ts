@@ -901,7 +901,7 @@ function poolSection(p: PoolResult): string[] {
   return [
     `## Shared pool: ${p.pooled.sessions} sessions × the same ${p.pooled.serversPerSession} servers in one process`,
     '',
-    'Every session has its own workspace and admission; the pool shares only the processes (keyed by fingerprint). One run each, pool off first.',
+    'The sessions are ten of one project (one workspace, as ten windows or agents on one repository), each with its own admission and state; the pool shares only the processes, keyed by fingerprint — which holds a stdio server’s working directory, so sessions of different workspaces never share one. One run each, pool off first.',
     '',
     table(
       ['', 'pool off', 'pool on', 'off / on'],
