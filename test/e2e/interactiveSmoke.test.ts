@@ -61,7 +61,10 @@ describe('interactive session in a terminal (tmux)', () => {
     );
 
     // The servers come up, the gated one asks.
-    let s = await waitForScreen((x) => /● notes/.test(x) && /● clock/.test(x) && /● forecast/.test(x) && /Approve MCP server/.test(x), 'servers up and the dialog');
+    let s = await waitForScreen(
+      (x) => /● notes/.test(x) && /● clock/.test(x) && /● forecast/.test(x) && /● words/.test(x) && /Approve MCP server/.test(x),
+      'servers up and the dialog',
+    );
     expect(s).toMatch(/⊘ legacy\s+user\s+excluded by mcp\.excluded/);
     expect(s).toMatch(/⊘ repo-helper\s+project\s+needs approval/);
     expect(s).toContain(join(COPY, 'workspace/.mcp.json'));
