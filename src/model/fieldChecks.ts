@@ -12,6 +12,8 @@ export const isString: FieldCheck = (value) => typeof value === 'string';
 export const isNonEmptyString: FieldCheck = (value) => typeof value === 'string' && value !== '';
 export const isBoolean: FieldCheck = (value) => typeof value === 'boolean';
 export const isStringArray: FieldCheck = (value) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+export const isStringRecord: FieldCheck = (value) => isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string');
+export const isPositiveNumber: FieldCheck = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 /**
  * An object written as `{...}` in JSON: not null, not an array. Prototypes are not inspected, so

@@ -4,12 +4,14 @@ import {
   isBoolean,
   isNonEmptyString,
   isPlainObject,
+  isPositiveNumber,
   isString,
   isStringArray,
+  isStringRecord,
   type FieldCheck,
   type FieldRule,
 } from './fieldChecks.js';
-import { expandVars, type BuiltinVariables } from './validate.js';
+import { entryExpander, expandValues } from './validate.js';
 import { MAX_TIMEOUT_MS, type ResolvedServerConfig, type ViewFields } from './types.js';
 
 /**
@@ -97,9 +99,7 @@ export const DEFAULT_LSP_MAX_RESTARTS = 3;
 /** How long one request to a language server may take (the entry has no field for it). */
 export const LSP_REQUEST_TIMEOUT_MS = 30_000;
 
-const isPositiveNumber: FieldCheck = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 const isCount: FieldCheck = (value) => typeof value === 'number' && Number.isInteger(value) && value >= 0;
-const isStringRecord: FieldCheck = (value) => isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string');
 const isSocket: FieldCheck = (value) =>
   isPort(value) ||
   (isPlainObject(value) &&
@@ -157,11 +157,7 @@ export function resolveLspConfig(
   if (config.extensionToLanguage === undefined && problems.length === 0) problems.push('extensionToLanguage is required');
   if (problems.length > 0) return { ok: false, error: problems.join('; ') };
 
-  const unset = new Set<string>();
-  const builtins: BuiltinVariables = {};
-  if (workspace !== undefined) builtins.workspacePath = workspace;
-  if (extensionPath !== undefined) builtins.extensionPath = extensionPath;
-  const expand = (text: string): string => expandVars(text, env, builtins, unset);
+  const { expand, unset } = entryExpander(env, workspace, extensionPath);
   const folderAsWritten = config.workspaceFolder === undefined ? undefined : expand(config.workspaceFolder);
   const workspaceFolder =
     workspace !== undefined ? resolve(workspace, folderAsWritten ?? '.') : folderAsWritten !== undefined && isAbsolute(folderAsWritten) ? folderAsWritten : resolve(folderAsWritten ?? '.');
@@ -178,7 +174,7 @@ export function resolveLspConfig(
   const resolved: ResolvedServerConfig & { lsp: ResolvedLsp } = {
     transport: 'stdio',
     args: (config.args ?? []).map(expand),
-    env: Object.fromEntries(Object.entries(config.env ?? {}).map(([key, value]) => [key, expand(value)])),
+    env: expandValues(config.env, expand),
     cwd: workspaceFolder,
     headers: {},
     timeout: LSP_REQUEST_TIMEOUT_MS,

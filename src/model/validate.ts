@@ -4,9 +4,10 @@ import {
   isBoolean,
   isNonEmptyString,
   isPlainObject,
+  isPositiveNumber,
   isString,
   isStringArray,
-  type FieldCheck,
+  isStringRecord,
   type FieldRule,
 } from './fieldChecks.js';
 import { oauthProblems, resolveOAuthSettings } from './oauthSettings.js';
@@ -23,9 +24,6 @@ import {
 /** The message of a config that names no way to reach the server (SPEC §3). */
 export const NO_TRANSPORT_ERROR = 'no transport: set command, url or httpUrl';
 
-const isStringRecord: FieldCheck = (value) =>
-  isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string');
-const isPositiveNumber: FieldCheck = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 /**
  * Every known field, its check and the words of its error. The transport fields must be
@@ -148,7 +146,7 @@ export function unsetVariableWarning(name: string): string {
 }
 
 /** Expands the values of a string map (keys stay as written). */
-function expandValues(
+export function expandValues(
   record: Readonly<Record<string, string>> | undefined,
   expand: (text: string) => string,
 ): Record<string, string> {
@@ -188,6 +186,22 @@ export function connectDeadline(connectTimeout: number | undefined, timeout: num
   return capped(connectTimeout ?? Math.min(timeout, DEFAULT_CONNECT_TIMEOUT_MS));
 }
 
+/**
+ * {@link expandVars} for one entry: its environment, `${workspacePath}` = `workspace` and
+ * `${extensionPath}` = its extension's directory, collecting the unset variables it reads.
+ */
+export function entryExpander(
+  env: Environment,
+  workspace?: string,
+  extensionPath?: string,
+): { expand: (text: string) => string; unset: Set<string> } {
+  const unset = new Set<string>();
+  const builtins: BuiltinVariables = {};
+  if (workspace !== undefined) builtins.workspacePath = workspace;
+  if (extensionPath !== undefined) builtins.extensionPath = extensionPath;
+  return { expand: (text) => expandVars(text, env, builtins, unset), unset };
+}
+
 /** What {@link resolveServerConfig} returns for a valid entry. */
 export interface Resolution {
   ok: true;
@@ -224,11 +238,7 @@ export function resolveServerConfig(
   const transport = transportKind(config);
   if (transport === undefined) return { ok: false, error: NO_TRANSPORT_ERROR };
   const view = viewFieldsOf(config);
-  const unset = new Set<string>();
-  const builtins: BuiltinVariables = {};
-  if (workspace !== undefined) builtins.workspacePath = workspace;
-  if (extensionPath !== undefined) builtins.extensionPath = extensionPath;
-  const expand = (text: string): string => expandVars(text, env, builtins, unset);
+  const { expand, unset } = entryExpander(env, workspace, extensionPath);
   const done = (resolved: ResolvedServerConfig): Resolution => ({ ok: true, resolved, view, unsetVariables: [...unset].sort() });
   if (transport === 'stdio') {
     const resolved: ResolvedServerConfig = {
