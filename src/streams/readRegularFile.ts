@@ -5,6 +5,13 @@ import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/
 export const MAX_SETTINGS_FILE_BYTES = 4 * 1024 * 1024;
 
 /**
+ * The largest document read for a language server (a tool's file, an opened document, a file a
+ * server's answer points into): source files are larger than settings, yet a text an editor
+ * would open is rarely past a few MiB, and mcp-live holds each open document in memory (decision 178).
+ */
+export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/**
  * `ENOTREG`: not a regular file; `EFBIG`: over the size limit; `ENOTOWNER`: another user's;
  * `EOUTSIDE`: outside the directory it must stay in (`readInsideDirectory`).
  */
@@ -30,6 +37,8 @@ export interface ReadRegularFileOptions {
   maxBytes?: number;
   /** When set, a file (after following links) owned by another uid is refused. */
   ownerUid?: number;
+  /** What the limit is for, in the refusal: "settings files" (default), "documents". */
+  kind?: string;
 }
 
 /**
@@ -50,10 +59,19 @@ export async function readRegularFile(path: string, options: ReadRegularFileOpti
   try {
     const opened = await handle.stat();
     await refuseUnlessReadable(path, opened, options, maxBytes);
-    return await readAtMost(handle, path, opened.size, maxBytes);
+    return await readAtMost(handle, path, opened.size, maxBytes, options.kind);
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * {@link readRegularFile} as UTF-8 text, as `readFile(path, 'utf8')` decodes it (a BOM kept,
+ * malformed bytes as U+FFFD): for a file read on behalf of a tool, a document or a server.
+ */
+export async function readRegularText(path: string, options: ReadRegularFileOptions = {}): Promise<string> {
+  const bytes = await readRegularFile(path, options);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /** "a FIFO (named pipe)", "a character device", …; `undefined` for a regular file. */
@@ -92,24 +110,24 @@ async function refuseUnlessReadable(path: string, stats: Stats, options: ReadReg
   if (foreign) {
     throw new RefusedFileError(path, 'ENOTOWNER', `${subject} owned by uid ${stats.uid}, not by you (uid ${ownerUid})`);
   }
-  throw tooLarge(path, `${stats.size} bytes`, maxBytes);
+  throw tooLarge(path, `${stats.size} bytes`, maxBytes, options.kind);
 }
 
-function tooLarge(path: string, size: string, maxBytes: number): RefusedFileError {
+function tooLarge(path: string, size: string, maxBytes: number, kind = 'settings files'): RefusedFileError {
   const limit = maxBytes % (1024 * 1024) === 0 ? `${maxBytes / (1024 * 1024)} MiB` : `${maxBytes} bytes`;
-  return new RefusedFileError(path, 'EFBIG', `file too large (${size}; settings files may be at most ${limit})`);
+  return new RefusedFileError(path, 'EFBIG', `file too large (${size}; ${kind} may be at most ${limit})`);
 }
 
 /**
  * Reads until the end, into a buffer that never exceeds `maxBytes + 1`: a file that grows after
  * `fstat` (or reports size 0, as /proc files do) is cut off and refused, not read without end.
  */
-async function readAtMost(handle: FileHandle, path: string, size: number, maxBytes: number): Promise<Uint8Array> {
+async function readAtMost(handle: FileHandle, path: string, size: number, maxBytes: number, kind: string | undefined): Promise<Uint8Array> {
   let buffer = Buffer.allocUnsafe(Math.min(size, maxBytes) + 1);
   let length = 0;
   for (;;) {
     if (length === buffer.length) {
-      if (length > maxBytes) throw tooLarge(path, `more than ${maxBytes} bytes`, maxBytes);
+      if (length > maxBytes) throw tooLarge(path, `more than ${maxBytes} bytes`, maxBytes, kind);
       const grown = Buffer.allocUnsafe(Math.min(Math.max(buffer.length * 2, 8192), maxBytes + 1));
       buffer.copy(grown, 0, 0, length);
       buffer = grown;

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { debounceTime, filter, firstValueFrom, fromEvent, map, merge, of, take, takeUntil, timeout, type Observable } from 'rxjs';
@@ -29,6 +28,7 @@ import {
   type TextContext,
 } from '../../model/lspResultText.js';
 import { checkLspToolArgs, lspOperationOf, providerOf, type FilePosition, type LspOperation, type LspToolCall } from '../../model/lspTools.js';
+import { MAX_DOCUMENT_BYTES, RefusedFileError, readRegularText } from '../../streams/readRegularFile.js';
 
 /**
  * Runs the agent's `lsp__*` tools (src/model/lspTools.ts) against the connected language
@@ -174,12 +174,22 @@ function noServerText(path: string, languages: readonly string[]): string {
   return `no language server handles ${files} (${configured})`;
 }
 
+/**
+ * A file the agent or a server names, read bounded (decision 178): a FIFO, a device or a file over
+ * {@link MAX_DOCUMENT_BYTES} is refused, never read without end or waited on.
+ */
+function readDocument(path: string): Promise<string> {
+  return readRegularText(path, { maxBytes: MAX_DOCUMENT_BYTES, kind: 'documents' });
+}
+
 async function readText(path: string, shown: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return await readDocument(path);
   } catch (error) {
+    // "it is a FIFO (named pipe), not a regular file", "it links to /dev/zero, which is …", "file too large (…)".
+    if (error instanceof RefusedFileError) throw new ToolFailure(`cannot read ${shown}: ${error.code === 'ENOTREG' ? 'it ' : ''}${error.reason}`);
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    const why = code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new ToolFailure(`cannot read ${shown}: ${why}`);
   }
 }
@@ -329,7 +339,7 @@ async function linesOf(uris: readonly string[], deps: LspToolDeps): Promise<Map<
   const entries = await Promise.all(
     unique.map(async (uri) => {
       const path = fileURLToPath(uri);
-      const text = deps.documents.get(path)?.text ?? (await readFile(path, 'utf8').catch(() => undefined));
+      const text = deps.documents.get(path)?.text ?? (await readDocument(path).catch(() => undefined));
       return text === undefined ? [] : [[uri, splitLines(text)] as const];
     }),
   );
