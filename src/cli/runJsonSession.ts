@@ -1,8 +1,14 @@
-import { createInterface } from 'node:readline';
 import type { McpLive } from '../createMcpLive.js';
 import type { ResultEvent } from '../model/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
+import { BoundedLineSplitter, formatBytes, type LinePiece } from '../streams/boundedLineSplitter.js';
 import { CANCELLED_ON_QUIT, SERVER_REQUESTS, peekCommand, runJsonCommand } from './jsonCommands.js';
+
+/**
+ * The longest command line read (decision 184): a longer one is answered `line too long` and
+ * skipped unbuffered. The largest command (a `call` with its arguments) is far below it.
+ */
+export const MAX_COMMAND_LINE_BYTES = 1024 * 1024;
 
 /** The answer of a command the session stopped before it ended (or began). */
 const CANCELLED_QUITTING = 'cancelled: quitting';
@@ -125,19 +131,31 @@ export async function runJsonSession(
       .finally(() => open.delete(command));
   };
 
-  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
-    if (line.trim() !== '') run(line);
-  });
+  const lines = new BoundedLineSplitter(MAX_COMMAND_LINE_BYTES);
+  const onPiece = (piece: LinePiece): void => {
+    // Like a malformed line (SPEC §9): an answer without an id, and the session goes on.
+    if ('tooLong' in piece) answer({ answered: false }, failure(undefined, lineTooLong(piece.tooLong)));
+    else if (piece.line.trim() !== '') run(piece.line);
+  };
+  const onData = (chunk: Buffer | string): void => lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk).forEach(onPiece);
+  const onEnd = (): void => lines.end().forEach(onPiece);
+  io.stdin.on('data', onData);
+  io.stdin.once('end', onEnd);
 
   await Promise.race([started, stopped]);
   await stopped;
-  lines.close();
+  io.stdin.off('data', onData);
+  io.stdin.off('end', onEnd);
+  io.stdin.pause();
   process.removeListener('SIGINT', onSignal);
   process.removeListener('SIGTERM', onSignal);
   await live.dispose();
   output.unsubscribe();
   return 0;
+}
+
+function lineTooLong(bytes: number): string {
+  return `line too long (${formatBytes(bytes)}, at most ${formatBytes(MAX_COMMAND_LINE_BYTES)}): skipped`;
 }
 
 function failure(id: string | number | undefined, error: string): Result {
