@@ -172,7 +172,8 @@ export class SharedConnectionRestarted extends Error {
  */
 export class NeedsAuthorization extends Error {
   constructor(
-    readonly why: 'required' | 'refused' | 'scope',
+    /** `in_progress`: a connect while an interactive authorization is open, which it must not disturb (decision 187). */
+    readonly why: 'required' | 'refused' | 'scope' | 'in_progress',
     /** The scope the server asked for (`scope`: the scope the call needs). */
     readonly scope?: string,
   ) {
@@ -181,7 +182,9 @@ export class NeedsAuthorization extends Error {
         ? `needs more authorization${scope ? ` (scope "${scope}")` : ''}`
         : why === 'refused'
           ? 'the server no longer accepts the stored token'
-          : 'the server requires authorization',
+          : why === 'in_progress'
+            ? 'authorization in progress'
+            : 'the server requires authorization',
     );
     this.name = 'NeedsAuthorization';
   }

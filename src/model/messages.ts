@@ -1,3 +1,4 @@
+import type { NeedsAuthorization } from './connection.js';
 import type { ServerKind } from './lspConfig.js';
 import type { NotAllowedBy, Reason } from './types.js';
 
@@ -93,7 +94,9 @@ function approveHint(server: string, audience: HintAudience): string {
  * authentication – run /mcp auth github". `why` and `scope` come from the connection's
  * `NeedsAuthorization`: a token the server refused, or a call that needs more scope.
  */
-export function needsAuthText(server: string, { why, scope }: { why: 'required' | 'refused' | 'scope'; scope?: string }, audience: HintAudience): string {
+export function needsAuthText(server: string, { why, scope }: { why: NeedsAuthorization['why']; scope?: string }, audience: HintAudience): string {
+  // A connect while the user signs in: the flow reconnects the server when it ends (decision 187).
+  if (why === 'in_progress') return 'authorization in progress – finish signing in in the browser; the server reconnects then';
   const fix = authHint(server, audience);
   if (why === 'scope') return `needs more authorization${scope ? ` (scope "${scope}")` : ''} – ${fix}`;
   if (why === 'refused') return `needs authentication again (the server refused the stored token) – ${fix}`;

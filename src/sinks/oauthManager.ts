@@ -3,7 +3,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { ResolvedServerConfig } from '../model/types.js';
 import { holdSecrets } from '../model/secrets.js';
 import { listenForCallback } from './oauthCallback.js';
-import { McpOAuthProvider } from './oauthProvider.js';
+import { AuthorizationInProgress, McpOAuthProvider } from './oauthProvider.js';
 import type { OAuthTokenStore } from './oauthTokenStore.js';
 
 /**
@@ -71,27 +71,35 @@ export function createOAuthManager(store: OAuthTokenStore): OAuthManager {
       await auth(oauth, { serverUrl, scope: oauth.challenge.scope, resourceMetadataUrl: oauth.challenge.resourceMetadataUrl, fetchFn });
       return;
     }
+    // One flow per server (decision 187): a second one would replace the first's verifier.
+    if (oauth.authorizing) throw new AuthorizationInProgress();
     if (oauth.challenge.resourceMetadataUrl === undefined && oauth.challenge.scope === undefined) await probe(serverUrl, fetchFn);
     const callback = await listenForCallback(config.oauth?.redirectUri);
     const state = randomBytes(24).toString('base64url');
     let published = false;
-    oauth.beginInteractive({
-      redirectUrl: callback.redirectUrl,
-      state,
-      onAuthorizationUrl: (url) => {
-        published = true;
-        options.onAuthorizationUrl(url.href);
-      },
-    });
+    let flow: McpOAuthProvider;
+    try {
+      flow = oauth.beginInteractive({
+        redirectUrl: callback.redirectUrl,
+        state,
+        onAuthorizationUrl: (url) => {
+          published = true;
+          options.onAuthorizationUrl(url.href);
+        },
+      });
+    } catch (error) {
+      await callback.close();
+      throw error;
+    }
     try {
       const { scope, resourceMetadataUrl } = oauth.challenge;
-      const first = await auth(oauth, { serverUrl, scope, resourceMetadataUrl, fetchFn });
+      const first = await auth(flow, { serverUrl, scope, resourceMetadataUrl, fetchFn });
       if (first === 'AUTHORIZED' || !published) return;
       const code = await callback.code(state, { timeoutMs: options.timeoutMs, signal: options.signal });
       holdSecrets(code);
-      await auth(oauth, { serverUrl, authorizationCode: code, scope, resourceMetadataUrl, fetchFn });
+      await auth(flow, { serverUrl, authorizationCode: code, scope, resourceMetadataUrl, fetchFn });
     } finally {
-      oauth.endInteractive();
+      flow.endInteractive();
       await callback.close();
     }
   }

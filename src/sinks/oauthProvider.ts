@@ -11,8 +11,10 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { fetchWithinOrigin, type FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { NeedsAuthorization } from '../model/connection.js';
 import { oauthClientKey, type OAuthSettings } from '../model/oauthSettings.js';
+import { fetchRefusal, OAuthUrlRefused, openableAuthorizationUrl, usableResourceMetadataUrl } from '../model/oauthUrlPolicy.js';
 import { holdSecrets } from '../model/secrets.js';
 import { withoutUndefined } from '../model/withoutUndefined.js';
 import { oauthRecordKey, type OAuthRecord, type OAuthTokenStore } from './oauthTokenStore.js';
@@ -29,7 +31,9 @@ import { oauthRecordKey, type OAuthRecord, type OAuthTokenStore } from './oauthT
  *   help (no token, a refresh that fails, a step-up to a scope the token lacks), nothing is
  *   registered and no browser is opened — the connect ends in "needs authentication".
  * - **interactive** ({@link beginInteractive}, `/mcp auth NAME`): a new authorization through
- *   the user's browser, whatever tokens are stored, with the scope the server asked for last.
+ *   the user's browser, whatever tokens are stored, with the scope the server asked for last. It
+ *   runs on a provider of its own (its verifier, state and redirect), one per server at a time:
+ *   a connect meanwhile starts nothing and fails with "authorization in progress" (decision 187).
  */
 
 /** What the server said in its last `WWW-Authenticate` challenge (401, or 403 `insufficient_scope`). */
@@ -55,17 +59,36 @@ export class AuthorizationRequired extends Error {
   }
 }
 
+/**
+ * Thrown in the background while an interactive authorization is open: a connect then must not
+ * start another one (a second URL, a new PKCE verifier, another registration), which would make
+ * the user's sign-in fail (decision 187). The flow reconnects the server when it ends.
+ */
+export class AuthorizationInProgress extends NeedsAuthorization {
+  constructor() {
+    super('in_progress');
+    this.name = 'AuthorizationInProgress';
+  }
+}
+
+/** What a server's background provider and its interactive flow share. */
+interface ServerOAuthState {
+  challenge: Challenge;
+  discovery?: OAuthDiscoveryState;
+  /** An interactive authorization is open (decision 187). */
+  flowOpen: boolean;
+}
+
 /** Refresh an access token this long before it expires, so no request is sent with a dying one. */
 export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 export class McpOAuthProvider implements OAuthClientProvider {
-  /** The last challenge the server sent (kept across connects of this server). */
-  challenge: Challenge = {};
-  private interactive?: InteractiveFlow;
+  private readonly shared: ServerOAuthState;
+  /** Set on the flow's own provider only ({@link beginInteractive}); the background one has none. */
+  private readonly interactive?: InteractiveFlow;
   private verifier?: string;
-  private discovery?: OAuthDiscoveryState;
   private refreshing = false;
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
   private readonly key: string;
@@ -76,7 +99,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     private readonly settings: OAuthSettings | undefined,
     private readonly store: OAuthTokenStore,
     private readonly now: () => number = Date.now,
+    flow?: { shared: ServerOAuthState; interactive: InteractiveFlow },
   ) {
+    this.shared = flow?.shared ?? { challenge: {}, flowOpen: false };
+    this.interactive = flow?.interactive;
     this.key = oauthRecordKey(url, oauthClientKey(settings));
     holdSecrets(settings?.clientSecret, settings?.privateKey, settings?.idp?.clientSecret, settings?.idp?.idToken);
     if (settings?.privateKey !== undefined && settings.clientId !== undefined) {
@@ -88,6 +114,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
         alg: settings.signingAlgorithm ?? 'RS256',
       });
     }
+  }
+
+  /** The last challenge the server sent (kept across connects of this server, shared with its flow). */
+  get challenge(): Challenge {
+    return this.shared.challenge;
+  }
+
+  set challenge(challenge: Challenge) {
+    this.shared.challenge = challenge;
+  }
+
+  /** Whether an interactive authorization of this server is open. */
+  get authorizing(): boolean {
+    return this.shared.flowOpen;
   }
 
   /** A grant that needs no browser (client credentials, cross-app access): the SDK runs it at connect. */
@@ -119,17 +159,29 @@ export class McpOAuthProvider implements OAuthClientProvider {
     };
   }
 
-  /** Starts an interactive authorization: tokens read as none until {@link endInteractive}. */
-  beginInteractive(flow: InteractiveFlow): void {
-    this.interactive = flow;
+  /**
+   * Opens the server's one interactive authorization and returns the provider it runs on: its
+   * tokens read as none, it registers a client for its redirect, keeps its own PKCE verifier and
+   * hands its URL to `flow`. Until {@link endInteractive} on that provider, this one (the
+   * transport's) starts no authorization, and a second flow is refused (decision 187).
+   */
+  beginInteractive(flow: InteractiveFlow): McpOAuthProvider {
+    if (this.shared.flowOpen) throw new AuthorizationInProgress();
+    this.shared.flowOpen = true;
+    return new McpOAuthProvider(this.server, this.url, this.settings, this.store, this.now, { shared: this.shared, interactive: flow });
   }
 
+  /** Closes the flow this provider runs (a no-op on the background provider). */
   endInteractive(): void {
-    this.interactive = undefined;
+    if (this.interactive !== undefined) this.shared.flowOpen = false;
   }
 
   state(): string {
-    return this.interactive?.state ?? randomBytes(16).toString('base64url');
+    if (this.interactive !== undefined) return this.interactive.state;
+    // The SDK asks for a state just before it starts an authorization: in the background that is
+    // never the user's, and during their flow it would replace the URL they are signing in with.
+    if (this.shared.flowOpen) throw new AuthorizationInProgress();
+    return randomBytes(16).toString('base64url');
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -144,8 +196,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
       return uris === undefined || uris.includes(this.interactive.redirectUrl) ? client : undefined;
     }
     // In the background nothing is registered: registering is the start of an authorization,
-    // which is the user's to begin.
-    if (client === undefined && !this.nonInteractive) throw new AuthorizationRequired();
+    // which is the user's to begin (and during their flow, the flow's).
+    if (client === undefined && !this.nonInteractive) throw this.shared.flowOpen ? new AuthorizationInProgress() : new AuthorizationRequired();
     return client;
   }
 
@@ -182,10 +234,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(url: URL): void {
+    // In the background the URL goes nowhere: the connect ends in "needs authentication".
+    if (this.interactive === undefined) return;
+    // A server's metadata (or an entry) names this URL: only a web URL reaches a browser, an
+    // event or a screen (decision 189). Thrown, it fails the flow before anyone sees it.
+    openableAuthorizationUrl(url);
     // Gemini CLI's `audiences`: the APIs the token is for, as the authorization server's `audience`.
     const audiences = this.settings?.audiences ?? [];
     if (audiences.length > 0) url.searchParams.set('audience', audiences.join(' '));
-    this.interactive?.onAuthorizationUrl(url);
+    this.interactive.onAuthorizationUrl(url);
   }
 
   saveCodeVerifier(verifier: string): void {
@@ -200,7 +257,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'verifier' || scope === 'all') this.verifier = undefined;
-    if (scope === 'discovery' || scope === 'all') this.discovery = undefined;
+    if (scope === 'discovery' || scope === 'all') this.shared.discovery = undefined;
     if (scope === 'verifier' || scope === 'discovery') return;
     await this.change((record) => ({
       ...record,
@@ -210,7 +267,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.discovery = state;
+    this.shared.discovery = state;
   }
 
   /**
@@ -218,7 +275,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * names both (Gemini CLI's fields): the authorization server is then taken as configured.
    */
   discoveryState(): OAuthDiscoveryState | undefined {
-    if (this.discovery !== undefined) return this.discovery;
+    if (this.shared.discovery !== undefined) return this.shared.discovery;
     const { authorizationUrl, tokenUrl } = this.settings ?? {};
     if (authorizationUrl === undefined || tokenUrl === undefined) return undefined;
     const issuer = new URL(authorizationUrl).origin;
@@ -246,13 +303,23 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * A fetch that notes every `WWW-Authenticate` challenge before the SDK acts on it: the scope a
-   * 401 names is what an authorization the user starts later must ask for, and a 403
+   * The fetch for everything OAuth of this server (the transport's requests, discovery,
+   * registration, tokens). It goes only where {@link fetchRefusal} allows, each redirect hop
+   * included (decision 190); it drops a `resource_metadata` on another origin from a challenge
+   * before the SDK reads it (decision 191); and it notes every `WWW-Authenticate` challenge: the
+   * scope a 401 names is what an authorization the user starts later must ask for, and a 403
    * `insufficient_scope` marks a step-up.
    */
   observe(fetchFn: FetchLike = fetch): FetchLike {
+    const guarded: FetchLike = (input, init) => {
+      const refusal = fetchRefusal(new URL(String(input instanceof Request ? input.url : input)), this.url);
+      return refusal === undefined ? fetchFn(input, init) : Promise.reject(new OAuthUrlRefused(refusal));
+    };
+    // A hop to another origin is not followed at all: a token or registration endpoint must not
+    // bounce mcp-live to an address of the server's choosing.
+    const within = fetchWithinOrigin(guarded);
     return async (input, init) => {
-      const response = await fetchFn(input, init);
+      const response = this.withoutForeignMetadata(await within(input, init));
       if (response.status === 401 || response.status === 403) {
         const { scope, resourceMetadataUrl, error } = extractWWWAuthenticateParams(response);
         const stepUp = response.status === 403 && error === 'insufficient_scope';
@@ -268,11 +335,28 @@ export class McpOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  /**
+   * A 401 or 403 whose challenge names a `resource_metadata` that {@link usableResourceMetadataUrl}
+   * refuses, as the same response without that parameter: the SDK then looks for the metadata at
+   * the server's own well-known URL (RFC 9728 §3), and the refused URL is never fetched.
+   */
+  private withoutForeignMetadata(response: Response): Response {
+    if (response.status !== 401 && response.status !== 403) return response;
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(response);
+    const header = response.headers.get('www-authenticate');
+    if (header === null || usableResourceMetadataUrl(resourceMetadataUrl, this.url) !== undefined) return response;
+    if (resourceMetadataUrl === undefined && !/resource_metadata\s*=/i.test(header)) return response;
+    // Renamed rather than cut out: the rest of the challenge (scheme, scope, error) parses as before.
+    const headers = new Headers(response.headers);
+    headers.set('www-authenticate', header.replace(/resource_metadata(?=\s*=)/gi, 'ignored_metadata'));
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+
   /** Refreshes (or, for a machine grant, renews) the access token now; a failure leaves it to the next 401. */
   private async refresh(): Promise<void> {
     this.refreshing = true;
     try {
-      await auth(this, { serverUrl: this.url, resourceMetadataUrl: this.challenge.resourceMetadataUrl, scope: this.challenge.scope });
+      await auth(this, { serverUrl: this.url, resourceMetadataUrl: this.challenge.resourceMetadataUrl, scope: this.challenge.scope, fetchFn: this.observe() });
     } catch {
       // The request goes out with what there is; a 401 then takes the usual way.
     } finally {
@@ -287,8 +371,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private async jwtBearerRequest(scope?: string): Promise<URLSearchParams> {
     const idp = this.settings?.idp;
     if (idp === undefined) throw new Error('oauth.idp is needed for grantType "jwt-bearer"');
-    const issuer = this.discovery?.authorizationServerMetadata?.issuer ?? this.discovery?.authorizationServerUrl;
-    const resource = this.discovery?.resourceMetadata?.resource ?? this.url;
+    const { discovery } = this.shared;
+    const issuer = discovery?.authorizationServerMetadata?.issuer ?? discovery?.authorizationServerUrl;
+    const resource = discovery?.resourceMetadata?.resource ?? this.url;
     const exchange = new URLSearchParams({
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',

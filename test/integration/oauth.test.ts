@@ -202,6 +202,25 @@ describe('OAuth for a remote server', () => {
     expect(oauth.authorizeRequests).toHaveLength(1);
   });
 
+  it('a reconnect while the browser flow is open starts no second authorization: one auth-required, one registration, the sign-in completes', async () => {
+    oauth = await startOAuthFixture({ wwwAuthenticateScope: 'mcp' });
+    const l = await session({ remote: { httpUrl: oauth.mcpUrl } });
+    await until(l, 'remote', (s) => s.state === 'needs_auth');
+    const { url, completed } = await l.authenticate('remote');
+    // The user reconnects (or supervision retries) before finishing in the browser.
+    expect(l.reconnect('remote')).toBe(true);
+    const during = await until(l, 'remote', (s) => s.state === 'needs_auth' && /in progress/.test(s.error ?? ''));
+    expect(during.error).toMatch(/authorization in progress/);
+    expect(events.filter((e) => e.type === 'auth-required')).toHaveLength(1);
+    expect(oauth.registrations).toHaveLength(1);
+    expect(oauth.authorizeRequests).toHaveLength(0);
+    expect(await playBrowser(url!)).toBe(200);
+    await completed;
+    await until(l, 'remote', (s) => s.state === 'connected');
+    expect(oauth.registrations).toHaveLength(1);
+    expect(oauth.tokenRequests.map((t) => t.grantType)).toEqual(['authorization_code']);
+  });
+
   it('a pre-registered client with configured endpoints and audiences: no registration, the entry\'s endpoints, `audience` sent', async () => {
     oauth = await startOAuthFixture({ dcr: false, preRegistered: [{ clientId: 'app', clientSecret: 'app-secret-value' }] });
     const issuer = oauth.issuer;

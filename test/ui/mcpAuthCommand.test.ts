@@ -56,6 +56,19 @@ describe('/mcp auth NAME · /mcp logout NAME (issue 12)', () => {
     expect((await run('/mcp auth nope')).output?.tone).toBe('error');
   });
 
+  it.each(['javascript:alert(1)', 'file:///etc/passwd', 'x-foo:open', 'http://example.invalid/authorize'])(
+    'an authorization URL of %s is neither opened nor shown (decision 189)',
+    async (authUrl) => {
+      const { run, opened, steer } = setup(() => Promise.resolve());
+      steer.authUrl = authUrl;
+      const { output } = await run('/mcp auth gh');
+      expect(output?.tone).toBe('error');
+      expect(output?.lines).toEqual([expect.stringMatching(/^refused to open the authorization URL .*only https: URLs, or http: to a loopback host$/)]);
+      expect(JSON.stringify(output)).not.toContain(authUrl);
+      expect(opened).toEqual([]);
+    },
+  );
+
   it('/mcp logout forgets the tokens', async () => {
     const { run, steer, callsOf } = setup(() => Promise.resolve());
     expect((await run('/mcp logout gh')).output).toEqual({ tone: 'success', lines: ['Forgot the tokens of gh.'] });

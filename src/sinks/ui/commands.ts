@@ -1,5 +1,6 @@
 import type { McpLive } from '../../createMcpLive.js';
 import { lspKey, lspName, serverKind, type ServerKind } from '../../model/lspConfig.js';
+import { refusedAuthorizationUrl } from '../../model/oauthUrlPolicy.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { openInBrowser } from '../openBrowser.js';
 import { statusText } from './serverSummary.js';
@@ -314,6 +315,9 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
       // The list shows how it ends (connected, or still waiting for authorization).
       completed.catch(() => undefined);
       if (url === undefined) return { output: info(`Authorizing ${command.server} with its client credentials…`) };
+      // Neither opened nor shown unless it is a web URL (decision 189), whoever handed it out.
+      const notWeb = refusedAuthorizationUrl(url);
+      if (notWeb !== undefined) return { output: failure(notWeb) };
       const opened = await (ctx.openUrl ?? openInBrowser)(url).then(
         () => true,
         () => false,
