@@ -248,6 +248,7 @@ export interface McpLive {
   approveAllPending(shown?: readonly { name: string; hash: string }[]): Promise<string[]>;
   /** Rejects the entry that was shown (`hash`, else as of the last pass). */
   reject(name: string, options?: { hash?: string }): Promise<void>;
+  /** Adds an MCP server for this session (scope `session`); throws for a name it would not serve (`lsp:…`, whitespace, controls). */
   addSessionServer(name: string, config: Record<string, unknown>): void;
   removeSessionServer(name: string): void;
   /** Adds a language server for this session (scope `session`, `.lsp.json` entry format); it is `lsp:NAME` from then on. */
@@ -481,6 +482,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     debounceMs: options.debounceMs,
     activity$: activity.asObservable(),
     concurrency: options.concurrency,
+    assembly,
     strategy: options.strategy,
     hints: options.hints,
     handlers,
@@ -576,15 +578,17 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
           },
         })
         .then(() => {
-          r.reconnect(name);
-          // The reconnect starts with `connecting`; its outcome is the first state after that.
-          return firstValueFrom(
-            r.servers$.pipe(
-              map((all) => all.find((s) => s.name === name)),
-              skipWhile((s) => s !== undefined && s.state !== 'connecting'),
-              filter((s) => s === undefined || (s.state !== 'connecting' && s.state !== 'disconnected')),
+          // The reconnect starts with `connecting`; its outcome is the first state after that —
+          // this server's own changes, followed before the reconnect begins (not every server's list).
+          const outcome = firstValueFrom(
+            r.changes$.pipe(
+              filter((s) => s.name === name),
+              skipWhile((s) => s.state !== 'connecting'),
+              filter((s) => s.state !== 'connecting' && s.state !== 'disconnected'),
             ),
           );
+          r.reconnect(name);
+          return outcome;
         })
         .then((after) => {
           if (after?.state !== 'connected') throw new Error(`server "${name}" did not connect after authorization: ${after?.error ?? after?.state ?? 'gone'}`);
@@ -609,18 +613,17 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
    * through the browser.
    */
   const autoStarts = new Map<string, number>();
-  const autoStartAuthorizations = (servers: readonly ServerStatus[]): void => {
-    for (const s of servers) {
-      if (s.state === 'connected') autoStarts.delete(s.name);
-      if (s.state !== 'needs_auth' || authorizing.has(s.name) || r.resolvedConfig(s.name)?.oauth?.autoStart !== true) continue;
-      const count = autoStarts.get(s.name) ?? 0;
-      if (count >= MAX_AUTO_STARTS) continue;
-      autoStarts.set(s.name, count + 1);
-      authenticate(s.name).then(
-        ({ completed }) => completed.catch(() => undefined),
-        (error: unknown) => events.next({ type: 'log', level: 'warn', message: `authorization of ${s.name} did not start: ${error instanceof Error ? error.message : String(error)}`, ts: now() }),
-      );
-    }
+  /** Per change of one server (decision 171: never a scan of every server per change). */
+  const autoStartAuthorization = (s: ServerStatus): void => {
+    if (s.state === 'connected') autoStarts.delete(s.name);
+    if (s.state !== 'needs_auth' || authorizing.has(s.name) || r.resolvedConfig(s.name)?.oauth?.autoStart !== true) return;
+    const count = autoStarts.get(s.name) ?? 0;
+    if (count >= MAX_AUTO_STARTS) return;
+    autoStarts.set(s.name, count + 1);
+    authenticate(s.name).then(
+      ({ completed }) => completed.catch(() => undefined),
+      (error: unknown) => events.next({ type: 'log', level: 'warn', message: `authorization of ${s.name} did not start: ${error instanceof Error ? error.message : String(error)}`, ts: now() }),
+    );
   };
 
   const persist = async (decisions: readonly { server: string; record: ApprovalRecord }[]): Promise<void> => {
@@ -660,7 +663,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       firstPass = ready;
       subscription = r.pendingApprovals$.subscribe((p) => (promptable = p));
       subscription.add(r.events$.subscribe((e) => events.next(e)));
-      subscription.add(r.servers$.subscribe(autoStartAuthorizations));
+      subscription.add(r.changes$.subscribe(autoStartAuthorization));
       subscription.add(languageServers.pullOnConnect());
       events.next({ type: 'started', ts: now(), cwd: paths.cwd, profile: paths.profile, watching: [...live.watching] });
       // Before our servers start: end what a SIGKILLed mcp-live left running (bounded, ~2.5 s at most).

@@ -35,7 +35,7 @@ import type {
   ServerEvent,
   Trigger,
 } from './model/events.js';
-import { createIncrementalDesired } from './model/incrementalDesired.js';
+import { createIncrementalDesired, type IncrementalDesired } from './model/incrementalDesired.js';
 import { createIncrementalPlan } from './model/incrementalPlan.js';
 import { serverKind } from './model/lspConfig.js';
 import type { Action, PlanStep } from './model/plan.js';
@@ -67,6 +67,11 @@ export interface ReconcilerDeps {
   activity$?: Observable<ReadActivity>;
   /** Servers acted on at once within a pass (default 8). */
   concurrency?: number;
+  /**
+   * The incremental assembly, shared with a host that assembles the latest inputs itself
+   * (`createMcpLive`): one memory of every entry, not two (decision 171). Default: its own.
+   */
+  assembly?: IncrementalDesired;
   /**
    * `incremental` (default) touches only what changed; `full` tears every server down and
    * connects all again on any change — the old behaviour, kept for comparison and benchmarks.
@@ -100,6 +105,8 @@ export interface PassResult {
 /** The running pipeline: observables for the UI and the NDJSON writer, plus its controls. */
 export interface Reconciler {
   readonly servers$: Observable<readonly ServerStatus[]>;
+  /** One value per status change of one server, at once (what `servers$` publishes together). */
+  readonly changes$: Observable<ServerStatus>;
   readonly tools$: Observable<readonly QualifiedTool[]>;
   /** The promptable set (gated servers strictly pending), emitted when a pass changed it (once its blocks are applied). */
   readonly pendingApprovals$: Observable<readonly PendingApproval[]>;
@@ -168,12 +175,21 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     handlers: deps.handlers,
   });
   // Per-source and per-entry results kept between passes: a pass costs what changed (issue 15).
-  const desiredState = createIncrementalDesired();
+  const desiredState = deps.assembly ?? createIncrementalDesired();
   // …and the plan: only names whose outcome or live entry changed are planned again.
   const planner = createIncrementalPlan();
   /** Names whose live entry changed since the last plan (every status change, and `/reconnect`). */
   const liveDirty = new Set<string>();
-  const watchingLive = live.changes$.subscribe((status) => liveDirty.add(status.name));
+  /**
+   * The names pending approval now, kept per change: a pass's promptable set costs its size,
+   * not a scan of every server (decision 171).
+   */
+  const pendingNames = new Set<string>();
+  const watchingLive = live.changes$.subscribe((status) => {
+    liveDirty.add(status.name);
+    if (status.reason === 'pending_approval') pendingNames.add(status.name);
+    else pendingNames.delete(status.name);
+  });
   /** After a pass that was cut short or failed, the next one plans every name again. */
   let planEverything = true;
   /** The configured names last handed to `setConfiguredNames`, and whether that pass changed them. */
@@ -321,14 +337,14 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
    * `approval-required` event when the set (names + hashes) changed and is not empty.
    */
   const announce = (desired: DesiredState): void => {
+    // The pass's statuses so far, in one `servers$` value, before the prompt that follows from them.
+    live.flush();
     shown = desired;
     markPlanned();
     // Names and hashes first: the reviews are built only when the set changed (this runs twice a pass).
-    const waiting = live
-      .list()
-      .filter((s) => s.reason === 'pending_approval')
-      .map((s) => ({ status: s, name: s.name, hash: approvalHash(desired.servers[s.name]?.config) }));
+    const waiting = [...pendingNames].map((name) => ({ status: live.status(name)!, name, hash: desiredState.hashOf(desired.servers[name]?.config) }));
     if (samePending(lastPromptable, waiting)) return;
+    waiting.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const promptable = promptableOf(desired, waiting);
     lastPromptable = promptable;
     pending.next(promptable);
@@ -369,6 +385,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
 
   return {
     servers$: live.servers$,
+    changes$: live.changes$,
     tools$: live.tools$,
     pendingApprovals$: pending.asObservable().pipe(distinctUntilChanged(samePending)),
     events$: events.asObservable(),

@@ -48,6 +48,11 @@ export interface IncrementalDesired {
     env: Environment,
     workspace?: string,
   ): DesiredServers;
+  /**
+   * `approvalHash(config)`, remembered per entry object: the one an assembly computed for the
+   * entry's standing, so the promptable set of a pass hashes nothing again (decision 171).
+   */
+  hashOf(config: unknown): string;
 }
 
 /**
@@ -70,7 +75,7 @@ export interface IncrementalDesired {
 export function createIncrementalDesired(): IncrementalDesired {
   const assembly = createIncrementalAssembly();
   const servers = createIncrementalServers((record) => assembly.namesOf(record));
-  return { assemble: assembly.assemble, desiredServers: servers };
+  return { assemble: assembly.assemble, desiredServers: servers, hashOf: assembly.hashOf };
 }
 
 // --- assemble --------------------------------------------------------------------------------------
@@ -194,7 +199,7 @@ function createIncrementalAssembly() {
     return changed;
   };
 
-  return { assemble, namesOf: (record: object) => namesByRecord.get(record) };
+  return { assemble, hashOf, namesOf: (record: object) => namesByRecord.get(record) };
 }
 
 /**

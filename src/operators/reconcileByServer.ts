@@ -11,16 +11,9 @@
  *
  * The fan-out of one reconcile pass (SPEC §6, §8): the actions of one server run in order (a
  * disconnect finishes before its reconnect starts), different servers run in parallel, at most
- * `concurrency` (default 8) servers at once.
+ * `concurrency` (default 8) servers at once; a server frees its slot when its queue ran dry.
  */
-import {
-  concatMap,
-  groupBy,
-  mergeMap,
-  type Observable,
-  type OperatorFunction,
-  ReplaySubject,
-} from 'rxjs';
+import { Observable, Subscription, type OperatorFunction } from 'rxjs';
 
 /** One action of a reconcile pass for the server `name` (connect, disconnect, re-filter …). */
 export interface ServerTask<R> {
@@ -30,23 +23,20 @@ export interface ServerTask<R> {
 }
 
 /**
- * Runs per-server tasks: grouped by `name`, a server's tasks strictly one after the other (a
- * task starts only after the previous task of the same server completed), different servers in
- * parallel with at most `concurrency` servers active at once. Emits everything the tasks emit
- * and completes when the source has completed and every task has completed.
+ * Runs per-server tasks: a server's tasks strictly one after the other (a task starts only after
+ * the previous task of the same server completed), different servers in parallel with at most
+ * `concurrency` servers active at once. Emits everything the tasks emit and completes when the
+ * source has completed and every task has completed.
  *
- * `groupBy(name)` → `concatMap` within a server → `mergeMap(…, concurrency)` across servers,
- * with two details that matter:
- *
- * - **No lost tasks.** `mergeMap` holds back the groups beyond `concurrency` and subscribes to
- *   them later; a plain `groupBy` group is a `Subject` and would drop every task pushed into it
- *   before that. Each group therefore replays its tasks to its (single, late) subscriber.
- * - **A slot is held per server until its group completes**, i.e. until the source has
- *   completed and that server's last task has finished. The intended source is one pass,
- *   `from(tasks)`, which completes as soon as it has emitted every task, so a server holds a
- *   slot exactly while it has work: the bound is on servers running at once. Fed by a source
- *   that stays open, a server whose queue ran dry would keep its slot until the source
- *   completes; don't use it that way. Groups end with the source, so none outlives the pass.
+ * - **No lost tasks.** A task of a server that waits for a slot, or runs one already, queues
+ *   behind that server's earlier tasks.
+ * - **A slot is held per server while it has work**: from its first task until its queue ran dry.
+ *   A later task of it then queues for a slot like a new server's.
+ * - **Linear in the number of servers** (decision 172). It was `groupBy(name)` → `concatMap` →
+ *   `mergeMap(…, concurrency)`: every group lived until the source completed, and each of N
+ *   groups ending took itself out of an array of N subscriptions — a pass of 20,000 blocks spent
+ *   seconds there. Here a server's state goes when its queue is empty, and servers whose tasks
+ *   complete synchronously are started in a loop, not by recursion (no stack growth with N).
  *
  * An error of a task (or of the source) goes downstream and ends the result, tearing down the
  * other servers' running tasks (standard operator semantics). The pipeline wraps each task's
@@ -57,11 +47,76 @@ export interface ServerTask<R> {
  */
 export function reconcileByServer<R>(concurrency = 8): OperatorFunction<ServerTask<R>, R> {
   return (source) =>
-    source.pipe(
-      groupBy((task) => task.name, {
-        // Unbounded on purpose: a group buffers the tasks of one server in one pass.
-        connector: () => new ReplaySubject<ServerTask<R>>(Infinity),
-      }),
-      mergeMap((server$) => server$.pipe(concatMap((task) => task.run())), concurrency),
-    );
+    new Observable<R>((subscriber) => {
+      /** Tasks not started yet, per server that runs one or waits for a slot. */
+      const queued = new Map<string, ServerTask<R>[]>();
+      /** The servers holding a slot, each with the subscription of the task it runs. */
+      const running = new Map<string, Subscription>();
+      /** Servers waiting for a slot, in arrival order; `head` is the next one. */
+      let waiting: string[] = [];
+      let head = 0;
+      let sourceDone = false;
+      let starting = false;
+
+      /** Runs `name`'s next task in its slot, or gives the slot up when it has none. */
+      const runNext = (name: string): void => {
+        const task = queued.get(name)?.shift();
+        if (task === undefined) {
+          queued.delete(name);
+          running.delete(name);
+          return startWaiting();
+        }
+        let action: Observable<R>;
+        try {
+          action = task.run();
+        } catch (err) {
+          return subscriber.error(err);
+        }
+        const inner = new Subscription();
+        running.set(name, inner);
+        inner.add(
+          action.subscribe({
+            next: (value) => subscriber.next(value),
+            error: (err: unknown) => subscriber.error(err),
+            // Recursion here is bounded by this server's own tasks.
+            complete: () => runNext(name),
+          }),
+        );
+      };
+
+      /** Starts waiting servers while slots are free: a loop, which a task completing at once re-enters only to return. */
+      const startWaiting = (): void => {
+        if (starting) return;
+        starting = true;
+        while (head < waiting.length && running.size < concurrency && !subscriber.closed) runNext(waiting[head++]!);
+        if (head === waiting.length) {
+          waiting = [];
+          head = 0;
+        }
+        starting = false;
+        if (sourceDone && queued.size === 0) subscriber.complete();
+      };
+
+      const upstream = source.subscribe({
+        next: (task) => {
+          const queue = queued.get(task.name);
+          if (queue !== undefined) return void queue.push(task);
+          queued.set(task.name, [task]);
+          waiting.push(task.name);
+          startWaiting();
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => {
+          sourceDone = true;
+          startWaiting();
+        },
+      });
+
+      return () => {
+        upstream.unsubscribe();
+        for (const inner of running.values()) inner.unsubscribe();
+        running.clear();
+        queued.clear();
+      };
+    });
 }

@@ -1,4 +1,4 @@
-import type { Observable } from 'rxjs';
+import { from, of, tap, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { reconcileByServer, type ServerTask } from '../../src/operators/reconcileByServer.js';
 import { marbles, type Context } from './marbles.js';
@@ -182,18 +182,48 @@ describe('reconcileByServer', () => {
   );
 
   it(
-    'keeps each group open until the source completes (the intended source completes at once)',
+    'frees a server\'s slot when its queue ran dry, though the source stays open (decision 172)',
     marbles((m) => {
-      // A source that stays open: server a's queue is empty from frame 2, but its group (and
-      // slot) lasts until the source completes at 6, so b, arriving at 3, waits for that.
+      // Server a's queue is empty from frame 2: b, arriving at 3, gets the one slot at once;
+      // a's later task waits for b, then runs after a's earlier one, as a new server's would.
       const a = m.cold('                 --(A|)');
       const b = m.cold('                 --(B|)');
-      const source = m.hot('              a--b--|', { a: task(m, 'a', a), b: task(m, 'b', b) });
-      const expected = '                  --A-----(B|)';
+      const a2 = m.cold('                -(C|)');
+      const source = m.hot('              a--bc---|', { a: task(m, 'a', a), b: task(m, 'b', b), c: task(m, 'a', a2) });
+      const expected = '                  --A--BC-|';
       m.expect(source.pipe(reconcileByServer(1))).toBeObservable(expected);
-      m.expect(b).toHaveSubscriptions('   ------^-!');
+      m.expect(b).toHaveSubscriptions('   ---^-!');
+      m.expect(a2).toHaveSubscriptions('  -----^!');
     }),
   );
+
+  it('runs 20,000 servers whose tasks complete at once, each task once, without deep recursion', () => {
+    // Every block of a pass completes synchronously: the servers are started in a loop.
+    for (const concurrency of [1, 8, Infinity]) {
+      const ran: string[] = [];
+      const tasks = Array.from({ length: 20_000 }, (_, i): ServerTask<string> => ({ name: `s${i}`, run: () => of(`s${i}`).pipe(tap((n) => ran.push(n))) }));
+      const out: string[] = [];
+      let completed = false;
+      from([...tasks, ...tasks.slice(0, 3)])
+        .pipe(reconcileByServer<string>(concurrency))
+        .subscribe({ next: (n) => out.push(n), complete: () => (completed = true) });
+      expect(completed).toBe(true);
+      expect(out).toHaveLength(20_003);
+      expect(new Set(ran).size).toBe(20_000);
+    }
+  });
+
+  it('passes an error thrown by run() on', () => {
+    const errors: unknown[] = [];
+    const failing: ServerTask<string> = {
+      name: 'a',
+      run: () => {
+        throw new Error('bad task');
+      },
+    };
+    from([failing]).pipe(reconcileByServer<string>()).subscribe({ error: (e: unknown) => errors.push(e) });
+    expect(errors).toEqual([new Error('bad task')]);
+  });
 
   it(
     'keeps no state between subscriptions',
