@@ -5,6 +5,7 @@ import { allowedNamesWarning } from './model/allowedNamesWarning.js';
 import { reasonText } from './model/messages.js';
 import { desiredServers, resolveAssembled, serverWarnings } from './model/plan.js';
 import { reviewEntry, type ReviewLine } from './model/reviewEntry.js';
+import { markWrittenByRepository } from './model/secrets.js';
 import { languagesOf, serverKind, type ServerKind } from './model/lspConfig.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
 import { createApprovalsStore } from './sinks/approvalsStore.js';
@@ -24,9 +25,9 @@ export interface PlannedServer {
   transport?: TransportKind | 'socket';
   /** A valid language server entry's language ids (from `extensionToLanguage`), sorted. */
   languages?: string[];
-  /** `command args…` or the URL, secrets masked. */
+  /** `command args…` or the URL (a user-scope entry's literal secrets masked). Raw: print it with `terminalSafe`. */
   target: string;
-  /** The entry as written, `${VAR}` references kept, literal secrets masked. */
+  /** The entry as written, `${VAR}` references kept; a user-scope entry's literal secrets masked, a gated one's shown (decision 166). */
   config: unknown;
   /** The environment variables the entry reads. */
   readsEnv: string[];
@@ -69,7 +70,8 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
   const servers = Object.values(desired.servers)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((server): PlannedServer => {
-      const review = reviewEntry(server.config, serverKind(server.name));
+      // A gated entry as written, literals and all (decision 166).
+      const review = reviewEntry(server.config, serverKind(server.name), server.scope);
       const entry: PlannedServer = {
         name: server.name,
         kind: serverKind(server.name),
@@ -99,6 +101,8 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
       }
       if (GATED_SCOPES.has(server.scope)) {
         entry.approval = approvalState(server.name, approvalHash(server.config), input.approvals);
+        // Its one-line target is the repository's text too: the net masks real secrets only (decision 167).
+        markWrittenByRepository(entry, ['target']);
       }
       const warnings = serverWarnings(resolution);
       if (warnings !== undefined) entry.warnings = warnings;

@@ -466,7 +466,7 @@ function promptableOf(
   waiting: readonly { status: ServerStatus; hash: string }[],
 ): PendingApproval[] {
   return waiting.map(({ status: s, hash }) => {
-    const { config, readsEnv, target, lines } = reviewEntry(desired.servers[s.name]?.config, serverKind(s.name));
+    const { config, readsEnv, target, lines } = reviewEntry(desired.servers[s.name]?.config, serverKind(s.name), s.scope);
     return { name: s.name, scope: s.scope, source: s.source, target, hash, config, readsEnv, review: lines };
   });
 }

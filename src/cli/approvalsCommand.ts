@@ -8,6 +8,9 @@ import { UsageError, type CliCommand } from './args.js';
 import { reviewEntry, type ReviewLine } from '../model/reviewEntry.js';
 import { serverKind } from '../model/lspConfig.js';
 import { formatTable } from './statusCommand.js';
+import { hasUnsafeCharacters, terminalSafe, terminalSafeJson, UNSAFE_TEXT_NOTE } from '../model/terminalText.js';
+import { createTextMasker, createWrittenTextMasker, maskingReplacer } from '../model/secrets.js';
+import { terminalWriter } from './terminalWriter.js';
 
 /**
  * `mcp-live approvals list | approve NAME | reject NAME | forget NAME`. A decision is bound to
@@ -22,6 +25,14 @@ export async function runApprovals(
 ): Promise<number> {
   const { action, json } = command;
   const { input, projectRoot, approvalsFile } = await readInputsOnce(options);
+  // The secret net over what is printed, a gated entry's own text masked by value only
+  // (decision 167); every human-readable line terminal-safe (decision 164), JSON too (168).
+  const env = options.env ?? process.env;
+  const mask = createTextMasker(env);
+  const written = createWrittenTextMasker(env);
+  const printJson = (value: unknown): void => void out.write(`${terminalSafeJson(JSON.stringify(value, maskingReplacer(mask, written)))}\n`);
+  const print = terminalWriter(out);
+  const printError = terminalWriter(process.stderr);
   const store = createApprovalsStore(approvalsFile);
   const desired = assemble(input);
   if (action === 'list') {
@@ -33,10 +44,10 @@ export async function runApprovals(
       const stored = Object.hasOwn(input.approvals, name) ? input.approvals[name]!.status : '-';
       return { name, scope: s?.scope ?? '-', state, stored };
     });
-    if (json) out.write(`${JSON.stringify({ projectRoot, approvalsFile, servers: rows }, null, 2)}\n`);
+    if (json) out.write(`${terminalSafeJson(JSON.stringify({ projectRoot, approvalsFile, servers: rows }, maskingReplacer(mask), 2))}\n`);
     else {
-      out.write(`Approvals for ${projectRoot} (${approvalsFile})\n`);
-      out.write(formatTable(['SERVER', 'SCOPE', 'NOW', 'STORED'], rows.map((r) => [r.name, r.scope, r.state, r.stored])));
+      print(mask(`Approvals for ${projectRoot} (${approvalsFile})\n`));
+      print(formatTable(['SERVER', 'SCOPE', 'NOW', 'STORED'], rows.map((r) => [r.name, r.scope, r.state, r.stored]), mask));
     }
     return 0;
   }
@@ -45,13 +56,13 @@ export async function runApprovals(
     // Exit 1 when there is nothing to forget: a mistyped NAME must not look like a success.
     if (!Object.hasOwn(input.approvals, name)) {
       const error = `nothing stored for ${name} in ${projectRoot}`;
-      if (json) out.write(`${JSON.stringify({ ok: false, server: name, error })}\n`);
-      else process.stderr.write(`mcp-live: ${error} (${approvalsFile})\n`);
+      if (json) printJson({ ok: false, server: name, error });
+      else printError(mask(`mcp-live: ${terminalSafe(error)} (${approvalsFile})\n`));
       return 1;
     }
     await store.decide(projectRoot, name, undefined);
-    if (json) out.write(`${JSON.stringify({ ok: true, server: name, action: 'forgot' })}\n`);
-    else out.write(`forgot ${name} for ${projectRoot}\n`);
+    if (json) printJson({ ok: true, server: name, action: 'forgot' });
+    else print(mask(`forgot ${terminalSafe(name)} for ${projectRoot}\n`));
     return 0;
   }
   const s = desired.servers[name];
@@ -61,24 +72,34 @@ export async function runApprovals(
   }
   const hash = approvalHash(s.config);
   if (command.hash !== undefined && command.hash !== hash) {
-    const review = reviewEntry(s.config, serverKind(name));
+    const review = reviewEntry(s.config, serverKind(name), s.scope);
     const error = `${name} changed since it was shown (its hash is now ${hash}); review it again`;
-    if (json) out.write(`${JSON.stringify({ ok: false, server: name, error, hash, config: review.config })}\n`);
-    else process.stderr.write(`mcp-live: ${error}:\n${formatReview(review.lines)}`);
+    if (json) printJson({ ok: false, server: name, error, hash, config: review.config });
+    else printError(`${mask(`mcp-live: ${terminalSafe(error)}:\n`)}${formatReview(review.lines, written)}`);
     return 1;
   }
   const status = action === 'approve' ? 'approved' : 'rejected';
   await store.decide(projectRoot, name, { hash, status });
-  const review = reviewEntry(s.config, serverKind(name));
+  const review = reviewEntry(s.config, serverKind(name), s.scope);
   if (json) {
-    out.write(`${JSON.stringify({ ok: true, server: name, action: status, hash, source: s.source, config: review.config })}\n`);
+    printJson({ ok: true, server: name, action: status, hash, source: s.source, config: review.config });
   } else {
-    out.write(`${status} ${name} for ${projectRoot}\n  source  ${s.source}\n${formatReview(review.lines)}  hash    ${hash}\n`);
+    print(`${mask(`${status} ${terminalSafe(name)} for ${projectRoot}\n  source  ${terminalSafe(s.source)}\n`)}${formatReview(review.lines, written)}  hash    ${hash}\n`);
   }
   return 0;
 }
 
-/** Review lines as `  label   value`, one a line. */
-export function formatReview(lines: readonly ReviewLine[]): string {
-  return lines.map((l) => `  ${l.label.padEnd(7)} ${l.value}\n`).join('');
+/**
+ * Review lines as `  label   value`, one a line, each value masked by `mask` (the secret net, see
+ * `createWrittenTextMasker` for a repository's entry) and then rendered terminal-safe with its
+ * `\n` shown (decision 164); a value that needed escapes says so (decision 165).
+ */
+export function formatReview(lines: readonly ReviewLine[], mask: (text: string) => string = (text) => text): string {
+  return lines
+    .map((l) => {
+      const value = mask(l.value);
+      const note = hasUnsafeCharacters(value) ? `  (${UNSAFE_TEXT_NOTE})` : '';
+      return `${note === '' ? ' ' : '!'} ${terminalSafe(l.label).padEnd(7)} ${terminalSafe(value)}${note}\n`;
+    })
+    .join('');
 }

@@ -7,6 +7,7 @@ import { readInputsOnce } from '../planReport.js';
 import { createOAuthManager } from '../sinks/oauthManager.js';
 import { createOAuthTokenStore } from '../sinks/oauthTokenStore.js';
 import type { CliCommand } from './args.js';
+import { terminalWriter } from './terminalWriter.js';
 import { UsageError } from './usageError.js';
 
 /**
@@ -22,6 +23,8 @@ export async function runAuth(
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const { server, json } = command;
+  // Terminal-safe (decision 164): a server's name and its authorization URL are not ours.
+  const print = terminalWriter(out);
   const oauth = createOAuthManager(createOAuthTokenStore(settingsPaths(options).oauthTokens));
   const report = (data: Record<string, unknown>): void => {
     if (json) out.write(`${JSON.stringify({ ok: true, server, ...data })}\n`);
@@ -29,7 +32,7 @@ export async function runAuth(
   if (command.action === 'logout') {
     const forgotten = await oauth.logout(server);
     report({ forgotten });
-    if (!json) out.write(forgotten > 0 ? `Forgot the tokens of ${server}.\n` : `No tokens stored for ${server}.\n`);
+    if (!json) print(forgotten > 0 ? `Forgot the tokens of ${server}.\n` : `No tokens stored for ${server}.\n`);
     return 0;
   }
   const { input, cwd } = await readInputsOnce(options);
@@ -44,10 +47,10 @@ export async function runAuth(
   await oauth.authenticate(server, resolved, {
     onAuthorizationUrl: (url) => {
       if (json) out.write(`${JSON.stringify({ type: 'auth-required', server, url })}\n`);
-      else out.write(`Open this URL in a browser to authorize ${server}:\n\n  ${url}\n\nWaiting for the browser…\n`);
+      else print(`Open this URL in a browser to authorize ${server}:\n\n  ${url}\n\nWaiting for the browser…\n`);
     },
   });
   report({ authenticated: true });
-  if (!json) out.write(`Authorized ${server}; the token is stored in ${oauth.store.file}.\n`);
+  if (!json) print(`Authorized ${server}; the token is stored in ${oauth.store.file}.\n`);
   return 0;
 }

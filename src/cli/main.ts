@@ -3,6 +3,7 @@ import type { McpLiveOptions } from '../createMcpLive.js';
 import { parseCliArgs, UsageError, USAGE, type CliCommand, type CommonOptions } from './args.js';
 import { checkOptionPaths } from './checkOptionPaths.js';
 import { packageVersion } from './ownPackage.js';
+import { terminalSafe } from '../model/terminalText.js';
 
 /** CLI options → library options. */
 export function toLiveOptions(o: CommonOptions): McpLiveOptions {
@@ -94,7 +95,8 @@ main(process.argv.slice(2)).then(
     // so a usage error (exit 2) points at --help instead. Anything else is about files or
     // servers, not about how mcp-live was called (exit 1).
     const usage = err instanceof UsageError;
-    const message = `mcp-live: ${err instanceof Error ? err.message : String(err)}\n`;
+    // Terminal-safe (decision 164): the message may quote a file or a server.
+    const message = `mcp-live: ${terminalSafe(err instanceof Error ? err.message : String(err), { multiline: true, indent: '  ' })}\n`;
     process.stderr.write(usage ? `${message}Run "mcp-live --help" for usage.\n` : message, () => process.exit(usage ? 2 : 1));
   },
 );

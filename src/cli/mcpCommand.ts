@@ -2,7 +2,9 @@ import type { McpLiveOptions } from '../createMcpLive.js';
 import { settingsPaths } from '../settingsPaths.js';
 import { addServerEntry, removeServerEntry, serversIn } from '../model/serverEntryEdits.js';
 import { reviewEntry } from '../model/reviewEntry.js';
-import { createTextMasker, maskingReplacer } from '../model/secrets.js';
+import { createTextMasker, createWrittenTextMasker, maskingReplacer } from '../model/secrets.js';
+import { terminalSafe, terminalSafeJson } from '../model/terminalText.js';
+import { terminalWriter } from './terminalWriter.js';
 import { GATED_SCOPES, type Scope } from '../model/types.js';
 import { transportKind, validateServerConfig } from '../model/validate.js';
 import { planReport, readInputsOnce, type PlannedServer } from '../planReport.js';
@@ -37,8 +39,11 @@ class McpCommandError extends Error {}
  */
 export async function runMcpCommand(options: McpLiveOptions, command: McpCommand, out: NodeJS.WritableStream): Promise<number> {
   const mask = createTextMasker(options.env ?? process.env);
-  const print = (text: string): void => void out.write(mask(text));
-  const printJson = (value: unknown): void => void out.write(`${JSON.stringify(value, maskingReplacer(mask), 2)}\n`);
+  // Terminal-safe (decisions 164, 168); a repository's entry masked by value only (decision 167).
+  const write = terminalWriter(out);
+  const print = (text: string): void => write(mask(text));
+  const replacer = maskingReplacer(mask, createWrittenTextMasker(options.env ?? process.env));
+  const printJson = (value: unknown): void => void out.write(`${terminalSafeJson(JSON.stringify(value, replacer, 2))}\n`);
   try {
     switch (command.action) {
       case 'add':
@@ -48,13 +53,13 @@ export async function runMcpCommand(options: McpLiveOptions, command: McpCommand
       case 'list':
         return await list(options, command.json ? printJson : undefined, print);
       case 'get':
-        return await get(options, command.server, command.json ? printJson : undefined, print);
+        return await get(options, command.server, command.json ? printJson : undefined, print, write);
     }
   } catch (error) {
     // A file that does not parse, a refused write (symlink, another user's file), a missing name.
     if (!(error instanceof Error) || error instanceof UsageError) throw error;
     if (command.json) printJson({ ok: false, error: error.message });
-    else process.stderr.write(mask(`mcp-live: ${error.message}\n`));
+    else terminalWriter(process.stderr)(mask(`mcp-live: ${error.message}\n`));
     return 1;
   }
 }
@@ -119,6 +124,7 @@ async function remove(options: McpLiveOptions, command: Extract<McpCommand, { ac
 
 async function list(options: McpLiveOptions, json: JsonOut, print: (t: string) => void): Promise<number> {
   const report = await planReport(options);
+  const mask = createTextMasker(options.env ?? process.env);
   const servers = report.servers.map((s) => ({
     name: s.name,
     scope: s.scope,
@@ -132,12 +138,12 @@ async function list(options: McpLiveOptions, json: JsonOut, print: (t: string) =
   }
   if (report.settingsError !== undefined) print(`✖ ${report.settingsError}\n`);
   if (servers.length === 0) print('No MCP servers configured.\n');
-  else print(formatTable(['SERVER', 'SCOPE', 'ADMISSION', 'SOURCE'], report.servers.map((s) => [s.name, s.scope, admissionWords(s), s.source])));
+  else print(formatTable(['SERVER', 'SCOPE', 'ADMISSION', 'SOURCE'], report.servers.map((s) => [s.name, s.scope, admissionWords(s), s.source]), mask));
   print(`${LIST_NOTE}\n`);
   return 0;
 }
 
-async function get(options: McpLiveOptions, server: string, json: JsonOut, print: (t: string) => void): Promise<number> {
+async function get(options: McpLiveOptions, server: string, json: JsonOut, print: (t: string) => void, write: (t: string) => void): Promise<number> {
   const report = await planReport(options);
   const planned = report.servers.find((s) => s.name === server);
   if (planned === undefined) throw new McpCommandError(await notDefinedIn(options, server, undefined));
@@ -161,7 +167,11 @@ async function get(options: McpLiveOptions, server: string, json: JsonOut, print
     { label: 'source', value: planned.source },
     { label: 'admission', value: admissionWords(planned) },
   ];
-  print(`${server}\n${formatReview([...head, ...planned.review])}`);
+  // Masked line by line before escaping; a repository's entry by value only (decision 167).
+  const env = options.env ?? process.env;
+  const mask = createTextMasker(env);
+  const entryMask = GATED_SCOPES.has(planned.scope) ? createWrittenTextMasker(env) : mask;
+  write(`${terminalSafe(mask(server))}\n${formatReview(head, mask)}${formatReview(planned.review, entryMask)}`);
   if (overridden.length > 0) print(`  also defined in ${describe(overridden)} (overridden by this one)\n`);
   return 0;
 }

@@ -1,26 +1,36 @@
 import type { McpLiveOptions } from '../createMcpLive.js';
-import { createTextMasker, maskingReplacer } from '../model/secrets.js';
+import { createTextMasker, createWrittenTextMasker, maskingReplacer } from '../model/secrets.js';
+import { terminalSafe, terminalSafeJson } from '../model/terminalText.js';
+import { GATED_SCOPES } from '../model/types.js';
 import { lspName } from '../model/lspConfig.js';
 import { planReport, type PlannedServer } from '../planReport.js';
 import { formatReview } from './approvalsCommand.js';
 import { byKind, formatTable, formatWarnings, languageSection } from './statusCommand.js';
+import { terminalWriter } from './terminalWriter.js';
 
 /**
  * `mcp-live plan`: the dry run. Spawns nothing.
  *
  * Everything printed passes the session-wide secret net (issue 11): entries are already shown
- * as written with literal secrets masked; the net also catches a literal copy of a secret from
- * the environment (an arg that repeats `$GITHUB_TOKEN`'s value), token formats and URL
- * credentials anywhere, in the table and in every string of the JSON.
+ * as written (a user-scope entry's literal secrets masked, a repository's shown: decision 166);
+ * the net also catches a literal copy of a secret from the environment (an arg that repeats
+ * `$GITHUB_TOKEN`'s value) everywhere, and token formats and URL credentials everywhere but in
+ * a repository's own entry (decision 167), in the table and in every string of the JSON. Text
+ * is terminal-safe (decision 164), and so is the JSON (decision 168).
  */
 export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJS.WritableStream): Promise<number> {
   const report = await planReport(options);
-  const mask = createTextMasker(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const mask = createTextMasker(env);
+  // A repository's entry is its own text: the net masks real secrets only in it (decision 167).
+  const written = createWrittenTextMasker(env);
   if (json) {
-    out.write(`${JSON.stringify(report, maskingReplacer(mask), 2)}\n`);
+    out.write(`${terminalSafeJson(JSON.stringify(report, maskingReplacer(mask, written), 2))}\n`);
     return 0;
   }
-  const print = (text: string): void => void out.write(mask(text));
+  // Every line terminal-safe (decision 164): entries, paths and errors are a file's text.
+  const write = terminalWriter(out);
+  const print = (text: string): void => write(mask(text));
   print(`Workspace ${report.cwd}${report.trusted ? '' : ' (untrusted folder: workspace settings and .mcp.json ignored)'}\n`);
   if (report.settingsError !== undefined) print(`✖ ${report.settingsError}\n`);
   for (const n of report.notices) {
@@ -35,17 +45,22 @@ export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJ
   const { mcp, lsp } = byKind(report.servers);
   const admission = (s: PlannedServer) =>
     s.error ?? (s.admitted ? 'would connect' : s.reason === 'settings_error' ? 'blocked: settings do not parse' : (s.message ?? s.reason ?? 'blocked'));
-  const mcpRows = mcp.map((s) => [s.name, s.scope, s.transport ?? '-', s.fingerprint ?? '-', admission(s), s.target, s.source].map(mask));
+  const runs = (s: PlannedServer) => (GATED_SCOPES.has(s.scope) ? written : mask)(s.target);
+  const mcpRows = mcp.map((s) => [...[s.name, s.scope, s.transport ?? '-', s.fingerprint ?? '-', admission(s)].map(mask), runs(s), mask(s.source)]);
   // Language servers as the interactive list shows them: a section of their own, by their own names.
-  const lspRows = lsp.map((s) =>
-    [lspName(s.name), s.scope, s.transport ?? '-', s.fingerprint ?? '-', admission(s), (s.languages ?? []).join(', ') || '-', s.target, s.source].map(mask),
-  );
-  out.write(mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'RUNS', 'SOURCE'], mcpRows));
-  out.write(languageSection(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'LANGUAGES', 'RUNS', 'SOURCE'], lspRows));
-  print(formatWarnings(report.servers));
+  const lspRows = lsp.map((s) => [
+    ...[lspName(s.name), s.scope, s.transport ?? '-', s.fingerprint ?? '-', admission(s), (s.languages ?? []).join(', ') || '-'].map(mask),
+    runs(s),
+    mask(s.source),
+  ]);
+  write(mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'RUNS', 'SOURCE'], mcpRows));
+  write(languageSection(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'LANGUAGES', 'RUNS', 'SOURCE'], lspRows));
+  write(formatWarnings(report.servers, mask));
   // Everything that decides what would run or where data goes (issue 11): the table's one-line
   // target does not show env, cwd, headers or trust. Entries go by their keys (`lsp:NAME`).
   print('\nEntries as written (literal secrets masked):\n');
-  for (const s of report.servers) print(`${s.name} (${s.scope}, ${s.source})\n${formatReview(s.review)}`);
+  for (const s of report.servers) {
+    write(`${terminalSafe(mask(s.name))} (${s.scope}, ${terminalSafe(mask(s.source))})\n${formatReview(s.review, GATED_SCOPES.has(s.scope) ? written : mask)}`);
+  }
   return 0;
 }

@@ -1,6 +1,7 @@
 import { render } from 'ink';
 import type { McpLive } from '../createMcpLive.js';
 import { App } from '../sinks/ui/App.js';
+import { terminalSafe } from '../model/terminalText.js';
 
 /** Streams of the terminal session; the process's own by default (tests pass fakes). */
 export interface InteractiveIo {
@@ -57,7 +58,7 @@ export async function runInteractive(
     instance.unmount();
     await instance.waitUntilExit();
     if (!outcome.ok) {
-      stderr.write(`mcp-live: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}\n`);
+      stderr.write(`mcp-live: ${terminalSafe(outcome.error instanceof Error ? outcome.error.message : String(outcome.error), { multiline: true, indent: '  ' })}\n`);
       return 1;
     }
     return 0;

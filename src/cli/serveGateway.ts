@@ -15,6 +15,7 @@ import { DEFAULT_GATEWAY_PORT, type ServeCommand } from './args.js';
 import { packageVersion } from './ownPackage.js';
 import { runJsonSession } from './runJsonSession.js';
 import type { ServeIo, ServeTarget } from './serveCommand.js';
+import { terminalSafe } from '../model/terminalText.js';
 
 /**
  * The gateway side of `mcp-live serve` (issue 16), loaded only where a gateway runs: a relay
@@ -84,7 +85,8 @@ function runSession(command: ServeCommand, gateway: Gateway, listening: GatewayL
   }
   const write = (event: McpLiveEvent): void => {
     const text = gatewayEventText(event) ?? eventLogText(event)?.text;
-    if (text !== undefined) io.stderr.write(`mcp-live: ${text}\n`);
+    // Terminal-safe (decision 164): names, errors and client names are not ours.
+    if (text !== undefined) io.stderr.write(`mcp-live: ${terminalSafe(text, { multiline: true, indent: '  ' })}\n`);
   };
   return runUntilStopped(gateway, listening, write, NEVER_SETTLES);
 }

@@ -3,6 +3,8 @@ import { lspName, serverKind } from '../model/lspConfig.js';
 import { reasonText } from '../model/messages.js';
 import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
 import type { ServerStatus } from '../model/status.js';
+import { terminalSafe, terminalSafeJson } from '../model/terminalText.js';
+import { terminalWriter } from './terminalWriter.js';
 
 /**
  * `mcp-live status`: connect once, print every server's state, end every process.
@@ -33,12 +35,15 @@ export async function runStatus(
     const blockedBy = live.settingsError();
     if (json) {
       const report = { ...(blockedBy === undefined ? {} : { settingsError: blockedBy }), settingsErrors: problems, warnings, servers: servers.map(statusJson) };
-      out.write(`${JSON.stringify(report, maskingReplacer(mask), 2)}\n`);
+      out.write(`${terminalSafeJson(JSON.stringify(report, maskingReplacer(mask), 2))}\n`);
     } else {
-      if (blockedBy !== undefined) out.write(mask(`✖ ${blockedBy}\n`));
-      for (const problem of [...problems, ...warnings]) out.write(mask(`! ${problem}\n`));
-      out.write(mask(formatStatusTable(servers)));
-      out.write(mask(formatWarnings(servers)));
+      // Terminal-safe (decision 164): errors and server names are a file's or a server's text.
+      const write = terminalWriter(out);
+      if (blockedBy !== undefined) write(mask(`✖ ${blockedBy}\n`));
+      for (const problem of [...problems, ...warnings]) write(mask(`! ${problem}\n`));
+      // Masked before they are escaped: an escape must never split a secret the net would find.
+      write(formatStatusTable(servers, mask));
+      write(formatWarnings(servers, mask));
     }
     return blockedBy !== undefined || servers.some((s) => s.state === 'error' || s.state === 'needs_auth') ? 1 : 0;
   } finally {
@@ -70,7 +75,7 @@ function statusJson(s: ServerStatus) {
  * count), and why it is not connected. Language servers come in a section of their own after the
  * MCP servers, by their own names, as in the interactive list.
  */
-export function formatStatusTable(servers: readonly ServerStatus[]): string {
+export function formatStatusTable(servers: readonly ServerStatus[], mask: (text: string) => string = same): string {
   const { mcp, lsp } = byKind(servers);
   const why = (s: ServerStatus) => (s.reason ? reasonText(s.reason, s.notAllowedBy, s.detail, serverKind(s.name)) : (s.error ?? ''));
   const mcpRows = mcp.map((s) => [
@@ -89,8 +94,8 @@ export function formatStatusTable(servers: readonly ServerStatus[]): string {
     why(s),
   ]);
   return (
-    (mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'STATE', 'LISTS', 'WHY'], mcpRows)) +
-    languageSection(['SERVER', 'SCOPE', 'STATE', 'LANGUAGES', 'CAPABILITIES', 'WHY'], lspRows)
+    (mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'STATE', 'LISTS', 'WHY'], mcpRows, mask)) +
+    languageSection(['SERVER', 'SCOPE', 'STATE', 'LANGUAGES', 'CAPABILITIES', 'WHY'], lspRows, mask)
   );
 }
 
@@ -103,18 +108,27 @@ export function byKind<T extends { name: string }>(servers: readonly T[]): { mcp
  * The language servers' table under its title, after a blank line; nothing when there are none.
  * Rows name them by their own names, so the title says how a command names them.
  */
-export function languageSection(header: string[], rows: string[][]): string {
-  return rows.length === 0 ? '' : `\nLanguage servers (lsp:NAME in commands):\n${formatTable(header, rows)}`;
+export function languageSection(header: string[], rows: string[][], mask: (text: string) => string = same): string {
+  return rows.length === 0 ? '' : `\nLanguage servers (lsp:NAME in commands):\n${formatTable(header, rows, mask)}`;
 }
 
 /** `! NAME: warning`, one line each, for the servers that have warnings ("GITHUB_PAT is not set"). */
-export function formatWarnings(servers: readonly { name: string; warnings?: readonly string[] }[]): string {
-  return servers.flatMap((s) => (s.warnings ?? []).map((w) => `! ${s.name}: ${w}\n`)).join('');
+export function formatWarnings(servers: readonly { name: string; warnings?: readonly string[] }[], mask: (text: string) => string = same): string {
+  return servers.flatMap((s) => (s.warnings ?? []).map((w) => `! ${terminalSafe(mask(s.name))}: ${terminalSafe(mask(w))}\n`)).join('');
 }
 
-/** Left-aligned columns separated by two spaces. */
-export function formatTable(header: string[], rows: string[][]): string {
-  const all = [header, ...rows];
+/**
+ * Left-aligned columns separated by two spaces. A cell is one line of a name, a path, an error:
+ * it is rendered terminal-safe with its `\n` shown (decision 164), so no cell can move the
+ * cursor, erase a line or start a row of its own — and the columns are measured on what shows.
+ * `mask` (the secret net) runs on each cell first: an escape must never split a secret.
+ */
+export function formatTable(header: string[], rows: string[][], mask: (text: string) => string = same): string {
+  const all = [header, ...rows.map((row) => row.map((cell) => terminalSafe(mask(cell))))];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   return all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function same(text: string): string {
+  return text;
 }

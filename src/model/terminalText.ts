@@ -64,3 +64,25 @@ function escapeOf(char: string): string {
   if (code <= 0xff) return `\\x${hex.padStart(2, '0')}`;
   return code <= 0xffff ? `\\u${hex.padStart(4, '0')}` : `\\u{${hex}}`;
 }
+
+/** What the review says beside a value that {@link hasUnsafeCharacters} (the dialog, `plan`, `approvals`). */
+export const UNSAFE_TEXT_NOTE = 'contains control characters, shown escaped';
+
+/**
+ * What JSON.stringify leaves raw and a terminal still acts on or hides: DEL and C1 controls (a
+ * terminal may take a decoded U+009B for CSI), format characters (bidi, zero-width) and U+2028/9.
+ * C0 controls are escaped by JSON.stringify itself, and a raw `\n` between tokens is layout.
+ */
+const JSON_UNSAFE = /[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/u;
+const JSON_UNSAFE_ALL = new RegExp(JSON_UNSAFE.source, 'gu');
+
+/**
+ * A JSON text (NDJSON, `--json`) that is still the same JSON value but safe to `tail` in a
+ * terminal (decision 168): every character above written as its `\uXXXX` escape (a surrogate
+ * pair for one beyond the BMP). Such characters can only stand inside a JSON string, where the
+ * escape means the same character, so a parser reads exactly what it read before.
+ */
+export function terminalSafeJson(json: string): string {
+  if (!JSON_UNSAFE.test(json)) return json;
+  return json.replace(JSON_UNSAFE_ALL, (char) => Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasUnsafeCharacters, terminalSafe } from '../../src/model/terminalText.js';
+import { hasUnsafeCharacters, terminalSafe, terminalSafeJson } from '../../src/model/terminalText.js';
 
 const ESC = '\x1b';
 const BEL = '\x07';
@@ -108,6 +108,31 @@ describe('terminalSafe properties', () => {
     fc.assert(
       fc.property(nastyText, (text) => {
         expect(terminalSafe(text).length).toBeGreaterThanOrEqual(text.length);
+      }),
+    );
+  });
+});
+
+describe('terminalSafeJson (decision 168)', () => {
+  it('escapes what JSON.stringify leaves raw: C1, DEL, bidi, zero-width, U+2028/9, tags', () => {
+    const value = { name: 'a\x9b2Jb\x7f', note: 'file\u202egnp.exe \u200b \u2028 \u{e0041}', esc: '\x1b[2K', plain: 'Grüße 🚀' };
+    const json = terminalSafeJson(JSON.stringify(value, null, 2));
+    expect(json).toContain('a\\u009b2Jb\\u007f');
+    expect(json).toContain('file\\u202egnp.exe \\u200b \\u2028 \\udb40\\udc41');
+    expect(json).toContain('\\u001b[2K');
+    expect(json).toContain('Grüße 🚀');
+    expect(UNSAFE.test(json.replace(/\n/g, ''))).toBe(false);
+    expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it('is the same JSON value, whatever the strings hold', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), nastyText, (value, text) => {
+        for (const json of [JSON.stringify({ value, text }), JSON.stringify({ value, text }, null, 2)]) {
+          const safe = terminalSafeJson(json);
+          expect(JSON.parse(safe)).toEqual(JSON.parse(json));
+          expect(UNSAFE.test(safe.replace(/\n/g, ''))).toBe(false);
+        }
       }),
     );
   });

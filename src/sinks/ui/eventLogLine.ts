@@ -1,4 +1,5 @@
 import type { McpLiveEvent, ReconcileEvent } from '../../model/events.js';
+import { terminalSafe } from '../../model/terminalText.js';
 import { formatClock } from './formatClock.js';
 
 /** One line of the live log. */
@@ -19,7 +20,7 @@ export interface LogLine {
 export function formatReconcile(e: ReconcileEvent): string {
   const groups: string[] = [];
   const group = (sign: string, names: readonly string[]) => {
-    if (names.length > 0) groups.push(`${sign}${names.join(',')}`);
+    if (names.length > 0) groups.push(`${sign}${names.map(one).join(',')}`);
   };
   group('+', e.added);
   group('~', [...e.reconnected, ...e.updated]);
@@ -31,7 +32,9 @@ export function formatReconcile(e: ReconcileEvent): string {
 
 /**
  * The log line for an event, or undefined for events the log does not show (`server` changes
- * are in the list, `result`s in the command output, debug/info logs are noise here).
+ * are in the list, `result`s in the command output, debug/info logs are noise here). Every piece
+ * that came from a file or a server — names, paths, errors, messages, URLs — is terminal-safe
+ * (decision 164): the line is printed by the UI and by `serve` on stderr alike.
  */
 export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
   switch (e.type) {
@@ -40,19 +43,19 @@ export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
     case 'settings-error':
       return {
         ts: e.ts,
-        text: `settings error: ${e.error.startsWith(e.file) ? e.error : `${e.file}: ${e.error}`} (last good content kept)`,
+        text: `settings error: ${many(e.error.startsWith(e.file) ? e.error : `${e.file}: ${e.error}`)} (last good content kept)`,
         color: 'red',
         file: e.file,
       };
     case 'restart-required':
-      return { ts: e.ts, text: `restart required for ${e.keys.join(', ')} (${e.file})`, color: 'yellow' };
+      return { ts: e.ts, text: `restart required for ${e.keys.map(one).join(', ')} (${one(e.file)})`, color: 'yellow' };
     case 'auth-required':
-      return { ts: e.ts, text: `authorize ${e.server}: open ${e.url}`, color: 'cyan' };
+      return { ts: e.ts, text: `authorize ${one(e.server)}: open ${one(e.url)}`, color: 'cyan' };
     case 'approval-required':
-      return { ts: e.ts, text: `approval required: ${e.servers.map((s) => s.name).join(', ')}`, color: 'cyan' };
+      return { ts: e.ts, text: `approval required: ${e.servers.map((s) => one(s.name)).join(', ')}`, color: 'cyan' };
     case 'log':
-      if (e.level === 'warn') return { ts: e.ts, text: `warning: ${e.message}`, color: 'yellow' };
-      if (e.level === 'error') return { ts: e.ts, text: `error: ${e.message}`, color: 'red' };
+      if (e.level === 'warn') return { ts: e.ts, text: `warning: ${many(e.message)}`, color: 'yellow' };
+      if (e.level === 'error') return { ts: e.ts, text: `error: ${many(e.message)}`, color: 'red' };
       return undefined;
     default:
       return undefined;
@@ -76,4 +79,14 @@ export function nextLogLines(lines: readonly LogLine[], e: McpLiveEvent, id: num
 /** `HH:MM:SS  text`: the line as printed. */
 export function formatLogLine(line: Pick<LogLine, 'ts' | 'text'>): string {
   return `${formatClock(line.ts)}  ${line.text}`;
+}
+
+/** A name, a path, a URL: one line, its `\n` shown. */
+function one(text: string): string {
+  return terminalSafe(text);
+}
+
+/** An error or a message: its lines kept, continuation lines indented. */
+function many(text: string): string {
+  return terminalSafe(text, { multiline: true, indent: '  ' });
 }
