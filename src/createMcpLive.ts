@@ -35,6 +35,7 @@ import type {
 import type { McpLiveEvent } from './model/events.js';
 import { reasonText, type HintAudience } from './model/messages.js';
 import { untilAborted } from './model/untilAborted.js';
+import { serverNameProblem } from './model/serverName.js';
 import type { ListedPrompt, PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
 import {
   GATED_SCOPES,
@@ -733,6 +734,9 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     },
 
     addSessionServer(name, config) {
+      // A name the assembly would drop (`lsp:`) or no command could name is refused, not lost (decision 193).
+      const badName = serverNameProblem(name);
+      if (badName !== undefined) throw new Error(`addSessionServer: ${badName}`);
       session.next({ ...session.getValue(), [name]: config });
       r.reload('session');
     },

@@ -1,3 +1,4 @@
+import { serverNameProblem } from '../model/serverName.js';
 import type { TransportKind } from '../model/types.js';
 import { UsageError } from './usageError.js';
 
@@ -29,9 +30,12 @@ export interface AddServerFlags {
  *   would read `{url, type: "http"}` as SSE — and `{type: "http", url}` in `.mcp.json`, which is
  *   Claude Code's file and Claude Code knows no `httpUrl`.
  * Then `headers`, `timeout`, `description`, `includeTools`, `excludeTools` when given. Throws
- * {@link UsageError} for flags that do not fit the transport.
+ * {@link UsageError} for a name the session would not serve and for flags that do not fit the transport.
  */
 export function serverEntryFromFlags(flags: AddServerFlags, scope: EditableScope): { transport: TransportKind; entry: Record<string, unknown> } {
+  // Before anything is written: an entry the session would drop or could not name is refused (decision 193).
+  const badName = serverNameProblem(flags.name);
+  if (badName !== undefined) throw new UsageError(`mcp add: ${badName}`);
   const transport = transportOf(flags);
   const [first, ...rest] = flags.words;
   if (first === undefined) {

@@ -42,6 +42,20 @@ const USER_SETTINGS = '{\n  // mine: keep this comment\n  "theme": "dark"\n}\n';
 const MCP_JSON = '{\n  /* the team\'s servers */\n  "mcpServers": {}\n}\n';
 
 describe('mcp add | list | get | remove (the built CLI)', () => {
+  it('refuses a name the session would leave out (lsp:…) or could not name, and writes nothing (decision 193)', async () => {
+    ws = new Workspace();
+    ws.write(ws.userSettings, USER_SETTINGS);
+    for (const [name, why] of [
+      ['lsp:foo', 'mcp add: "lsp:foo" cannot name an MCP server: a name that begins with "lsp:" is a language server\'s'],
+      ['two words', 'mcp add: "two words" cannot name a server: it contains whitespace'],
+    ]) {
+      const refused = await run('mcp', 'add', name!, '--', 'node', 'x.js');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(why);
+    }
+    expect(read(ws.userSettings)).toBe(USER_SETTINGS);
+  });
+
   it('edit the files keeping their comments; a running --json session connects what is added and drops what is removed', async () => {
     ws = new Workspace();
     ws.write(ws.userSettings, USER_SETTINGS);

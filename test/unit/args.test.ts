@@ -109,6 +109,11 @@ describe('mcp add | remove | list | get', () => {
     [['mcp', 'add', 'x', '-t', 'sse', '-H', 'no colon', 'https://a'], /--header expects "Name: value"/],
     [['mcp', 'add', 'x', '--timeout', '0', '--', 'node'], /--timeout expects a whole number/],
     [['mcp', 'add', 'x', '--include-tools', ',', '--', 'node'], /--include-tools needs at least one tool name/],
+    // Names the assembly would leave out, or that no /mcp command could name (decision 193).
+    [['mcp', 'add', 'lsp:foo', '--', 'node'], /"lsp:foo" cannot name an MCP server: a name that begins with "lsp:" is a language server's/],
+    [['mcp', 'add', 'my server', '--', 'node'], /"my server" cannot name a server: it contains whitespace/],
+    [['mcp', 'add', 'ev\u001b[2Kil', '--', 'node'], /"ev\\x1b\[2Kil" cannot name a server: it contains a control, escape or invisible character/],
+    [['mcp', 'add', 'a\u202eb', '--', 'node'], /cannot name a server: it contains a control, escape or invisible character/],
     [['mcp', 'remove', 'x', 'y'], /unexpected "y"/],
     [['mcp', 'remove', 'x', '--env', 'A=1'], /--env goes with mcp add/],
     [['status', '--scope', 'user'], /--scope goes with mcp add \| mcp remove/],

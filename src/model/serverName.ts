@@ -1,0 +1,22 @@
+import { LSP_PREFIX } from './lspConfig.js';
+import { hasUnsafeCharacters, terminalSafe } from './terminalText.js';
+
+/**
+ * Why `name` cannot name an MCP server that `mcp add` (or a host's `addSessionServer`) is asked
+ * to add, or undefined when it can (decision 193). Refused are the names the session would not
+ * serve as asked: one that begins with `lsp:` is a language server's key, so the assembly leaves
+ * the entry out (decision 145); one with whitespace or a control, escape or
+ * invisible character could not be typed in `/mcp NAME` or read back as written. Anything else,
+ * `__proto__` and `toString` included, is an ordinary key (assembly uses null-prototype records).
+ */
+export function serverNameProblem(name: string): string | undefined {
+  if (name === '') return 'a server needs a name';
+  // Quoted and made terminal-safe: the name is what is wrong, so it is shown, never acted on.
+  const shown = `"${terminalSafe(name)}"`;
+  if (name.startsWith(LSP_PREFIX)) {
+    return `${shown} cannot name an MCP server: a name that begins with "${LSP_PREFIX}" is a language server's, and the session would leave the entry out`;
+  }
+  if (hasUnsafeCharacters(name)) return `${shown} cannot name a server: it contains a control, escape or invisible character`;
+  if (/\s/u.test(name)) return `${shown} cannot name a server: it contains whitespace, which /mcp commands cannot name`;
+  return undefined;
+}
