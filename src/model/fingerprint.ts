@@ -8,7 +8,7 @@ import { sha256Hex } from './sha256Hex.js';
 /**
  * How a server is reached, as one hash (SPEC §6): SHA-256 hex over the canonical JSON of
  * transport, command, args (ordered), cwd, env (sorted), url, headers (sorted), timeout,
- * connectTimeout and the `oauth` block — after variable expansion, so a changed secret, or an extension that moved
+ * connectTimeout, maxMessageBytes and the `oauth` block — after variable expansion, so a changed secret, or an extension that moved
  * (`${extensionPath}`), reconnects. Both deadlines are in it because a connection keeps the ones
  * it was opened with: a changed deadline takes effect by reconnecting. View fields are not in
  * it: changing them re-filters in place. (`httpUrl` has been folded into `url` by the resolver;
@@ -26,6 +26,8 @@ export function fingerprint(resolved: ResolvedServerConfig): string {
       headers: resolved.headers,
       timeout: resolved.timeout,
       connectTimeout: resolved.connectTimeout,
+      // Like the deadlines, the cap is the connection's from its start (decision 182); absent, it is left out.
+      maxMessageBytes: resolved.maxMessageBytes,
       // How a token is got decides what the server sees; `autoStart` only when the flow begins.
       oauth: resolved.oauth === undefined ? undefined : { ...resolved.oauth, autoStart: undefined },
       // A language server (issue 14): how it is spoken to; its view (settings, routing…) is not in it.

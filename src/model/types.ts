@@ -48,6 +48,8 @@ export interface ServerConfig {
   restart?: RestartPolicy;
   /** How to get a token for a remote server (issue 12; see `OAuthSettings`). */
   oauth?: Record<string, unknown>;
+  /** The largest single message the server may send, in bytes (default 16 MiB, at most 256 MiB). */
+  maxMessageBytes?: number;
   [unknown: string]: unknown;
 }
 
@@ -63,6 +65,12 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
  * which fire at once past 2^31-1 ms, never see an overflowing value.
  */
 export const MAX_TIMEOUT_MS = 600_000;
+
+/**
+ * The largest `maxMessageBytes` an entry may ask for: 256 MiB (a larger value is capped). Past it
+ * one JSON text nears V8's longest string, and parsing it costs gigabytes.
+ */
+export const MAX_MESSAGE_BYTES_CAP = 256 * 1024 * 1024;
 
 /** A server config after validation and `$VAR` expansion: what a connector needs. */
 export interface ResolvedServerConfig {
@@ -82,6 +90,11 @@ export interface ResolvedServerConfig {
   connectTimeout?: number;
   /** A remote server's `oauth` block, expanded (absent: OAuth with everything discovered). */
   oauth?: OAuthSettings;
+  /**
+   * The largest single message the server may send, bytes (decision 182): an HTTP body, one SSE
+   * event, one stdio line. Absent: the connector's default, 16 MiB.
+   */
+  maxMessageBytes?: number;
   /** Set for a language server (issue 14): how to speak LSP to the process `command` starts. */
   lsp?: ResolvedLsp;
 }

@@ -14,6 +14,7 @@ import { oauthProblems, resolveOAuthSettings } from './oauthSettings.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
+  MAX_MESSAGE_BYTES_CAP,
   MAX_TIMEOUT_MS,
   type ResolvedServerConfig,
   type ServerConfig,
@@ -47,6 +48,7 @@ const FIELD_CHECKS: readonly (FieldRule & readonly [keyof ServerConfig & string,
   ['excludeTools', isStringArray, 'an array of strings'],
   ['disabled', isBoolean, 'a boolean'],
   ['restart', (value) => value === 'stop-first' || value === 'overlap', '"stop-first" or "overlap"'],
+  ['maxMessageBytes', (value) => Number.isSafeInteger(value) && (value as number) > 0, 'a positive whole number (bytes)'],
 ];
 
 /**
@@ -165,6 +167,14 @@ function viewFieldsOf(config: ServerConfig): ViewFields {
   return view;
 }
 
+/**
+ * `maxMessageBytes` as resolved (decision 182): capped at {@link MAX_MESSAGE_BYTES_CAP} like the
+ * deadlines, absent when not written so an entry without it keeps its fingerprint.
+ */
+function messageCap(config: ServerConfig): { maxMessageBytes?: number } {
+  return config.maxMessageBytes === undefined ? {} : { maxMessageBytes: Math.min(config.maxMessageBytes, MAX_MESSAGE_BYTES_CAP) };
+}
+
 /** A timeout field as resolved: capped at {@link MAX_TIMEOUT_MS}. */
 function capped(ms: number): number {
   return Math.min(ms, MAX_TIMEOUT_MS);
@@ -248,6 +258,7 @@ export function resolveServerConfig(
       env: expandValues(config.env, expand),
       headers: {},
       ...deadlines(config),
+      ...messageCap(config),
     };
     // Relative to the workspace, never to mcp-live's own directory (issue 11): `node server.js`
     // in `.mcp.json` runs the workspace's server.js from wherever mcp-live was started.
@@ -264,6 +275,7 @@ export function resolveServerConfig(
     env: {},
     headers: expandValues(config.headers, expand),
     ...deadlines(config),
+    ...messageCap(config),
     ...(config.oauth === undefined ? {} : { oauth: resolveOAuthSettings(config.oauth, expand) }),
   });
 }

@@ -59,6 +59,7 @@ import {
 } from '../model/types.js';
 import { activeProcessGroupRegistry, type ProcessGroupRegistry } from './processGroupRegistry.js';
 import { StderrRing } from './stderrRing.js';
+import { MessageTooLarge } from './boundedFetch.js';
 import { connectionAttempt } from './connectionAttempt.js';
 import { describeProcessExit } from './serverProcess.js';
 import { createTransport, describeRemoteFailure, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
@@ -215,6 +216,10 @@ class McpSession implements McpConnection {
       httpReconnection: options.httpReconnection,
       processGroups: { registry: options.processGroups ?? activeProcessGroupRegistry(), name },
       oauth: (this.oauth = options.oauth?.provider(name, config)),
+      ...(config.maxMessageBytes === undefined ? {} : { maxMessageBytes: config.maxMessageBytes }),
+      // The message is cut off mid-way and an event stream cannot resync: the server is failed,
+      // connecting or not (decision 181). The SDK may not fail the request itself (an SSE answer).
+      onMessageTooLarge: (error) => this.end(error),
     });
     this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
     this.answerServerRequests(handlers);
@@ -459,6 +464,7 @@ class McpSession implements McpConnection {
   }
 
   private onTransportError(error: Error): void {
+    if (error instanceof MessageTooLarge) return this.end(error);
     const needsAuth = this.state === 'open' ? this.authorizationNeeded(error) : undefined;
     if (needsAuth && needsAuth.why !== 'scope') return this.end(needsAuth);
     if (this.state === 'open' && isConnectionLost(this.mcp.kind, error)) this.lose(error);

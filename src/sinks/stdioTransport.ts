@@ -1,6 +1,7 @@
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLarge } from './boundedFetch.js';
 import { ServerProcess, type GroupRecording, type ProcessExit, type ServerLaunch } from './serverProcess.js';
 import type { StderrRing } from './stderrRing.js';
 
@@ -29,12 +30,24 @@ export class StdioProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private readonly process: ServerProcess;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly readBuffer: ReadBuffer;
   /** A notification was just handed on: the next messages go after its handler ({@link deliver}). */
   private deferred = false;
   private closing?: Promise<void>;
 
-  constructor(launch: ServerLaunch, stderr: StderrRing, graces: StdioShutdownGraces, recording: GroupRecording = {}) {
+  /**
+   * `maxMessageBytes` bounds the unread part of stdout, so one line (one message) at most that
+   * long (decision 180): a longer one is reported as {@link MessageTooLarge} through `onerror`,
+   * and the server is ended.
+   */
+  constructor(
+    launch: ServerLaunch,
+    stderr: StderrRing,
+    graces: StdioShutdownGraces,
+    recording: GroupRecording = {},
+    private readonly maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+  ) {
+    this.readBuffer = new ReadBuffer({ maxBufferSize: maxMessageBytes });
     this.process = new ServerProcess(launch, stderr, { exitGraceMs: graces.stdinGraceMs, killGraceMs: graces.killGraceMs }, { recording });
     this.process.onclose = () => this.onclose?.();
     this.process.onerror = (error) => this.onerror?.(error);
@@ -86,8 +99,10 @@ export class StdioProcessTransport implements Transport {
   private onStdout(chunk: Buffer): void {
     try {
       this.readBuffer.append(chunk);
-    } catch (error) {
-      this.onerror?.(asError(error));
+    } catch {
+      // The SDK's "ReadBuffer exceeded maximum size" (its only failure): one line is past the cap.
+      // Said as such, not as the exit code the close then brings (decision 180).
+      this.onerror?.(new MessageTooLarge(this.maxMessageBytes));
       void this.close();
       return;
     }

@@ -5,6 +5,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServerConfig } from '../model/types.js';
+import { boundedFetch, DEFAULT_MAX_MESSAGE_BYTES, type MessageTooLarge } from './boundedFetch.js';
 import type { McpOAuthProvider } from './oauthProvider.js';
 import type { StderrRing } from './stderrRing.js';
 import { childEnvironment, type GroupRecording } from './serverProcess.js';
@@ -23,6 +24,10 @@ export interface TransportOptions {
   processGroups?: GroupRecording;
   /** Remote servers: the OAuth provider that supplies and renews tokens (issue 12). */
   oauth?: McpOAuthProvider;
+  /** The largest message the server may send (default {@link DEFAULT_MAX_MESSAGE_BYTES}; decisions 179–180). */
+  maxMessageBytes?: number;
+  /** A message passed {@link maxMessageBytes}: the connection is unusable from here (stdio reports it through `onerror`). */
+  onMessageTooLarge?: (error: MessageTooLarge) => void;
 }
 
 export type McpTransport =
@@ -43,18 +48,19 @@ export function createTransport(
         stderr,
         options.graces,
         options.processGroups,
+        options.maxMessageBytes,
       );
       return { kind: 'stdio', transport };
     }
     case 'sse': {
       // The SDK sends requestInit.headers on the event stream's GET as well as on every POST.
-      const transport = new SSEClientTransport(remoteUrl(config), { requestInit: { headers: config.headers }, ...oauthOptions(options) });
+      const transport = new SSEClientTransport(remoteUrl(config), { requestInit: { headers: config.headers }, ...fetchOptions(options) });
       return { kind: 'sse', transport };
     }
     case 'http': {
       const transport = new StreamableHTTPClientTransport(remoteUrl(config), {
         requestInit: { headers: config.headers },
-        ...oauthOptions(options),
+        ...fetchOptions(options),
         ...(options.httpReconnection ? { reconnectionOptions: options.httpReconnection } : {}),
       });
       return { kind: 'http', transport };
@@ -66,9 +72,14 @@ export function createTransport(
   }
 }
 
-/** The SDK transports' OAuth options: the provider, and a fetch that lets it see every challenge. */
-function oauthOptions({ oauth }: TransportOptions): { authProvider?: McpOAuthProvider; fetch?: FetchLike } {
-  return oauth === undefined ? {} : { authProvider: oauth, fetch: oauth.observe() };
+/**
+ * The SDK transports' fetch: bounded per message (decision 179), the innermost wrapper so that
+ * every body — the server's answers, its event stream, OAuth metadata and tokens — is counted;
+ * with OAuth, the provider's on top, which sees every challenge.
+ */
+function fetchOptions({ oauth, maxMessageBytes, onMessageTooLarge }: TransportOptions): { authProvider?: McpOAuthProvider; fetch: FetchLike } {
+  const bounded = boundedFetch(maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (error) => onMessageTooLarge?.(error));
+  return oauth === undefined ? { fetch: bounded } : { authProvider: oauth, fetch: oauth.observe(bounded) };
 }
 
 /**
