@@ -878,12 +878,7 @@ export class LiveServers {
     const e = this.entries.get(name);
     if (!e) return;
     const before = e.status;
-    const merged: Partial<ServerStatus> = { ...before, ...patch };
-    // Copied without the undefined keys, not `delete`d: a deleted key puts the object into V8's
-    // slow dictionary mode, which made each of a pass's N updates cost tens of µs (decision 171).
-    const copied: Record<string, unknown> = {};
-    for (const key of Object.keys(merged) as (keyof ServerStatus)[]) if (merged[key] !== undefined) copied[key] = merged[key];
-    const next = copied as unknown as ServerStatus;
+    const next = patched(before, patch);
     // An equal list keeps its reference: `tools$` and `prompts$` compare lists by reference.
     for (const key of LIST_KEYS) {
       if (next[key] !== before[key] && equal(next[key], before[key])) Object.assign(next, { [key]: before[key] });
@@ -917,6 +912,24 @@ export class LiveServers {
     // Kept to be cancelled by an earlier flush, unless a synchronous scheduler ran it already.
     if (this.publishScheduled) this.publication = action;
   }
+}
+
+/**
+ * `{ ...before, ...patch }` without its undefined keys, in the same key order. Copied key by key:
+ * two spreads and a `delete` per undefined key cost 30–80 µs per update in V8 (a second spread
+ * takes the slow path, a `delete` turns the object into a dictionary) — seconds for the N
+ * updates of one pass (decision 171); this costs about one.
+ */
+function patched(before: ServerStatus, patch: Partial<ServerStatus>): ServerStatus {
+  const from = before as unknown as Record<string, unknown>;
+  const changes = patch as Record<string, unknown>;
+  const next: Record<string, unknown> = {};
+  for (const key of Object.keys(from)) {
+    const value = Object.hasOwn(changes, key) ? changes[key] : from[key];
+    if (value !== undefined) next[key] = value;
+  }
+  for (const key of Object.keys(changes)) if (!Object.hasOwn(from, key) && changes[key] !== undefined) next[key] = changes[key];
+  return next as unknown as ServerStatus;
 }
 
 /** 1 µs per server between two publications of changes made outside a pass: 20 ms at 20,000 servers, nothing at a few. */

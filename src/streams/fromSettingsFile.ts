@@ -1,5 +1,5 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
-import type { LspSettings, McpSettings, Scope, SourceSnapshot } from '../model/types.js';
+import { GATED_SCOPES, type LspSettings, type McpSettings, type Scope, type SourceSnapshot } from '../model/types.js';
 import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from './ownProperties.js';
 import { registerDerived } from '../model/recordLineage.js';
 import { isPathInside } from './readInsideDirectory.js';
@@ -333,7 +333,43 @@ function keepLastGoodKeys(
     errors.push({ kind: 'error', file: info.path, key, error: `${problem}; ${kept}` });
     setPath(effective, rule.path, cloneJson(fallback));
   }
+  if (GATED_SCOPES.has(info.scope)) errors.push(...capGatedEntries(effective, state, info));
   return { effective, errors, problems };
+}
+
+/**
+ * The most entries a repository's file (`.mcp.json`, `.lsp.json`, the workspace settings) may give
+ * in one of `mcpServers` and `lspServers` (decision 173): every one of them is a review the user
+ * is asked for, so far more than anyone reviews is a flood, not a configuration.
+ */
+export const MAX_GATED_ENTRIES = 5_000;
+
+/**
+ * A gated file's server map over {@link MAX_GATED_ENTRIES} is refused whole, as a badly typed key
+ * is: back at its last good value (its entries as last read, still under their approvals), or at
+ * none before the file ever gave one. Never a first 5,000: which entries count would be the
+ * file's choice, and a partial set is a set nobody wrote.
+ */
+function capGatedEntries(effective: Record<string, unknown>, state: FileState, info: FileInfo): SettingsFileError[] {
+  const errors: SettingsFileError[] = [];
+  for (const key of info.kind === 'servers' ? ['mcpServers'] : info.kind === 'lsp' ? ['lspServers'] : ['mcpServers', 'lspServers']) {
+    const servers = getOwn(effective, key);
+    if (!isPlainObject(servers)) continue;
+    const count = Object.keys(servers).length;
+    if (count <= MAX_GATED_ENTRIES) continue;
+    const fallback = state.emitted === undefined ? undefined : getOwn(state.emitted, key);
+    const before = isPlainObject(fallback) ? Object.keys(fallback).length : 0;
+    const kept = before === 0 ? 'none of its servers is read until it has at most that many' : `keeping its last good value (${before.toLocaleString('en-US')} entries)`;
+    const what = info.kind === 'lsp' ? 'language servers' : `entries in "${key}"`;
+    errors.push({
+      kind: 'error',
+      file: info.path,
+      key,
+      error: `${info.path}: ${count.toLocaleString('en-US')} ${what}; a ${info.scope} file may give at most ${MAX_GATED_ENTRIES.toLocaleString('en-US')}, each needing your approval; ${kept}`,
+    });
+    setPath(effective, [key], cloneJson(fallback));
+  }
+  return errors;
 }
 
 function contentEvent(
