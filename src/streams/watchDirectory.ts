@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { Observable, Subscription, asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { ReadActivity } from '../operators/settleOnActivity.js';
-import { chokidarWatchFactory, type WatchEvent, type WatchFactory } from './watchFactory.js';
+import { chokidarWatchFactory, type ChildNames, type WatchEvent, type WatchFactory } from './watchFactory.js';
 
 /** Dependencies of the watched sources; every one has a real default. */
 export interface WatchDeps {
@@ -64,6 +64,8 @@ function nearestExistingDirectory(path: string, isDirectory: (path: string) => b
  * until the next path component appears, then the watch moves down, one or more levels at once;
  * if `dir` disappears, it moves back up. Every event re-checks the location (a stat per level),
  * and every move ticks: the children may have changed.
+ * The watcher is told which children matter (`accept` in `dir`, the next component in an
+ * ancestor), so a directory of many other files costs no more than one of a few (decision 194).
  * A watcher that fails ticks and is replaced after `rewatchDelayMs`. Cold: each subscription
  * subscribes the factory on its own, and unsubscribing closes that (with
  * `shareWatchersByDirectory`, one watcher serves every subscription of a directory).
@@ -98,7 +100,7 @@ export function watchDirectory(
       const own = new Subscription();
       current = own;
       own.add(
-        watch(at).subscribe({
+        watch(at, wantedAt(at)).subscribe({
           next: (event) => {
             if (current === own) onEvent(at, event);
           },
@@ -136,6 +138,16 @@ export function watchDirectory(
       }
       const path = resolve(event.path);
       if (dirname(path) === target && accept(basename(path))) subscriber.next(event.event === 'recheck' ? 'check' : 'change');
+    };
+
+    /**
+     * What the watcher at `at` must track (decision 194): the accepted names in `dir` itself; in
+     * an ancestor, the next component on the way down to it (any event there re-checks anyway).
+     */
+    const wantedAt = (at: string): ChildNames => {
+      if (at === target) return accept;
+      const next = relative(at, target).split(sep)[0];
+      return (name) => name === next;
     };
 
     watchAt(nearestExistingDirectory(target, isDirectory));

@@ -1,5 +1,5 @@
 import { basename, dirname, join, resolve } from 'node:path';
-import { watch } from 'chokidar';
+import { watch, type ChokidarOptions, type FSWatcher } from 'chokidar';
 import { Observable } from 'rxjs';
 import { isEditorArtifact } from './editorArtifacts.js';
 
@@ -21,11 +21,19 @@ export interface WatchEvent {
 const CHILD_EVENTS: ReadonlySet<string> = new Set(['add', 'change', 'unlink', 'addDir', 'unlinkDir']);
 
 /**
- * The seam between the file sources and the file system: watch one directory, depth 0.
- * The observable errors when the watcher fails; unsubscribing closes the watcher.
- * Tests replace it with `cold()` / `Subject` observables.
+ * Which direct children of a directory its watcher must track (by name). Asked again on every
+ * listing, so it may change while the watcher runs: a shared watcher's names come and go with
+ * its subscribers (`shareWatchersByDirectory`).
  */
-export type WatchFactory = (dir: string) => Observable<WatchEvent>;
+export type ChildNames = (name: string) => boolean;
+
+/**
+ * The seam between the file sources and the file system: watch one directory, depth 0 — only
+ * the children `wanted` names when it is given (decision 194), else all of them. A child it does
+ * not want may still show in a `raw` event. The observable errors when the watcher fails;
+ * unsubscribing closes the watcher. Tests replace it with `cold()` / `Subject` observables.
+ */
+export type WatchFactory = (dir: string, wanted?: ChildNames) => Observable<WatchEvent>;
 
 /**
  * chokidar drops a `change` of a path within 50 ms of the previous one, and an `unlink` within
@@ -51,21 +59,37 @@ function rawChild(root: string, name: string | null | undefined, details: unknow
 }
 
 /**
- * The default {@link WatchFactory}, on chokidar. `ignoreInitial`: the sources read the file
- * themselves at subscription. `atomic`: an unlink followed by an add of the same name is one
- * `change`. No `awaitWriteFinish`: the pipeline debounces, and waiting here would only add delay.
- * Plus a trailing `recheck` per path ({@link TRAILING_CHECK_MS}).
+ * A {@link WatchFactory} on chokidar (`open`: chokidar's `watch`; tests pass a spy to look at
+ * the watcher). `ignoreInitial`: the sources read the file themselves at subscription.
+ * `atomic`: an unlink followed by an add of the same name is one `change`. No
+ * `awaitWriteFinish`: the pipeline debounces, and waiting here would only add delay. Plus a
+ * trailing `recheck` per path ({@link TRAILING_CHECK_MS}).
+ *
+ * A child that `wanted` does not name is `ignored`: chokidar neither keeps it in its listing nor
+ * watches it on its own (at depth 0 it opens a native watcher per child file). A workspace root
+ * of 100,000 files, watched for `.mcp.json` and `.lsp.json`, so holds two entries, not 100,000
+ * entries and watchers (decision 194). The directory's own watcher still sees every change in it,
+ * and each re-listing asks `wanted` again, so a name wanted later is picked up by the next one.
  */
-export const chokidarWatchFactory: WatchFactory = (dir) =>
-  new Observable<WatchEvent>((subscriber) => {
+export function createChokidarWatchFactory(open: (path: string, options: ChokidarOptions) => FSWatcher = watch): WatchFactory {
+  return (dir, wanted) => chokidarWatch(open, dir, wanted);
+}
+
+function chokidarWatch(open: (path: string, options: ChokidarOptions) => FSWatcher, dir: string, wanted: ChildNames | undefined): Observable<WatchEvent> {
+  return new Observable<WatchEvent>((subscriber) => {
     const root = resolve(dir);
-    const watcher = watch(root, {
+    const watcher = open(root, {
       ignoreInitial: true,
       depth: 0,
       atomic: true,
       awaitWriteFinish: false,
       persistent: true,
-      ignored: (path: string) => resolve(path) !== root && isEditorArtifact(basename(path)),
+      ignored: (path: string) => {
+        const at = resolve(path);
+        if (at === root) return false;
+        const name = basename(at);
+        return isEditorArtifact(name) || (wanted !== undefined && dirname(at) === root && !wanted(name));
+      },
     });
     const trailing = new Map<string, NodeJS.Timeout>();
     watcher.on('all', (event, path) => {
@@ -94,3 +118,7 @@ export const chokidarWatchFactory: WatchFactory = (dir) =>
       watcher.close().catch(() => undefined);
     };
   });
+}
+
+/** The default {@link WatchFactory}: {@link createChokidarWatchFactory} on chokidar's own `watch`. */
+export const chokidarWatchFactory: WatchFactory = createChokidarWatchFactory();

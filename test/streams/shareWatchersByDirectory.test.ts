@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { VirtualTimeScheduler } from 'rxjs';
+import { NEVER, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { shareWatchersByDirectory } from '../../src/streams/shareWatchersByDirectory.js';
 import { watchDirectory } from '../../src/streams/watchDirectory.js';
@@ -87,5 +87,26 @@ describe('shareWatchersByDirectory', () => {
     expect(watch.active).toEqual([qwen, qwen]);
     a.subscription.unsubscribe();
     b.subscription.unsubscribe();
+  });
+
+  it('the one watcher tracks the union of the names its subscribers want, live; one that names none wants all (decision 194)', () => {
+    const wanted: ((name: string) => boolean)[] = [];
+    const shared = shareWatchersByDirectory((_dir, names) => {
+      wanted.push(names ?? (() => true));
+      return NEVER;
+    });
+    const a = shared(qwen, (name) => name === 'settings.json').subscribe();
+    const b = shared(qwen, (name) => name === 'mcpApprovals.json').subscribe();
+    expect(wanted).toHaveLength(1);
+    const [tracks] = wanted as [(name: string) => boolean];
+    expect(['settings.json', 'mcpApprovals.json', 'other.json'].map(tracks)).toEqual([true, true, false]);
+
+    a.unsubscribe();
+    expect(['settings.json', 'mcpApprovals.json'].map(tracks)).toEqual([false, true]);
+    const all = shared(qwen).subscribe();
+    expect(tracks('other.json')).toBe(true);
+    all.unsubscribe();
+    expect(tracks('other.json')).toBe(false);
+    b.unsubscribe();
   });
 });
