@@ -21,6 +21,14 @@ export default defineConfig(
     },
   },
   {
+    // Decision 164: every string on screen goes through the UI's terminal-safe Text.
+    files: ['src/sinks/ui/**/*.ts', 'src/sinks/ui/**/*.tsx'],
+    ignores: ['src/sinks/ui/Text.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'ink', importNames: ['Text'], message: "Import Text from './Text.js': it renders untrusted strings terminal-safe." }] }],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'test/**/*.tsx', 'src/**/*.test.ts', 'src/**/*.test.tsx'],
     rules: {
       // Tests subscribe freely and assert on what arrives; the root-subscription rule is for src/.

@@ -142,7 +142,7 @@ describe('/lsp and /mcp in the session', () => {
     await vi.waitFor(() => expect(s.frame()).toContain('No language servers configured.'));
   });
 
-  it('/lsp NAME (with or without lsp:) shows one: state, command masked, server, languages, capabilities, pid, stderr', async () => {
+  it('/lsp NAME (with or without lsp:) shows one: state, command, server, languages, capabilities, pid, stderr', async () => {
     const s = await session(both());
     s.steer.stderr['lsp:typescript'] = ['tsserver started', 'project loaded'];
     s.steer.configs['lsp:typescript'] = {
@@ -162,7 +162,9 @@ describe('/lsp and /mcp in the session', () => {
     expect(frame).toContain('Capabilities (6)');
     expect(frame).toContain('completion, definition, documentSymbol, hover, references, workspaceSymbol');
     expect(frame).toContain('project loaded');
-    expect(frame).not.toContain('sk-live-abcdef123456');
+    // A repository's entry (scope project) shows its literals as written (decision 166).
+    expect(frame).toContain('Config (as the repository wrote it)');
+    expect(frame).toContain('sk-live-abcdef123456');
     // A language server has no MCP lists to show.
     expect(frame).not.toContain('Tools (');
     expect(frame).not.toContain('Prompts (');

@@ -1,4 +1,5 @@
-import { Box, Text, type DOMElement } from 'ink';
+import { Box, type DOMElement } from 'ink';
+import { Text } from './Text.js';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { filter, map, take } from 'rxjs';
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';

@@ -1,4 +1,5 @@
-import { Box, Text, type Key as InkKey } from 'ink';
+import { Box, type Key as InkKey } from 'ink';
+import { Text } from './Text.js';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { McpLive } from '../../createMcpLive.js';
 import { lspName, serverKind } from '../../model/lspConfig.js';
@@ -6,6 +7,7 @@ import type { ReviewLine } from '../../model/reviewEntry.js';
 import type { PendingApproval } from '../../model/status.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
 import { OptionList, optionKey, type Option } from './OptionList.js';
+import { terminalSafe } from '../../model/terminalText.js';
 import { reviewLineRisk } from './reviewLineRisk.js';
 import { ScrollView } from './ScrollView.js';
 import { plural } from './serverSummary.js';
@@ -182,7 +184,7 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
       <Box flexDirection="column" flexShrink={0}>
         <Text>
           <Text bold color="yellow">
-            Approve {serverNoun(first.name)} “{lspName(first.name)}”?
+            Approve {serverNoun(first.name)} “{terminalSafe(lspName(first.name))}”?
           </Text>
           <Text color="gray">
             {'  '}(1 of {pending.length})
@@ -192,7 +194,7 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
           {first.scope}
         </Row>
         <Row label="source" width={labelWidth}>
-          {first.source}
+          {terminalSafe(first.source)}
         </Row>
       </Box>
       <ScrollView keys={scrollKeys} resetKey={review}>
@@ -252,15 +254,15 @@ function ConfirmRow({ pending: p }: { pending: PendingApproval }) {
   return (
     <Box flexDirection="column">
       <Text wrap="wrap">
-        <Text bold>{lspName(p.name)}</Text>
+        <Text bold>{terminalSafe(lspName(p.name))}</Text>
         <Text color="gray">
           {'  '}
           {serverKind(p.name) === 'lsp' ? 'language server · ' : ''}
-          {p.scope} · {p.source}
+          {p.scope} · {terminalSafe(p.source)}
         </Text>
       </Text>
       <Box paddingLeft={2}>
-        <Text wrap="wrap">{p.target}</Text>
+        <Text wrap="wrap">{terminalSafe(p.target)}</Text>
       </Box>
     </Box>
   );
@@ -286,7 +288,8 @@ function ReviewRow({ line, width }: { line: ReviewLine; width: number }) {
   const risk = reviewLineRisk(line);
   return (
     <Row label={line.label} risky={risk !== undefined} width={width}>
-      {line.value}
+      {/* One line: a `\n` in a value shows as `\n`, so it cannot fake a review line (decision 164). */}
+      {terminalSafe(line.value)}
       {risk?.note !== undefined && <Text color="yellow">{`  (${risk.note})`}</Text>}
     </Row>
   );

@@ -1,4 +1,5 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './Text.js';
 import { useRef, useState } from 'react';
 import { EMPTY_HISTORY, historyNext, historyPrevious, recordHistory, stopBrowsing, type CommandHistory } from './commandHistory.js';
 import type { Completion } from './completeCommandLine.js';

@@ -1,9 +1,11 @@
-import { Box, Text, type Key as InkKey } from 'ink';
+import { Box, type Key as InkKey } from 'ink';
+import { Text } from './Text.js';
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
 import type { ElicitationField } from '../../model/connection.js';
 import { fieldText, formDefaults, formFields, parseFieldText, type FieldValue } from '../../model/elicitationForm.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
 import { OptionList, type Option } from './OptionList.js';
+import { terminalSafe } from '../../model/terminalText.js';
 
 export interface ElicitationDialogProps {
   /** The forms waiting; the dialog shows the first one. Renders nothing when empty. */
@@ -97,12 +99,14 @@ export function ElicitationDialog({ forms, actions, isActive = true }: Elicitati
   );
 
   if (!form || !shown) return null;
-  const width = Math.min(24, Math.max(...fields.map(({ key, field }) => (field.title ?? key).length + 2), 8));
+  // A field's title is the server's: one line, escaped (decision 164), measured as it shows.
+  const titleOf = (key: string, field: ElicitationField) => terminalSafe(field.title ?? key);
+  const width = Math.min(24, Math.max(...fields.map(({ key, field }) => titleOf(key, field).length + 2), 8));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
       <Text>
         <Text bold color="cyan">
-          MCP server “{form.server}” asks
+          MCP server “{terminalSafe(form.server)}” asks
         </Text>
         {forms.length > 1 && <Text color="gray">{`  (1 of ${forms.length})`}</Text>}
       </Text>
@@ -117,7 +121,7 @@ export function ElicitationDialog({ forms, actions, isActive = true }: Elicitati
               </Box>
               <Box width={width} flexShrink={0}>
                 <Text bold={on}>
-                  {field.title ?? key}
+                  {titleOf(key, field)}
                   {required ? '*' : ''}
                 </Text>
               </Box>

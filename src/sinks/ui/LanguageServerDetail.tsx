@@ -1,5 +1,7 @@
-import { Text } from 'ink';
+import { Text } from './Text.js';
 import { reviewEntry } from '../../model/reviewEntry.js';
+import { terminalSafe } from '../../model/terminalText.js';
+import type { Scope } from '../../model/types.js';
 import { ConfigSection, DetailFrame, Field, HistorySection, Section, StatusFields, StderrSection, type ServerDetailProps } from './ServerDetail.js';
 
 /**
@@ -14,7 +16,7 @@ export function LanguageServerDetail({ server: s, stderr, config, stderrLines = 
   return (
     <DetailFrame server={s} isActive={isActive}>
       <StatusFields server={s} />
-      <Field label="command">{commandLine(config) ?? '—'}</Field>
+      <Field label="command">{terminalSafe(commandLine(config, s.scope) ?? '—')}</Field>
       <Field label="languages">{s.languages !== undefined && s.languages.length > 0 ? s.languages.join(', ') : '—'}</Field>
 
       <Section title={`Capabilities (${capabilities.length})`}>
@@ -25,7 +27,7 @@ export function LanguageServerDetail({ server: s, stderr, config, stderrLines = 
         )}
       </Section>
 
-      <ConfigSection config={config} />
+      <ConfigSection config={config} scope={s.scope} />
       {/* A language server always has a process of ours (a socket one too, when it has a command). */}
       {stderr !== undefined && <StderrSection stderr={stderr} lines={stderrLines} />}
       <HistorySection server={s} lines={historyLines} />
@@ -34,7 +36,7 @@ export function LanguageServerDetail({ server: s, stderr, config, stderrLines = 
 }
 
 /** The entry's `command args…` as the approval review words it, or undefined when it has none (a socket server already running). */
-function commandLine(config: unknown): string | undefined {
+function commandLine(config: unknown, scope: Scope): string | undefined {
   if (config === undefined) return undefined;
-  return reviewEntry(config, 'lsp').lines.find((line) => line.label === 'command')?.value;
+  return reviewEntry(config, 'lsp', scope).lines.find((line) => line.label === 'command')?.value;
 }

@@ -1,4 +1,5 @@
-import { Box, Text, type Key } from 'ink';
+import { Box, type Key } from 'ink';
+import { Text } from './Text.js';
 
 /** One choice of an {@link OptionList}: its words and the letter that picks it at once. */
 export interface Option<T extends string> {

@@ -1,4 +1,4 @@
-import { Text } from 'ink';
+import { Text } from './Text.js';
 import { useMemo } from 'react';
 import { scan, type Observable } from 'rxjs';
 import type { McpLiveEvent } from '../../model/events.js';

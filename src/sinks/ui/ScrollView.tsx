@@ -1,4 +1,5 @@
-import { Box, measureElement, Text, type DOMElement } from 'ink';
+import { Box, measureElement, type DOMElement } from 'ink';
+import { Text } from './Text.js';
 import { useRef, useState, type ReactNode } from 'react';
 import { useKeys, useSyncState } from './keys.js';
 import { useLayoutSync } from './layoutSync.js';

@@ -1,7 +1,10 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './Text.js';
 import type { ReactNode } from 'react';
-import { maskEntryAsWritten } from '../../model/secrets.js';
+import { entryForReview } from '../../model/secrets.js';
+import { GATED_SCOPES, type Scope } from '../../model/types.js';
 import type { ServerStatus } from '../../model/status.js';
+import { terminalSafe } from '../../model/terminalText.js';
 import { formatClock } from './formatClock.js';
 import { KEY_PRIORITY } from './keys.js';
 import { ScrollView } from './ScrollView.js';
@@ -12,8 +15,9 @@ export interface ServerDetailProps {
   /** The server's last stderr lines (already redacted by the ring buffer), oldest first. */
   stderr?: readonly string[];
   /**
-   * The entry as written; shown through {@link maskEntryAsWritten}: what affects what runs stays
-   * visible (`NODE_OPTIONS`, `${VAR}` references), literal secrets never show.
+   * The entry as written; shown through {@link entryForReview}: what affects what runs stays
+   * visible (`NODE_OPTIONS`, `${VAR}` references); a user-scope entry's literal secrets never
+   * show, a repository's entry shows as written (decision 166).
    */
   config?: unknown;
   /** How many stderr lines to show (default 12). */
@@ -47,7 +51,7 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
         </Section>
       )}
 
-      <ConfigSection config={config} />
+      <ConfigSection config={config} scope={s.scope} />
 
       <Section title={`Tools (${s.tools.length})`}>
         {s.tools.length === 0 && <Text color="gray">none</Text>}
@@ -106,7 +110,7 @@ export function DetailFrame({ server: s, isActive, children }: { server: ServerS
     <Box flexDirection="column">
       <Box flexShrink={0}>
         <Text>
-          <Text color={color}>{icon}</Text> <Text bold>{displayName(s)}</Text> <Text color={color}>{s.state}</Text>
+          <Text color={color}>{icon}</Text> <Text bold>{terminalSafe(displayName(s))}</Text> <Text color={color}>{s.state}</Text>
           {s.pid !== undefined && <Text color="gray"> (pid {s.pid})</Text>}
         </Text>
       </Box>
@@ -148,12 +152,16 @@ export function StatusFields({ server: s }: { server: ServerStatus }) {
   );
 }
 
-/** The entry as written, through {@link maskEntryAsWritten}; nothing when there is none. */
-export function ConfigSection({ config }: { config: unknown }) {
+/**
+ * The entry as written, through {@link entryForReview}: a repository's (gated scope) literally,
+ * another's with its literal secrets masked (decision 166); nothing when there is none.
+ */
+export function ConfigSection({ config, scope }: { config: unknown; scope?: Scope }) {
   if (config === undefined) return null;
+  const gated = scope !== undefined && GATED_SCOPES.has(scope);
   return (
-    <Section title="Config (secrets masked)">
-      <Text>{JSON.stringify(maskEntryAsWritten(config), null, 2)}</Text>
+    <Section title={gated ? 'Config (as the repository wrote it)' : 'Config (secrets masked)'}>
+      <Text>{JSON.stringify(entryForReview(config, scope), null, 2)}</Text>
     </Section>
   );
 }

@@ -1,4 +1,5 @@
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './Text.js';
 import { useRef } from 'react';
 import type { ServerKind } from '../../model/lspConfig.js';
 import type { ServerStatus } from '../../model/status.js';
@@ -17,6 +18,7 @@ import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
 import { ScrollView } from './ScrollView.js';
 import { scrollStep } from './scrollWindow.js';
 import { Spinner } from './Spinner.js';
+import { terminalSafe } from '../../model/terminalText.js';
 
 export interface ServerListProps {
   servers: readonly ServerStatus[];
@@ -82,7 +84,7 @@ export function ServerList({ servers: all, isActive = true, onOpen, starting = f
     );
   }
 
-  const nameWidth = Math.max(...servers.map((s) => displayName(s).length)) + 2;
+  const nameWidth = Math.max(...servers.map((s) => terminalSafe(displayName(s)).length)) + 2;
   const counts = countServers(servers);
   // Content rows before the language servers: the MCP rows (or the line saying there are none),
   // then the title, a blank line above it.
@@ -135,7 +137,8 @@ function ServerRow({ server: s, selected, nameWidth }: { server: ServerStatus; s
       </Box>
       <Box width={nameWidth} flexShrink={0}>
         <Text bold={selected} inverse={selected}>
-          {displayName(s)}
+          {/* One line: a name's `\n` shown, so a name cannot fake a row (decision 164). */}
+          {terminalSafe(displayName(s))}
         </Text>
       </Box>
       <Box width={11} flexShrink={0}>

@@ -1,4 +1,4 @@
-import { Text } from 'ink';
+import { Text } from './Text.js';
 import { useEffect, useState } from 'react';
 
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;

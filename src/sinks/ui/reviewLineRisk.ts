@@ -1,4 +1,5 @@
 import type { ReviewLine } from '../../model/reviewEntry.js';
+import { hasUnsafeCharacters, UNSAFE_TEXT_NOTE } from '../../model/terminalText.js';
 
 /** Why a line of an entry under review deserves a second look: highlighted, with a short note. */
 export interface ReviewLineRisk {
@@ -12,9 +13,17 @@ export interface ReviewLineRisk {
  * `workspaceFolder`, the root it reads — that leaves the workspace or comes from the environment,
  * `trust: true` (its tool calls skip confirmation), a header that carries an environment
  * variable, a language server's `socket` on another host (the documents it is sent leave this
- * machine), and the list of variables the entry reads. `undefined`: an ordinary line.
+ * machine), and the list of variables the entry reads — and any line whose value holds a
+ * control, escape, bidi or invisible character (decision 165): shown escaped, and said so, since
+ * a file has no honest use for them there. `undefined`: an ordinary line.
  */
-export function reviewLineRisk({ label, value }: ReviewLine): ReviewLineRisk | undefined {
+export function reviewLineRisk(line: ReviewLine): ReviewLineRisk | undefined {
+  const risk = riskOfField(line);
+  if (!hasUnsafeCharacters(line.value)) return risk;
+  return { note: risk?.note === undefined ? UNSAFE_TEXT_NOTE : `${risk.note}; ${UNSAFE_TEXT_NOTE}` };
+}
+
+function riskOfField({ label, value }: ReviewLine): ReviewLineRisk | undefined {
   switch (label) {
     case 'env':
     case 'reads':
