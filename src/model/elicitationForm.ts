@@ -1,4 +1,5 @@
-import type { ElicitationAnswer, ElicitationField, ElicitationSchema } from './connection.js';
+import type { ElicitationAnswer, ElicitationField, ElicitationForm, ElicitationSchema } from './connection.js';
+import { terminalSafe } from './terminalText.js';
 
 /**
  * Pure helpers for the forms of `elicitation/create` (form mode): what a form starts with and
@@ -88,4 +89,24 @@ function isFieldValue(value: unknown): value is FieldValue {
     typeof value === 'boolean' ||
     (Array.isArray(value) && value.every((v) => typeof v === 'string'))
   );
+}
+
+/**
+ * A server's form as the gateway hands it to its client (decision 169): the message says which
+ * server asks (`[server] …`) — the client shows it to a person who cannot otherwise tell one
+ * backend from another — and the message and each field's title and description are
+ * terminal-safe, as mcp-live's own dialog shows them: the client may well print them raw.
+ */
+export function formForClient(server: string, form: ElicitationForm): ElicitationForm {
+  const properties: Record<string, ElicitationField> = {};
+  for (const { key, field } of formFields(form.requestedSchema)) {
+    const safe: ElicitationField = { ...field };
+    if (typeof field.title === 'string') safe.title = terminalSafe(field.title);
+    if (typeof field.description === 'string') safe.description = terminalSafe(field.description, { multiline: true });
+    Object.defineProperty(properties, key, { value: safe, enumerable: true, writable: true, configurable: true });
+  }
+  return {
+    message: `[${terminalSafe(server)}] ${terminalSafe(form.message, { multiline: true })}`,
+    requestedSchema: { ...form.requestedSchema, properties },
+  };
 }

@@ -294,12 +294,32 @@ describe('elicitation and sampling', () => {
       return { action: 'accept', content: { name: 'Ada' } };
     });
     const result = await capable.callTool({ name: 'mcp__every__trigger-elicitation-request', arguments: {} });
-    expect(asked).toEqual(['Please provide inputs for the following fields:']);
+    // The form says which server asks (decision 169).
+    expect(asked).toEqual(['[every] Please provide inputs for the following fields:']);
     expect(textOf(result)).toContain('- Name: Ada');
     // The caller cannot answer forms: the client that can is asked instead.
     const viaOther = await incapable.callTool({ name: 'mcp__every__trigger-elicitation-request', arguments: {} });
     expect(asked).toHaveLength(2);
     expect(textOf(viaOther)).toContain('- Name: Ada');
+  }, 30_000);
+
+  it("a form's message and field titles reach the client terminal-safe, under the server's name (decision 169)", async () => {
+    const { gateway } = await gatewayOver({ hostile: { command: process.execPath, args: [fixture('hostile-text-server.mjs')] } });
+    const client = await clientOf(gateway, { elicitation: {} }, 'capable');
+    const asked: { message: string; title: unknown }[] = [];
+    client.setRequestHandler(ElicitRequestSchema, ({ params }) => {
+      const schema = (params as { requestedSchema?: { properties?: Record<string, { title?: unknown }> } }).requestedSchema;
+      asked.push({ message: params.message, title: schema?.properties?.pw?.title });
+      return { action: 'decline' };
+    });
+    await client.callTool({ name: 'mcp__hostile__ask', arguments: {} });
+    expect(asked).toHaveLength(1);
+    const [{ message, title }] = asked as [{ message: string; title: string }];
+    expect(message).toMatch(/^\[hostile\] hostile message \\x1b\[1A\\x1b\[2K\\x1b\[8mconcealed/);
+    expect(message).toContain('\\x1b]52;c;Y3VybCBldmlsfHNo\\x07');
+    expect(message).toContain('\\x9b2J \\u202eevil');
+    expect(title).toBe('hostile title \\x1b[8m\\u202e');
+    for (const text of [message, title]) expect(/[\p{Cc}\p{Cf}]/u.test(text)).toBe(false);
   }, 30_000);
 
   it('with no client that can answer, a form is cancelled and sampling refused in words', async () => {

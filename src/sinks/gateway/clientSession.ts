@@ -30,6 +30,7 @@ import {
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
 import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
 import type { GatewayView, ListKind } from '../../model/gatewayView.js';
+import { formForClient } from '../../model/elicitationForm.js';
 import type { GatewayClientInfo, GatewaySession } from './gateway.js';
 import type { ResourceSubscriptions } from './resourceSubscriptions.js';
 
@@ -178,7 +179,8 @@ export class ClientSession implements GatewaySession {
   }
 
   async elicit(request: PendingElicitation, signal: AbortSignal, relatedRequestId?: RequestId): Promise<ElicitationAnswer> {
-    const params = { mode: 'form', message: request.message, requestedSchema: request.requestedSchema } as ElicitRequestFormParams;
+    // Under the server's name and terminal-safe: the client may print it raw (decision 169).
+    const params = { mode: 'form', ...formForClient(request.server, request) } as ElicitRequestFormParams;
     const result = await whileRunning(signal, (scoped) => this.server.elicitInput(params, { signal: scoped, timeout: NO_TIMEOUT, relatedRequestId }));
     return result.action === 'accept' ? { action: 'accept', content: result.content ?? {} } : { action: result.action };
   }
