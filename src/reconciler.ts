@@ -14,6 +14,7 @@ import {
   shareReplay,
   takeUntil,
   tap,
+  timer,
   catchError,
   ignoreElements,
   mergeMap,
@@ -45,6 +46,7 @@ import type { DesiredState, ResolvedServerConfig } from './model/types.js';
 import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
 import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
+import { yieldEvery } from './operators/yieldEvery.js';
 import { settleOnActivity, type ReadActivity } from './operators/settleOnActivity.js';
 import { LiveServers, type LiveServersDeps } from './sinks/liveServers.js';
 
@@ -215,7 +217,9 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   const stamp = <E extends McpLiveEvent>(e: Omit<E, 'ts'>): E => ({ ...e, ts: scheduler.now() }) as E;
 
   const runPass = (req: PassRequest, _index: number, superseded$: Observable<void>): Observable<PassResult> =>
-    defer(() => {
+    // A large pass starts in a task of its own, after its assembly's: a signal waiting meanwhile
+    // is handled between them (decision 174). A small one starts at once, as it always did.
+    concat(Object.keys(req.desired.servers).length > PASS_CHUNK ? timer(0, scheduler).pipe(ignoreElements()) : EMPTY, defer(() => {
       const started = scheduler.now();
       generation += 1;
       const pass = generation;
@@ -257,7 +261,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const run = (only: (a: Action) => boolean) =>
         merge(
           concat(
-            tasks(steps.filter(denies), only).pipe(reconcileByServer<never>(Infinity)),
+            // In chunks: 20,000 blocks at once would hold the event loop (and a SIGTERM) for seconds.
+            tasks(steps.filter(denies), only).pipe(yieldEvery(PASS_CHUNK, scheduler), reconcileByServer<never>(Infinity)),
             defer(() => {
               announce(req.desired);
               return EMPTY;
@@ -281,7 +286,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
         merge(concat(...phases), ...kept).pipe(takeUntil(notified$)),
         defer(() => of(passResult(pass, req, steps, unchanged, scheduler.now() - started, superseded))),
       );
-    }).pipe(
+    })).pipe(
       // A pass never kills the stream: whatever slipped through becomes a log line.
       catchError((err: unknown) => {
         planEverything = true;
@@ -459,6 +464,9 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     },
   };
 }
+
+/** How many servers a pass handles in one event-loop task (decision 174). */
+const PASS_CHUNK = 1_000;
 
 /** The promptable set: gated servers whose only obstacle is a missing decision, with what to show. */
 function promptableOf(

@@ -28,8 +28,16 @@ export async function runStatus(
     if (e.type === 'settings-error') problems.push(e.error);
     else if (e.type === 'log' && e.level === 'warn') warnings.push(e.message);
   });
+  // SIGINT/SIGTERM end the command as its end does, every server closed (decision 175); `on`,
+  // not `once`: signal-exit would re-raise a signal that has no listener left.
+  let interrupt!: (code: number) => void;
+  const interrupted = new Promise<number>((resolve) => (interrupt = resolve));
+  const onSignal = (signal: NodeJS.Signals): void => interrupt(signal === 'SIGINT' ? 130 : 143);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
-    await live.start();
+    const signalled = await Promise.race([live.start().then(() => undefined), interrupted]);
+    if (signalled !== undefined) return signalled;
     const servers = live.statusReport();
     // Fail closed (issue 11): a user or system settings file that never parsed blocks everything.
     const blockedBy = live.settingsError();
@@ -49,6 +57,8 @@ export async function runStatus(
   } finally {
     notices.unsubscribe();
     await live.dispose();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
 }
 
