@@ -9,7 +9,7 @@ import { idleSliceSeconds } from './idle.js';
 import { HUB_STABILITY_MS } from './mcpHub.js';
 import type { PoolResult } from './poolSessions.js';
 import type { UiFramesResult } from './uiFrames.js';
-import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, SessionsAtN, TargetVerdict } from './results.js';
+import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, ManyEntriesResult, ManyEntriesRow, SessionsAtN, TargetVerdict } from './results.js';
 import { median, round, type Summary } from './stats.js';
 
 const IDS: readonly ContestantId[] = ['incremental', 'full', 'equal-floor', 'mcp-hub'];
@@ -153,6 +153,7 @@ export function evaluateTargets(r: BenchResults): TargetVerdict[] {
 
   // 7. One pass with one changed entry, incremental: ≤ 0.5 ms at 1,000 servers, ≤ 5 ms at 10,000.
   verdicts.push(passCpuTarget(r));
+  verdicts.push(manyEntriesTarget(r));
 
   // 8. Cold start and idle no worse than the previous run.
   verdicts.push(noWorseThanBefore(r));
@@ -859,7 +860,39 @@ function cpuSection(r: BenchResults): string[] {
           table(head, incremental),
         ]
       : []),
+    ...manyEntriesSection(c.manyEntries),
   ];
+}
+
+/** Before decisions 171–175 (main at ec3c7ca, this machine, 2026-12-02): one run, for the side-by-side column. */
+const MANY_ENTRIES_BEFORE = '20,000 in one .mcp.json: status 90–175 s (100,000: still busy after 12 min), SIGTERM not handled until the pass ended';
+
+function manyEntriesSection(m: ManyEntriesResult | undefined): string[] {
+  if (!m) return [];
+  const rows = m.rows.map((row) => [
+    row.entries.toLocaleString('en-US'),
+    row.label,
+    range(row.statusMs),
+    range(row.readyMs),
+    range(row.sigtermExitMs),
+  ]);
+  return [
+    '',
+    `**20,000 gated entries, the built CLI** (bench/manyEntries.ts, ${m.rounds} rounds, wall-clock ms, median (min–max)): every entry pending approval; \`status\` from spawn to exit, \`--json\` from spawn to \`ready\`, and SIGTERM sent at the pass's first \`server\` event (the refused file has none: at \`ready\`) to the exit. One \`servers$\` publication per pass, blocks applied 1,000 per event-loop task, at most 5,000 entries per map of a repository's file (decisions 171–174). Before: ${MANY_ENTRIES_BEFORE}.`,
+    '',
+    table(['entries', 'workspace', 'status, ms', '--json ready, ms', 'SIGTERM → exit, ms'], rows),
+  ];
+}
+
+function manyEntriesTarget(r: BenchResults): TargetVerdict {
+  const target = '20,000 gated entries: status ≤ 3 s, --json ready ≤ 5 s, SIGTERM → exit ≤ 1 s (median)';
+  const rows = r.cpu?.manyEntries?.rows ?? [];
+  if (rows.length === 0) return { target, measured: 'not measured (cpu section without manyEntries)', met: 'n/a' };
+  const meets = (row: ManyEntriesRow) => row.statusMs.median <= 3_000 && row.readyMs.median <= 5_000 && row.sigtermExitMs.median <= 1_000;
+  const measured = rows
+    .map((row) => `${row.label}: status ${num(row.statusMs.median)} ms, ready ${num(row.readyMs.median)} ms, SIGTERM → exit ${num(row.sigtermExitMs.median)} ms ${meets(row) ? '✓' : '✗'}`)
+    .join('; ');
+  return { target, measured, met: rows.every(meets) };
 }
 
 function idleSection(r: BenchResults): string[] {

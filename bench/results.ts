@@ -164,6 +164,25 @@ export interface CpuAtN extends CpuPass {
 
 export interface CpuResult {
   ns: CpuAtN[];
+  /** The built CLI on 20,000 gated entries (bench/manyEntries.ts); absent in older results. */
+  manyEntries?: ManyEntriesResult;
+}
+
+/** One workspace of many gated entries, every one pending approval: wall-clock ms. */
+export interface ManyEntriesRow {
+  label: string;
+  entries: number;
+  /** `mcp-live status`, spawn to exit. */
+  statusMs: Summary;
+  /** `mcp-live --json`, spawn to the `ready` event. */
+  readyMs: Summary;
+  /** `--json`, SIGTERM sent at the pass's first `server` event (or `ready`) to the exit. */
+  sigtermExitMs: Summary;
+}
+
+export interface ManyEntriesResult {
+  rows: ManyEntriesRow[];
+  rounds: number;
 }
 
 export interface IdleSide {

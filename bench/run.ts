@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import type { ContestantId } from './contestant.js';
 import { runColdStart } from './coldStart.js';
 import { runCpu } from './cpu.js';
+import { runManyEntries } from './manyEntries.js';
 import { runGatewayBench } from './gateway.js';
 import { runLspBench } from './lsp.js';
 import { ROOT, RunDir, fixtureProcesses, fixtureServers, killPids } from './fixtures.js';
@@ -201,6 +202,8 @@ async function main(): Promise<void> {
     if (runs('cpu')) {
       log('cpu: assemble + admission + plan, one change');
       results.cpu = await runCpu({ ns: [100, 1_000, 10_000], budgetMs: quick ? 500 : 2_000, minIterations: 15, log });
+      log('cpu: 20,000 gated entries with the built CLI: status, --json ready, SIGTERM mid-pass');
+      results.cpu.manyEntries = await runManyEntries({ rounds: quick ? 1 : 3, run, log });
     }
 
     if (runs('cold')) {
