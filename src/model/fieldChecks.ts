@@ -14,6 +14,7 @@ export const isBoolean: FieldCheck = (value) => typeof value === 'boolean';
 export const isStringArray: FieldCheck = (value) => Array.isArray(value) && value.every((item) => typeof item === 'string');
 export const isStringRecord: FieldCheck = (value) => isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string');
 export const isPositiveNumber: FieldCheck = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0;
+export const isPositiveWholeNumber: FieldCheck = (value) => Number.isSafeInteger(value) && (value as number) > 0;
 
 /**
  * An object written as `{...}` in JSON: not null, not an array. Prototypes are not inspected, so

@@ -5,13 +5,14 @@ import {
   isNonEmptyString,
   isPlainObject,
   isPositiveNumber,
+  isPositiveWholeNumber,
   isString,
   isStringArray,
   isStringRecord,
   type FieldCheck,
   type FieldRule,
 } from './fieldChecks.js';
-import { entryExpander, expandValues } from './validate.js';
+import { entryExpander, expandValues, messageCap } from './validate.js';
 import { MAX_TIMEOUT_MS, type ResolvedServerConfig, type ViewFields } from './types.js';
 
 /**
@@ -63,6 +64,8 @@ export interface LspServerConfig {
   restartOnCrash?: boolean;
   maxRestarts?: number;
   disabled?: boolean;
+  /** The largest single message the server may send, bytes (default 16 MiB, at most 256 MiB), as for an MCP server. */
+  maxMessageBytes?: number;
   [unknown: string]: unknown;
 }
 
@@ -125,6 +128,7 @@ const FIELD_CHECKS: readonly FieldRule[] = [
   ['restartOnCrash', isBoolean, 'a boolean'],
   ['maxRestarts', isCount, 'a whole number ≥ 0'],
   ['disabled', isBoolean, 'a boolean'],
+  ['maxMessageBytes', isPositiveWholeNumber, 'a positive whole number (bytes)'],
 ];
 
 /** What {@link resolveLspConfig} returns for a valid entry (the shape of `resolveServerConfig`'s). */
@@ -179,6 +183,8 @@ export function resolveLspConfig(
     headers: {},
     timeout: LSP_REQUEST_TIMEOUT_MS,
     connectTimeout: Math.min(config.startupTimeout ?? DEFAULT_LSP_STARTUP_TIMEOUT_MS, MAX_TIMEOUT_MS),
+    // As an MCP entry's (decision 186): capped, in the fingerprint, absent when not written.
+    ...messageCap(config),
     lsp,
   };
   if (config.command !== undefined) resolved.command = expand(config.command);

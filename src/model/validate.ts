@@ -5,6 +5,7 @@ import {
   isNonEmptyString,
   isPlainObject,
   isPositiveNumber,
+  isPositiveWholeNumber,
   isString,
   isStringArray,
   isStringRecord,
@@ -48,7 +49,7 @@ const FIELD_CHECKS: readonly (FieldRule & readonly [keyof ServerConfig & string,
   ['excludeTools', isStringArray, 'an array of strings'],
   ['disabled', isBoolean, 'a boolean'],
   ['restart', (value) => value === 'stop-first' || value === 'overlap', '"stop-first" or "overlap"'],
-  ['maxMessageBytes', (value) => Number.isSafeInteger(value) && (value as number) > 0, 'a positive whole number (bytes)'],
+  ['maxMessageBytes', isPositiveWholeNumber, 'a positive whole number (bytes)'],
 ];
 
 /**
@@ -171,7 +172,7 @@ function viewFieldsOf(config: ServerConfig): ViewFields {
  * `maxMessageBytes` as resolved (decision 182): capped at {@link MAX_MESSAGE_BYTES_CAP} like the
  * deadlines, absent when not written so an entry without it keeps its fingerprint.
  */
-function messageCap(config: ServerConfig): { maxMessageBytes?: number } {
+export function messageCap(config: Pick<ServerConfig, 'maxMessageBytes'>): { maxMessageBytes?: number } {
   return config.maxMessageBytes === undefined ? {} : { maxMessageBytes: Math.min(config.maxMessageBytes, MAX_MESSAGE_BYTES_CAP) };
 }
 

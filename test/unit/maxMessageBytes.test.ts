@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/model/fingerprint.js';
+import { resolveLspConfig } from '../../src/model/lspConfig.js';
 import { MAX_MESSAGE_BYTES_CAP } from '../../src/model/types.js';
 import { resolveServerConfig, validateServerConfig } from '../../src/model/validate.js';
 import { boundedFetch, MessageTooLarge } from '../../src/sinks/boundedFetch.js';
@@ -31,6 +32,27 @@ describe('maxMessageBytes in an entry', () => {
     const plain = resolved({ command: 'x' });
     expect(fingerprint(resolved({ command: 'x', maxMessageBytes: 1024 }))).not.toBe(fingerprint(plain));
     expect(fingerprint({ ...plain, maxMessageBytes: undefined })).toBe(fingerprint(plain));
+  });
+});
+
+describe('maxMessageBytes in a language server entry (decision 186)', () => {
+  const lsp = (extra: Record<string, unknown>) => resolveLspConfig({ command: 'x', extensionToLanguage: { '.x': 'x' }, ...extra }, {});
+
+  it('is checked as in an MCP entry, carried capped at 256 MiB, absent when not written', () => {
+    for (const bad of [0, -1, 1.5, '16', Infinity, null]) {
+      expect(lsp({ maxMessageBytes: bad })).toEqual({ ok: false, error: 'maxMessageBytes must be a positive whole number (bytes)' });
+    }
+    const at = (extra: Record<string, unknown>) => {
+      const r = lsp(extra);
+      if (!r.ok) throw new Error(r.error);
+      return r.resolved;
+    };
+    expect(at({ maxMessageBytes: 1024 }).maxMessageBytes).toBe(1024);
+    expect(at({ maxMessageBytes: 10 * MAX_MESSAGE_BYTES_CAP }).maxMessageBytes).toBe(MAX_MESSAGE_BYTES_CAP);
+    expect('maxMessageBytes' in at({})).toBe(false);
+    // A changed cap restarts the server; an entry without it keeps its fingerprint.
+    expect(fingerprint(at({ maxMessageBytes: 1024 }))).not.toBe(fingerprint(at({})));
+    expect(fingerprint({ ...at({}), maxMessageBytes: undefined })).toBe(fingerprint(at({})));
   });
 });
 
