@@ -1,11 +1,13 @@
 import { connect, type Socket } from 'node:net';
-import type { Readable, Writable } from 'node:stream';
+import { pipeline, type Readable, type Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LspSocket, ResolvedLsp } from '../../model/lspConfig.js';
 import type { ResolvedServerConfig } from '../../model/types.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../boundedFetch.js';
 import type { ProcessGroupRegistry } from '../processGroupRegistry.js';
 import { ServerProcess, childEnvironment, describeProcessExit } from '../serverProcess.js';
 import type { StderrRing } from '../stderrRing.js';
+import { lspMessageGuard } from './lspMessageGuard.js';
 
 /**
  * The byte stream to one language server, and the process behind it (issue 14):
@@ -16,7 +18,8 @@ import type { StderrRing } from '../stderrRing.js';
  *
  * A {@link ServerProcess} runs the command exactly as it runs an MCP stdio server (group,
  * registry, parent-death signal, stderr ring, SIGTERM → SIGKILL). `onclose` reports a death we
- * did not ask for, in words.
+ * did not ask for, in words — and a message past the entry's `maxMessageBytes`, which ends the
+ * server like one (decision 185).
  */
 
 export interface LspChannelOptions {
@@ -40,6 +43,7 @@ export class LspChannel {
   private readonly process?: ServerProcess;
   /** Where a socket server listens (absent: stdio). */
   private readonly target?: LspSocket;
+  private readonly maxMessageBytes: number;
   private socket?: Socket;
   /** Why the last connect attempt failed, for a timeout's message. */
   private lastConnectError?: string;
@@ -63,6 +67,7 @@ export class LspChannel {
       throw new Error('no command to start');
     }
     this.target = config.lsp.socket;
+    this.maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   get pid(): number | undefined {
@@ -74,12 +79,27 @@ export class LspChannel {
     await this.process?.start();
     if (this.target === undefined) {
       const { stdout, stdin } = this.process!;
-      return { input: stdout!, output: stdin! };
+      return { input: this.bounded(stdout!), output: stdin! };
     }
     const socket = await this.connect(this.target, signal);
     this.socket = socket;
     socket.once('close', () => void this.onSocketClosed());
-    return { input: socket, output: socket };
+    return { input: this.bounded(socket), output: socket };
+  }
+
+  /**
+   * The server's bytes through {@link lspMessageGuard} (decision 185): vscode-jsonrpc's reader
+   * buffers whatever `Content-Length` it is told. A message past the cap ends the server, in the
+   * words an MCP server's gets; the pipeline lets go of the stream it came on.
+   */
+  private bounded(input: Readable): Readable {
+    const guard = lspMessageGuard(this.maxMessageBytes, (error) => {
+      this.reportClose(error.message);
+      void this.terminate();
+    });
+    // Errors reach the reader (the guard's) or are the close reported elsewhere (the stream's).
+    pipeline(input, guard, () => undefined);
+    return guard;
   }
 
   /** The last connect failure, while a socket server is waited for. */
