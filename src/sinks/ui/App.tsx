@@ -17,6 +17,7 @@ import { ReconcileLog } from './ReconcileLog.js';
 import { Region, useRowBudget, type Claim } from './rowBudget.js';
 import { ScrollView } from './ScrollView.js';
 import { ServerDetail, type ServerDetailProps } from './ServerDetail.js';
+import { WindowedRows } from './WindowedRows.js';
 import { ServerList } from './ServerList.js';
 import { isLanguageServer } from './serverSummary.js';
 import { useApprovalPrompt } from './useApprovalPrompt.js';
@@ -226,11 +227,15 @@ function OutputPanel({ output, resetKey, isActive }: { output: Output; resetKey:
   const color = output.tone === 'error' ? 'red' : output.tone === 'success' ? 'green' : undefined;
   return (
     <ScrollView keys={{ priority: KEY_PRIORITY.output, isActive, lines: false }} resetKey={resetKey} hint="PgUp/PgDn scroll · Esc close">
-      {output.lines.map((line, i) => (
-        <Text key={i} color={color}>
-          {line}
-        </Text>
-      ))}
+      {/* `/tools` of 100,000 tools: a window of the lines (decision 192). */}
+      <WindowedRows
+        items={output.lines}
+        row={(line, i) => (
+          <Text key={i} color={color}>
+            {line}
+          </Text>
+        )}
+      />
     </ScrollView>
   );
 }

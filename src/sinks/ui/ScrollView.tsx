@@ -1,6 +1,6 @@
 import { Box, measureElement, type DOMElement } from 'ink';
 import { Text } from './Text.js';
-import { useRef, useState, type ReactNode } from 'react';
+import { createContext, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { useKeys, useSyncState } from './keys.js';
 import { useLayoutSync } from './layoutSync.js';
 import { revealOffset, scrollStep, scrollWindow } from './scrollWindow.js';
@@ -25,6 +25,16 @@ export interface ScrollViewProps {
   /** Told how many rows are in view (for paging a selection by a screenful). */
   onViewport?: (rows: number) => void;
 }
+
+/** What a scrolled view shows of its content: rows `[start, start + rows)`; `WindowedRows` draws only those (decision 192). */
+export interface ScrollViewport {
+  start: number;
+  rows: number;
+  /** The content's box, to which `start` is relative. */
+  content: RefObject<DOMElement | null>;
+}
+
+export const ScrollViewportContext = createContext<ScrollViewport | undefined>(undefined);
 
 /**
  * The one scrolling component of the terminal UI: its content keeps its natural height inside a
@@ -55,6 +65,7 @@ export function ScrollView({ children, keys, reveal, resetKey = '', stickToBotto
   const clamped = scrollWindow(offsetOf(scroll), size.content, viewport).start;
   const start = reveal && overflowing ? scrollWindow(revealOffset(clamped, reveal, viewport), size.content, viewport).start : clamped;
   const shown = scrollWindow(overflowing ? start : 0, size.content, viewport);
+  const inView = useMemo(() => ({ start: shown.start, rows: viewport, content: contentRef }), [shown.start, viewport]);
 
   useLayoutSync(() => {
     const outer = outerRef.current ? measureElement(outerRef.current).height : 0;
@@ -91,7 +102,7 @@ export function ScrollView({ children, keys, reveal, resetKey = '', stickToBotto
         {/* Shifted up by the offset; the bottom margin gives the row back, so the view takes as many
             rows as its content whatever the offset (what the row budget measures). */}
         <Box ref={contentRef} flexDirection="column" flexShrink={0} marginTop={-shown.start} marginBottom={shown.start}>
-          {children}
+          <ScrollViewportContext.Provider value={inView}>{children}</ScrollViewportContext.Provider>
         </Box>
       </Box>
       {hinted && (

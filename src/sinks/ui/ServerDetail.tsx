@@ -9,6 +9,7 @@ import { formatClock } from './formatClock.js';
 import { KEY_PRIORITY } from './keys.js';
 import { ScrollView } from './ScrollView.js';
 import { displayName, stateIcon, statusText } from './serverSummary.js';
+import { WindowedRows } from './WindowedRows.js';
 
 export interface ServerDetailProps {
   server: ServerStatus;
@@ -55,34 +56,44 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
 
       <Section title={`Tools (${s.tools.length})`}>
         {s.tools.length === 0 && <Text color="gray">none</Text>}
-        {s.tools.map((t) => (
-          <Text key={t.name}>
-            <Text color="cyan">{t.tool}</Text>
-            <Text color="gray"> {t.name}</Text>
-            {t.description ? ` — ${firstLine(t.description)}` : ''}
-          </Text>
-        ))}
+        {/* A window of them when there are many (decision 192): 100,000 tools cost what is in view. */}
+        <WindowedRows
+          items={s.tools}
+          row={(t) => (
+            <Text key={t.name}>
+              <Text color="cyan">{t.tool}</Text>
+              <Text color="gray"> {t.name}</Text>
+              {t.description ? ` — ${firstLine(t.description)}` : ''}
+            </Text>
+          )}
+        />
       </Section>
 
       <Section title={`Prompts (${s.prompts.length})`}>
         {s.prompts.length === 0 && <Text color="gray">none</Text>}
-        {s.prompts.map((p) => (
-          <Text key={p.name}>
-            <Text color="cyan">{p.name}</Text>
-            {p.description ? ` — ${firstLine(p.description)}` : ''}
-          </Text>
-        ))}
+        <WindowedRows
+          items={s.prompts}
+          row={(p) => (
+            <Text key={p.name}>
+              <Text color="cyan">{p.name}</Text>
+              {p.description ? ` — ${firstLine(p.description)}` : ''}
+            </Text>
+          )}
+        />
       </Section>
 
       {(s.resources.length > 0 || s.resourceTemplates !== undefined) && (
         <Section title={`Resources (${s.resources.length})`}>
-          {s.resources.map((r) => (
-            <Text key={r.uri}>
-              <Text color="cyan">{r.uri}</Text>
-              {r.name !== undefined && r.name !== r.uri ? <Text color="gray"> {r.name}</Text> : ''}
-              {r.description ? ` — ${firstLine(r.description)}` : ''}
-            </Text>
-          ))}
+          <WindowedRows
+            items={s.resources}
+            row={(r) => (
+              <Text key={r.uri}>
+                <Text color="cyan">{r.uri}</Text>
+                {r.name !== undefined && r.name !== r.uri ? <Text color="gray"> {r.name}</Text> : ''}
+                {r.description ? ` — ${firstLine(r.description)}` : ''}
+              </Text>
+            )}
+          />
           {(s.resourceTemplates ?? []).map((t) => (
             <Text key={t.uriTemplate}>
               <Text color="cyan">{t.uriTemplate}</Text>

@@ -262,7 +262,8 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
       }
       const tools = command.server === undefined ? ctx.tools : ctx.tools.filter((t) => t.server === command.server);
       if (tools.length === 0) return { output: info('No tools.') };
-      const width = Math.max(...tools.map((t) => t.name.length)) + 2;
+      // Not Math.max(...names): 100,000 arguments may overflow the stack (decision 192).
+      const width = tools.reduce((widest, t) => Math.max(widest, t.name.length), 0) + 2;
       return {
         output: info(
           `${tools.length} tool${tools.length === 1 ? '' : 's'}:`,
