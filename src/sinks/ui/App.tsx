@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { filter, map, take } from 'rxjs';
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
 import { lspName, serverKind } from '../../model/lspConfig.js';
+import { terminalSafe } from '../../model/terminalText.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { ApprovalDialog } from './ApprovalDialog.js';
 import { CommandLine } from './CommandLine.js';
@@ -16,8 +17,8 @@ import { LayoutSync } from './layoutSync.js';
 import { ReconcileLog } from './ReconcileLog.js';
 import { Region, useRowBudget, type Claim } from './rowBudget.js';
 import { ScrollView } from './ScrollView.js';
-import { ServerDetail, type ServerDetailProps } from './ServerDetail.js';
 import { WindowedRows } from './WindowedRows.js';
+import { ServerDetail, type ServerDetailProps } from './ServerDetail.js';
 import { ServerList } from './ServerList.js';
 import { isLanguageServer } from './serverSummary.js';
 import { useApprovalPrompt } from './useApprovalPrompt.js';
@@ -160,7 +161,7 @@ function Session({ live, onExit }: AppProps) {
         ) : detail ? (
           <Detail server={detail} stderr={live.stderrTail(detail.name)} config={live.serverConfig(detail.name)} />
         ) : (
-          <Text color="yellow">{`${serverKind(view.server) === 'lsp' ? 'Language' : 'MCP'} server “${lspName(view.server)}” is not configured any more. Esc back to the list.`}</Text>
+          <Text color="yellow">{`${serverKind(view.server) === 'lsp' ? 'Language' : 'MCP'} server “${terminalSafe(lspName(view.server))}” is not configured any more. Esc back to the list.`}</Text>
         )}
       </Region>
       {dialog && (
@@ -175,7 +176,7 @@ function Session({ live, onExit }: AppProps) {
       {!approval.visible && approval.pending.length > 0 && (
         <Box flexShrink={0}>
           <Text color="yellow">
-            {approval.pending.map((p) => p.name).join(', ')} {approval.pending.length === 1 ? 'waits' : 'wait'} for
+            {approval.pending.map((p) => terminalSafe(p.name)).join(', ')} {approval.pending.length === 1 ? 'waits' : 'wait'} for
             approval: /approve NAME or /reject NAME
           </Text>
         </Box>
