@@ -121,7 +121,9 @@ describe('an approval applies to the entry that was shown', () => {
     expect(x).toMatchObject({ name: 'x', scope: 'project', source: ws.mcpJson });
     expect(x!.hash).toMatch(/^[0-9a-f]{64}$/);
     expect((x!.config as { env: Record<string, string> }).env.NODE_OPTIONS).toBe('--require ./evil.cjs');
-    expect(JSON.stringify(request)).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    // A repository's literal is the repository's, shown as written (decision 166): masking it
+    // could hide a payload. A copy of one of the user's own secrets would still be masked (167).
+    expect((x!.config as { env: Record<string, string> }).env.API_TOKEN).toBe('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
   });
 
   it('an entry rewritten after it was shown is not approved, with or without the hash; the user is asked again', async () => {
