@@ -12,6 +12,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { fetchWithinOrigin, type FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { boundedFetch, DEFAULT_MAX_MESSAGE_BYTES } from './boundedFetch.js';
 import { NeedsAuthorization } from '../model/connection.js';
 import { oauthClientKey, type OAuthSettings } from '../model/oauthSettings.js';
 import { fetchRefusal, OAuthUrlRefused, openableAuthorizationUrl, usableResourceMetadataUrl } from '../model/oauthUrlPolicy.js';
@@ -308,9 +309,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * included (decision 190); it drops a `resource_metadata` on another origin from a challenge
    * before the SDK reads it (decision 191); and it notes every `WWW-Authenticate` challenge: the
    * scope a 401 names is what an authorization the user starts later must ask for, and a 403
-   * `insufficient_scope` marks a step-up.
+   * `insufficient_scope` marks a step-up. Without a `fetchFn` (the interactive flow, a refresh)
+   * each body is still bounded (decision 179), by the default cap: it is the server's to send.
    */
-  observe(fetchFn: FetchLike = fetch): FetchLike {
+  observe(fetchFn: FetchLike = boundedFetch(DEFAULT_MAX_MESSAGE_BYTES, () => undefined)): FetchLike {
     const guarded: FetchLike = (input, init) => {
       const refusal = fetchRefusal(new URL(String(input instanceof Request ? input.url : input)), this.url);
       return refusal === undefined ? fetchFn(input, init) : Promise.reject(new OAuthUrlRefused(refusal));
