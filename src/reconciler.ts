@@ -15,6 +15,7 @@ import {
   takeUntil,
   tap,
   timer,
+  using,
   catchError,
   ignoreElements,
   mergeMap,
@@ -261,8 +262,12 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const run = (only: (a: Action) => boolean) =>
         merge(
           concat(
-            // In chunks: 20,000 blocks at once would hold the event loop (and a SIGTERM) for seconds.
-            tasks(steps.filter(denies), only).pipe(yieldEvery(PASS_CHUNK, scheduler), reconcileByServer<never>(Infinity)),
+            // In chunks: 20,000 blocks at once would hold the event loop (and a SIGTERM) for seconds;
+            // their statuses are published together, at the announce.
+            using(
+              () => live.hold(),
+              () => tasks(steps.filter(denies), only).pipe(yieldEvery(PASS_CHUNK, scheduler), reconcileByServer<never>(Infinity)),
+            ),
             defer(() => {
               announce(req.desired);
               return EMPTY;

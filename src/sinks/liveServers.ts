@@ -146,6 +146,8 @@ export class LiveServers {
   private publication?: Subscription;
   /** When `servers$` last published (scheduler time). */
   private publishedAt = -Infinity;
+  /** Holds of {@link hold} not released yet: while any is, changes wait for the holder's {@link flush}. */
+  private holds = 0;
   private readonly statusSubject = new BehaviorSubject<readonly ServerStatus[]>([]);
   private readonly changesSubject = new Subject<ServerStatus>();
   private readonly scheduler: SchedulerLike;
@@ -255,6 +257,18 @@ export class LiveServers {
     this.current = this.names.map((n) => this.entries.get(n)!.status);
     this.stale = false;
     return this.current;
+  }
+
+  /**
+   * Holds back publications of changes until released (a pass applying its blocks over several
+   * event-loop tasks, decision 174), so the pass publishes once; the release schedules what waits.
+   */
+  hold(): Subscription {
+    this.holds += 1;
+    return new Subscription(() => {
+      this.holds -= 1;
+      if (this.holds === 0 && this.unpublished) this.schedulePublication();
+    });
   }
 
   /**
@@ -904,7 +918,11 @@ export class LiveServers {
     this.stale = true;
     this.unpublished = true;
     this.changesSubject.next(next);
-    if (this.publishScheduled) return;
+    this.schedulePublication();
+  }
+
+  private schedulePublication(): void {
+    if (this.publishScheduled || this.holds > 0) return;
     this.publishScheduled = true;
     const spacing = this.entries.size * PUBLISH_SPACING_MS_PER_SERVER;
     const wait = Math.max(0, this.publishedAt + spacing - this.scheduler.now());

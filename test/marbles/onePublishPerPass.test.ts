@@ -56,6 +56,17 @@ describe('one publish per pass (decision 171)', () => {
     });
   });
 
+  it('2,500 gated entries, a pass applied in chunks (decision 174): still one emission, every entry blocked', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, flush }) => {
+      const h = harness(ts, hot('a', { a: input({}, { project: gatedEntries(2_500) }) }));
+      flush();
+      expect(h.servers.map((s) => s.size)).toEqual([0, 2_500]);
+      expect(h.serverEvents).toHaveLength(2_500);
+      expect(h.order).toEqual(['approval-required', 'reconcile', 'ready']);
+    });
+  });
+
   it('approving all of them: the unblocking pass publishes once, each frame of settling connects once more', () => {
     const ts = newScheduler();
     const project = gatedEntries(N);
