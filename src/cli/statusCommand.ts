@@ -135,7 +135,8 @@ export function formatWarnings(servers: readonly { name: string; warnings?: read
  */
 export function formatTable(header: string[], rows: string[][], mask: (text: string) => string = same): string {
   const all = [header, ...rows.map((row) => row.map((cell) => terminalSafe(mask(cell))))];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  // A fold, not Math.max(...cells): a spread of 100,000 arguments overflows the stack.
+  const widths = header.map((_, i) => all.reduce((width, r) => Math.max(width, (r[i] ?? '').length), 0));
   return all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
 }
 

@@ -84,7 +84,8 @@ export function ServerList({ servers: all, isActive = true, onOpen, starting = f
     );
   }
 
-  const nameWidth = Math.max(...servers.map((s) => terminalSafe(displayName(s)).length)) + 2;
+  // A fold, not Math.max(...names): a spread of 100,000 arguments overflows the stack.
+  const nameWidth = servers.reduce((width, s) => Math.max(width, terminalSafe(displayName(s)).length), 0) + 2;
   const counts = countServers(servers);
   // Content rows before the language servers: the MCP rows (or the line saying there are none),
   // then the title, a blank line above it.
