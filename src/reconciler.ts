@@ -15,7 +15,7 @@ import {
   takeUntil,
   tap,
   timer,
-  using,
+  finalize,
   catchError,
   ignoreElements,
   mergeMap,
@@ -263,11 +263,17 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
         merge(
           concat(
             // In chunks: 20,000 blocks at once would hold the event loop (and a SIGTERM) for seconds;
-            // their statuses are published together, at the announce.
-            using(
-              () => live.hold(),
-              () => tasks(steps.filter(denies), only).pipe(yieldEvery(PASS_CHUNK, scheduler), reconcileByServer<never>(Infinity)),
-            ),
+            // their statuses are published together, at the announce. Held only while the blocks are
+            // handed out: a close that then waits for its process (seconds, for one that ignores
+            // SIGTERM) publishes its states as they come.
+            defer(() => {
+              const held = live.hold();
+              return tasks(steps.filter(denies), only).pipe(
+                yieldEvery(PASS_CHUNK, scheduler),
+                finalize(() => held.unsubscribe()),
+                reconcileByServer<never>(Infinity),
+              );
+            }),
             defer(() => {
               announce(req.desired);
               return EMPTY;
