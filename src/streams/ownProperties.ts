@@ -13,9 +13,15 @@ export function getOwn(object: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
-/** Defines `key` as an own, enumerable data property (works for `__proto__`). */
+/**
+ * Defines `key` as an own, enumerable data property (works for `__proto__`). Only `__proto__`
+ * needs `defineProperty` (an assignment would call `Object.prototype`'s setter): every other key,
+ * `constructor` and `toString` included, becomes an own property by assignment, several times
+ * faster — it runs once per key of every settings file read (20,000 entries: 355 ms → a few).
+ */
 export function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__' || Object.hasOwn(object, key)) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }
 
 /** A deep copy of a JSON value that keeps `__proto__` keys as data. */

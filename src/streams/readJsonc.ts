@@ -114,6 +114,8 @@ function reasonOf(error: unknown): string | undefined {
  * Keys such as `__proto__` become own properties, never prototypes.
  */
 export function parseJsoncObject(text: string, label: string): JsoncReadResult {
+  const plain = plainJsonObject(text);
+  if (plain !== undefined) return { ok: true, value: plain };
   const tooDeep = firstOffsetDeeperThan(text, MAX_NESTING);
   if (tooDeep !== undefined) {
     const { line, column } = lineAndColumn(text, tooDeep);
@@ -140,6 +142,36 @@ export function parseJsoncObject(text: string, label: string): JsoncReadResult {
     return { ok: false, error: `${label}: the top level must be a JSON object ({ … }), found ${found}` };
   }
   return { ok: true, value: toValue(root) as Record<string, unknown> };
+}
+
+/**
+ * The value of `text` when it is plain JSON (no comments, no trailing commas: what tools and most
+ * people write) with an object at the top, nested at most {@link MAX_NESTING} deep; else
+ * `undefined`, and the JSONC parser decides, with its line and column for any error. `JSON.parse`
+ * gives the same value several times faster — a 20,000-entry file in tens of ms instead of
+ * hundreds — and keeps `__proto__` as an own data property, as {@link toValue} does.
+ */
+function plainJsonObject(text: string): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return deeperThan(value, MAX_NESTING) ? undefined : (value as Record<string, unknown>);
+}
+
+/** Whether objects and arrays in `value` nest deeper than `limit` (the top one is level 1). Iterative. */
+function deeperThan(value: object, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** jsonc-parser's `SyntaxKind` values (a const enum, which isolated modules cannot read). */

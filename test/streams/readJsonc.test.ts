@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseJsoncObject, readJsonc } from '../../src/streams/readJsonc.js';
+import fc from 'fast-check';
+import { MAX_NESTING, parseJsoncObject, readJsonc } from '../../src/streams/readJsonc.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 
 describe('parseJsoncObject', () => {
@@ -44,6 +45,29 @@ describe('parseJsoncObject', () => {
     expect(Object.keys(servers)).toEqual(['__proto__', 'b']);
     expect(Object.getPrototypeOf(servers)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(servers, '__proto__')?.value).toEqual({ command: 'p' });
+  });
+
+  it('plain JSON (read with JSON.parse) gives the value the JSONC parser gives, __proto__ and duplicate keys included', () => {
+    const jsonc = (text: string) => parseJsoncObject(`${text}\n// a comment makes it JSONC`, 'f.json');
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 })), (object) => {
+        const text = JSON.stringify(object);
+        expect(parseJsoncObject(text, 'f.json')).toStrictEqual(jsonc(text));
+      }),
+    );
+    for (const text of ['{"__proto__": {"a": 1}, "x": {"__proto__": [1]}}', '{"a": 1, "a": 2}', '{"a": "\\ud800 lone"}']) {
+      const plain = parseJsoncObject(text, 'f.json');
+      expect(plain, text).toStrictEqual(jsonc(text));
+      expect(Object.getPrototypeOf(plain.ok && plain.value)).toBe(Object.prototype);
+    }
+  });
+
+  it('a plain JSON file nested past the limit is refused as before, with its line and column', () => {
+    const deep = `{"a": ${'['.repeat(MAX_NESTING)}${']'.repeat(MAX_NESTING)}}`;
+    // The top object is level 1: the first bracket (column 7) is level 2, so the 1,000th (column 7 + 999) is level 1,001.
+    expect(parseJsoncObject(deep, 'f.json')).toMatchObject({ ok: false, error: `f.json:1:${7 + MAX_NESTING - 1}: nested more than ${MAX_NESTING} levels deep` });
+    const atLimit = `{"a": ${'['.repeat(MAX_NESTING - 1)}${']'.repeat(MAX_NESTING - 1)}}`;
+    expect(parseJsoncObject(atLimit, 'f.json').ok).toBe(true);
   });
 });
 
