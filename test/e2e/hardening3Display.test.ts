@@ -1,9 +1,10 @@
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import { CLI, FIXTURES, Workspace } from './cliSession.js';
+import { TmuxTerminal } from './tmuxTerminal.js';
 
 /**
  * What the reviewer sees is what runs (decisions 161–169), against the built CLI: entries from a
@@ -115,32 +116,18 @@ describe('plan, status and approvals print no raw control character (decisions 1
 });
 
 describe('the approval dialog in a real terminal (tmux)', () => {
-  const SESSION = `mcp-live-hardening3-${process.pid}`;
-  const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
-  const screen = () => tmux('capture-pane', '-p', '-t', SESSION);
-  afterEach(() => {
-    spawnSync('tmux', ['kill-session', '-t', SESSION]);
-  });
-
-  async function waitForScreen(pred: (s: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const s = screen();
-      if (pred(s)) return s;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const terminal = new TmuxTerminal(`mcp-live-hardening3-${process.pid}`);
+  afterEach(() => terminal.kill());
 
   it('shows the part a carriage return and SGR 8 would have hidden, and marks the line', async () => {
-    expect(spawnSync('tmux', ['-V']).status, 'tmux is needed for this test (.ci/run installs it)').toBe(0);
+    expect(TmuxTerminal.available(), 'tmux is needed for this test (.ci/run installs it)').toBe(true);
     ws = new Workspace();
     ws.write(ws.mcpJson, { mcpServers: { overwrite: { command: 'node', args: [CR_OVERWRITE], env: { SAFE: `1\r${ESC}[2K` } } } });
-    tmux(
-      'new-session', '-d', '-s', SESSION, '-x', '160', '-y', '40',
+    terminal.tmux(
+      'new-session', '-d', '-s', terminal.session, '-x', '160', '-y', '40',
       `HOME=${ws.home} ${process.execPath} ${CLI} --cwd ${ws.cwd}; echo "EXITED $?"; sleep 600`,
     );
-    const s = await waitForScreen((x) => /Approve MCP server “overwrite”/.test(x), 'the approval dialog');
+    const s = await terminal.waitForScreen((x) => /Approve MCP server “overwrite”/.test(x), 'the approval dialog');
     // The whole argument, escaped, on the command line of the review — not `node -e evil` over it.
     expect(s).toMatch(/! command\s+node 'server\.js --port 3000\\r\\x1b\[8mnode -e evil'\s+\(contains control characters, shown escaped\)/);
     expect(s).toMatch(/! env\s+SAFE=1\\r\\x1b\[2K\s+\(contains control characters, shown escaped\)/);
@@ -151,9 +138,9 @@ describe('the approval dialog in a real terminal (tmux)', () => {
     expect(bottom).toBeGreaterThan(top);
     for (const row of rows.slice(top + 1, bottom)) expect(row).toMatch(/^│.*│\s*$/);
     // Nothing ran: the entry waits for a decision.
-    tmux('send-keys', '-t', SESSION, 'Escape');
-    await waitForScreen((x) => !/Approve MCP server/.test(x), 'the dialog put off');
-    tmux('send-keys', '-t', SESSION, '/quit', 'Enter');
-    await waitForScreen((x) => /EXITED 0/.test(x), 'a clean exit');
+    terminal.press('Escape');
+    await terminal.waitForScreen((x) => !/Approve MCP server/.test(x), 'the dialog put off');
+    terminal.type('/quit');
+    await terminal.waitForScreen((x) => /EXITED 0/.test(x), 'a clean exit');
   }, 60_000);
 });

@@ -1,9 +1,10 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CLI, Workspace } from '../e2e/cliSession.js';
+import { TmuxTerminal } from '../e2e/tmuxTerminal.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../integration/processes.js';
 import { MB, fixturePath, mb, report, waitUntil } from './kit.js';
 
@@ -40,18 +41,9 @@ const PLANTED = {
 const CR_OVERWRITE = `server.js --port 3000\r${ESC}[8mnode -e evil`;
 const ATTACKS = `${ESC}[1A${ESC}[2K ${ESC}]8;;https://evil.example${BEL}x${ESC}]8;;${BEL} ${ESC}]52;c;ZXZpbA==${BEL} ${ESC}]0;pwned${BEL} \u009b2J \u202eevil`;
 
-const tmux = (...args: string[]): string => execFileSync('tmux', args, { encoding: 'utf8' });
-const screen = (): string => tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
-
-async function waitForScreen(pred: (s: string) => boolean, what: string, timeoutMs = 60_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = screen();
-    if (pred(s)) return s;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const terminal = new TmuxTerminal(SESSION, ['-J', '-S', '-200']);
+const tmux = (...args: string[]): string => terminal.tmux(...args);
+const waitForScreen = (pred: (s: string) => boolean, what: string): Promise<string> => terminal.waitForScreen(pred, what, 60_000);
 
 /** The peak resident memory of a process so far (Linux `VmHWM`), in bytes. */
 function peakRss(pid: number): number {
@@ -68,7 +60,7 @@ async function startHostileHttp(mode: string): Promise<string> {
 
 let ws: Workspace | undefined;
 afterEach(async () => {
-  spawnSync('tmux', ['kill-session', '-t', SESSION]);
+  terminal.kill();
   await Promise.all(
     hostileHttp.splice(0).map((child) => {
       const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
@@ -85,7 +77,7 @@ afterAll(async () => {
 
 describe('hostile display and hostile servers', () => {
   it('nothing raw reaches the terminal, memory stays bounded, the session lives, kill switches apply', async () => {
-    expect(spawnSync('tmux', ['-V']).status, 'tmux is needed for this test (.ci/run installs it)').toBe(0);
+    expect(TmuxTerminal.available(), 'tmux is needed for this test (.ci/run installs it)').toBe(true);
     ws = new Workspace();
     const w = ws;
     const [sse, json] = await Promise.all([startHostileHttp('sse'), startHostileHttp('json')]);
@@ -134,17 +126,15 @@ describe('hostile display and hostile servers', () => {
 
     // The session lives: a call to the good server is answered (the fixture answers `echo:<its pid>`).
     const goodPid = Number(readFileSync(goodLog, 'utf8').split(' ')[0]);
-    tmux('send-keys', '-t', SESSION, 'Escape');
+    terminal.press('Escape');
     await waitForScreen((x) => !/Approve MCP server/.test(x), 'the dialog put off');
-    tmux('send-keys', '-t', SESSION, '-l', '/call mcp__good__echo {}');
-    tmux('send-keys', '-t', SESSION, 'Enter');
+    terminal.type('/call mcp__good__echo {}');
     await waitForScreen((x) => x.includes(`echo:${goodPid}`), 'the answer of the good server');
 
     // The hostile server's detail: instructions, version, stderr tail — all escaped.
-    tmux('send-keys', '-t', SESSION, '-l', '/mcp hostile');
-    tmux('send-keys', '-t', SESSION, 'Enter');
+    terminal.type('/mcp hostile');
     await waitForScreen((x) => /hostile instructions/.test(x) && /\\x1b\]52;c;/.test(x), 'the hostile server in detail');
-    tmux('send-keys', '-t', SESSION, 'Escape');
+    terminal.press('Escape');
 
     // A kill switch: excluding the healthy server ends its process within debounce + a few ms.
     expect(isAlive(goodPid)).toBe(true);
@@ -155,8 +145,7 @@ describe('hostile display and hostile servers', () => {
     await waitForScreen((x) => /⊘ good\s+user\s+excluded by mcp\.excluded/.test(x), 'good excluded');
 
     const peak = peakRss(cliPid);
-    tmux('send-keys', '-t', SESSION, '-l', '/quit');
-    tmux('send-keys', '-t', SESSION, 'Enter');
+    terminal.type('/quit');
     await waitUntil('the CLI exits', () => !isAlive(cliPid), 15_000);
 
     // Nothing planted reached the terminal raw: not in the byte log, not in the pane's title.

@@ -13,7 +13,7 @@ import { sleep } from '../integration/processes.js';
 
 // --- secrets ---------------------------------------------------------------------------------
 
-/** A server config's env value (masked by redaction: it is in the config). */
+/** A server config's env value, from the session's environment (`${MCP_LIVE_SLOW_API_KEY}`). */
 export const ENV_SECRET = 'sk-live-ENVSECRET-7f3a9c2b';
 /** Reaches the config through `${MCP_LIVE_SLOW_SECRET}` expansion from the session's environment. */
 export const EXPANDED_SECRET = 'ghp_EXPANDEDSECRET_41d0e6';
@@ -25,11 +25,15 @@ export const API_KEY_HEADER = 'key-APIKEYSECRET-5c77';
 const SECRET_CORES = ['ENVSECRET', 'EXPANDEDSECRET', 'HEADERSECRET', 'APIKEYSECRET'];
 
 /** The environment a session under test runs with. */
-export const SECRET_PROCESS_ENV: Record<string, string> = { MCP_LIVE_SLOW_SECRET: EXPANDED_SECRET };
+export const SECRET_PROCESS_ENV: Record<string, string> = { MCP_LIVE_SLOW_SECRET: EXPANDED_SECRET, MCP_LIVE_SLOW_API_KEY: ENV_SECRET };
 
-/** `env` of every stdio server config in the slow suite. */
+/**
+ * `env` of every stdio server config in the slow suite: both secrets reach the config from the
+ * user's environment, so they are the user's wherever the entry stands — a literal in a
+ * repository's file is the repository's and is shown as written (decision 166).
+ */
 export function secretEnv(): Record<string, string> {
-  return { API_KEY: ENV_SECRET, GITHUB_TOKEN: '${MCP_LIVE_SLOW_SECRET}' };
+  return { API_KEY: '${MCP_LIVE_SLOW_API_KEY}', GITHUB_TOKEN: '${MCP_LIVE_SLOW_SECRET}' };
 }
 
 /** `headers` of every remote server config in the slow suite. */
