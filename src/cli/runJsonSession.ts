@@ -1,7 +1,8 @@
 import type { McpLive } from '../createMcpLive.js';
 import type { ResultEvent } from '../model/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
-import { BoundedLineSplitter, formatBytes, type LinePiece } from '../streams/boundedLineSplitter.js';
+import { formatBytes } from '../model/formatBytes.js';
+import { BoundedLineSplitter, type LinePiece } from '../streams/boundedLineSplitter.js';
 import { CANCELLED_ON_QUIT, SERVER_REQUESTS, peekCommand, runJsonCommand } from './jsonCommands.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { formatBytes } from '../streams/boundedLineSplitter.js';
+import { formatBytes } from '../model/formatBytes.js';
 
 /**
  * The `fetch` a remote MCP transport is given (decision 179): every response body passes a

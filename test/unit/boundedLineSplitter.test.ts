@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedLineSplitter, formatBytes } from '../../src/streams/boundedLineSplitter.js';
+import { formatBytes } from '../../src/model/formatBytes.js';
+import { BoundedLineSplitter } from '../../src/streams/boundedLineSplitter.js';
 
 const bytes = (text: string): Uint8Array => Buffer.from(text);
 
