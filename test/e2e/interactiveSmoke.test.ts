@@ -1,8 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, ROOT } from './cliSession.js';
+import { TmuxTerminal } from './tmuxTerminal.js';
 
 /**
  * The real CLI in a real terminal: tmux runs `mcp-live --demo` (on a copy of the demo, inside the
@@ -11,23 +11,9 @@ import { CLI, ROOT } from './cliSession.js';
 const SESSION = `mcp-live-smoke-${process.pid}`;
 const COPY = join(ROOT, '.tmp-test', `demo-${process.pid}`);
 
-function tmux(...args: string[]): string {
-  return execFileSync('tmux', args, { encoding: 'utf8' });
-}
-
-function screen(): string {
-  return tmux('capture-pane', '-p', '-t', SESSION);
-}
-
-async function waitForScreen(pred: (s: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = screen();
-    if (pred(s)) return s;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const terminal = new TmuxTerminal(SESSION);
+const tmux = (...args: string[]): string => terminal.tmux(...args);
+const waitForScreen = (pred: (s: string) => boolean, what: string): Promise<string> => terminal.waitForScreen(pred, what);
 
 /** Processes whose command line mentions the demo copy: the demo's MCP servers. */
 function demoServers(): string[] {
@@ -44,13 +30,13 @@ function demoServers(): string[] {
 }
 
 afterAll(() => {
-  spawnSync('tmux', ['kill-session', '-t', SESSION]);
+  terminal.kill();
   rmSync(COPY, { recursive: true, force: true });
 });
 
 describe('interactive session in a terminal (tmux)', () => {
   it('starts the demo, approves through the dialog, follows an edit, and /quit leaves no process behind', async () => {
-    expect(spawnSync('tmux', ['-V']).status, 'tmux is needed for this test (.ci/run installs it)').toBe(0);
+    expect(TmuxTerminal.available(), 'tmux is needed for this test (.ci/run installs it)').toBe(true);
     mkdirSync(join(ROOT, '.tmp-test'), { recursive: true });
     cpSync(join(ROOT, 'examples/demo'), COPY, { recursive: true });
     rmSync(join(COPY, 'home/.qwen/mcpApprovals.json'), { force: true });
