@@ -70,7 +70,9 @@ export { resolveServerConfig, validateServerConfig, transportKind, expandVars } 
 export { qualifiedToolName, filterTools, serverNameParts } from './model/toolNames.js';
 /** What a person approving an entry must see, and the one masking module of every output. */
 export { reviewEntry, type EntryReview, type ReviewLine } from './model/reviewEntry.js';
-export { maskEntryAsWritten, referencedVariables, createServerMasker, createTextMasker, isSecretName } from './model/secrets.js';
+export { maskEntryAsWritten, entryForReview, referencedVariables, createServerMasker, createTextMasker, isSecretName } from './model/secrets.js';
+/** What a host prints of a server's or a file's text goes through this first (decision 161). */
+export { terminalSafe, hasUnsafeCharacters, terminalSafeJson } from './model/terminalText.js';
 export { reasonText, toolNotFoundMessage, type HintAudience, type ToolFilter, type ToolNotFoundContext } from './model/messages.js';
 export { matchesName } from './model/namePatterns.js';
 
