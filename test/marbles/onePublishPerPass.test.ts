@@ -88,6 +88,21 @@ describe('one publish per pass (decision 171)', () => {
     });
   });
 
+  it('a close that waits for its process publishes `disconnected` at once, not when the close ends (decision 174)', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, flush }) => {
+      const h = harness(ts, hot('a 1s b', { a: input({ slow: srv('close=5000'), other: srv() }), b: input({ other: srv() }) }));
+      const seen: { at: number; state?: string }[] = [];
+      h.r.servers$.subscribe((all) => seen.push({ at: ts.now(), state: all.find((x) => x.name === 'slow')?.state }));
+      flush();
+      const removedAt = seen.find((x) => x.state === 'disconnected')?.at;
+      // The pass starts after the debounce (300 ms) of the edit at 1 s; its close takes 5 s.
+      expect(removedAt).toBeDefined();
+      expect(removedAt!).toBeLessThan(1_000 + 300 + 5_000);
+      expect(h.r.list().find((x) => x.name === 'slow')).toMatchObject({ state: 'disconnected', reason: 'removed' });
+    });
+  });
+
   it('many list changes in one frame outside a pass coalesce into one emission', () => {
     const ts = newScheduler();
     const users = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`u${i}`, srv()]));
