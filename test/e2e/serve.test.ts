@@ -156,7 +156,9 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     const [one, two] = await Promise.all([stdioClient(w), stdioClient(w)]);
     await waitUntil(async () => (await toolNames(one.client)).includes('mcp__a__echo'), 'a listed');
     expect(await echo(two.client, 'both')).toBe('both');
-    expect(daemons(w)).toHaveLength(1);
+    // Both clients may have started a daemon: the one that lost the socket exits once it finds the
+    // other accepting, which on a loaded machine can be after both clients were answered.
+    await waitUntil(() => daemons(w).length === 1, 'one daemon left', 15_000);
     expect(w.starts()).toEqual(['a']);
   });
 
