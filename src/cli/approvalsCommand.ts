@@ -8,9 +8,9 @@ import { UsageError, type CliCommand } from './args.js';
 import { reviewEntry, type ReviewLine } from '../model/reviewEntry.js';
 import { serverKind } from '../model/lspConfig.js';
 import { formatTable } from './statusCommand.js';
-import { hasUnsafeCharacters, terminalSafe, terminalSafeJson, UNSAFE_TEXT_NOTE } from '../model/terminalText.js';
-import { createTextMasker, createWrittenTextMasker, maskingReplacer } from '../model/secrets.js';
-import { terminalWriter } from './terminalWriter.js';
+import { hasUnsafeCharacters, terminalSafe, UNSAFE_TEXT_NOTE } from '../model/terminalText.js';
+import { createOutputMasks, maskingReplacer } from '../model/secrets.js';
+import { terminalWriter, writeJson } from './terminalWriter.js';
 
 /**
  * `mcp-live approvals list | approve NAME | reject NAME | forget NAME`. A decision is bound to
@@ -27,10 +27,8 @@ export async function runApprovals(
   const { input, projectRoot, approvalsFile } = await readInputsOnce(options);
   // The secret net over what is printed, a gated entry's own text masked by value only
   // (decision 167); every human-readable line terminal-safe (decision 164), JSON too (168).
-  const env = options.env ?? process.env;
-  const mask = createTextMasker(env);
-  const written = createWrittenTextMasker(env);
-  const printJson = (value: unknown): void => void out.write(`${terminalSafeJson(JSON.stringify(value, maskingReplacer(mask, written)))}\n`);
+  const { mask, written, replacer } = createOutputMasks(options.env ?? process.env);
+  const printJson = (value: unknown): void => writeJson(out, value, replacer);
   const print = terminalWriter(out);
   const printError = terminalWriter(process.stderr);
   const store = createApprovalsStore(approvalsFile);
@@ -44,7 +42,7 @@ export async function runApprovals(
       const stored = Object.hasOwn(input.approvals, name) ? input.approvals[name]!.status : '-';
       return { name, scope: s?.scope ?? '-', state, stored };
     });
-    if (json) out.write(`${terminalSafeJson(JSON.stringify({ projectRoot, approvalsFile, servers: rows }, maskingReplacer(mask), 2))}\n`);
+    if (json) writeJson(out, { projectRoot, approvalsFile, servers: rows }, maskingReplacer(mask), 2);
     else {
       print(mask(`Approvals for ${projectRoot} (${approvalsFile})\n`));
       print(formatTable(['SERVER', 'SCOPE', 'NOW', 'STORED'], rows.map((r) => [r.name, r.scope, r.state, r.stored]), mask));
@@ -84,7 +82,8 @@ export async function runApprovals(
   if (json) {
     printJson({ ok: true, server: name, action: status, hash, source: s.source, config: review.config });
   } else {
-    print(`${mask(`${status} ${terminalSafe(name)} for ${projectRoot}\n  source  ${terminalSafe(s.source)}\n`)}${formatReview(review.lines, written)}  hash    ${hash}\n`);
+    // Each piece escaped where it is put in, as the review's values are: the writer is only the net.
+    print(`${mask(`${status} ${terminalSafe(name)} for ${terminalSafe(projectRoot)}\n  source  ${terminalSafe(s.source)}\n`)}${formatReview(review.lines, written)}  hash    ${hash}\n`);
   }
   return 0;
 }

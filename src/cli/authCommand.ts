@@ -7,8 +7,7 @@ import { readInputsOnce } from '../planReport.js';
 import { createOAuthManager } from '../sinks/oauthManager.js';
 import { createOAuthTokenStore } from '../sinks/oauthTokenStore.js';
 import type { CliCommand } from './args.js';
-import { terminalSafeJson } from '../model/terminalText.js';
-import { terminalWriter } from './terminalWriter.js';
+import { terminalWriter, writeJson } from './terminalWriter.js';
 import { UsageError } from './usageError.js';
 
 /**
@@ -28,7 +27,7 @@ export async function runAuth(
   const print = terminalWriter(out);
   const oauth = createOAuthManager(createOAuthTokenStore(settingsPaths(options).oauthTokens));
   const report = (data: Record<string, unknown>): void => {
-    if (json) out.write(`${terminalSafeJson(JSON.stringify({ ok: true, server, ...data }))}\n`);
+    if (json) writeJson(out, { ok: true, server, ...data });
   };
   if (command.action === 'logout') {
     const forgotten = await oauth.logout(server);
@@ -47,7 +46,7 @@ export async function runAuth(
   }
   await oauth.authenticate(server, resolved, {
     onAuthorizationUrl: (url) => {
-      if (json) out.write(`${terminalSafeJson(JSON.stringify({ type: 'auth-required', server, url }))}\n`);
+      if (json) writeJson(out, { type: 'auth-required', server, url });
       else print(`Open this URL in a browser to authorize ${server}:\n\n  ${url}\n\nWaiting for the browser…\n`);
     },
   });

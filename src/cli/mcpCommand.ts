@@ -2,9 +2,9 @@ import type { McpLiveOptions } from '../createMcpLive.js';
 import { settingsPaths } from '../settingsPaths.js';
 import { addServerEntry, removeServerEntry, serversIn } from '../model/serverEntryEdits.js';
 import { reviewEntry } from '../model/reviewEntry.js';
-import { createTextMasker, createWrittenTextMasker, maskingReplacer } from '../model/secrets.js';
-import { terminalSafe, terminalSafeJson } from '../model/terminalText.js';
-import { terminalWriter } from './terminalWriter.js';
+import { createOutputMasks, createTextMasker } from '../model/secrets.js';
+import { terminalSafe } from '../model/terminalText.js';
+import { terminalWriter, writeJson } from './terminalWriter.js';
 import { GATED_SCOPES, type Scope } from '../model/types.js';
 import { transportKind, validateServerConfig } from '../model/validate.js';
 import { planReport, readInputsOnce, type PlannedServer } from '../planReport.js';
@@ -38,12 +38,11 @@ class McpCommandError extends Error {}
  * Everything printed passes the session-wide secret net, as `plan` does.
  */
 export async function runMcpCommand(options: McpLiveOptions, command: McpCommand, out: NodeJS.WritableStream): Promise<number> {
-  const mask = createTextMasker(options.env ?? process.env);
   // Terminal-safe (decisions 164, 168); a repository's entry masked by value only (decision 167).
+  const { mask, replacer } = createOutputMasks(options.env ?? process.env);
   const write = terminalWriter(out);
   const print = (text: string): void => write(mask(text));
-  const replacer = maskingReplacer(mask, createWrittenTextMasker(options.env ?? process.env));
-  const printJson = (value: unknown): void => void out.write(`${terminalSafeJson(JSON.stringify(value, replacer, 2))}\n`);
+  const printJson = (value: unknown): void => writeJson(out, value, replacer, 2);
   try {
     switch (command.action) {
       case 'add':
@@ -168,10 +167,8 @@ async function get(options: McpLiveOptions, server: string, json: JsonOut, print
     { label: 'admission', value: admissionWords(planned) },
   ];
   // Masked line by line before escaping; a repository's entry by value only (decision 167).
-  const env = options.env ?? process.env;
-  const mask = createTextMasker(env);
-  const entryMask = GATED_SCOPES.has(planned.scope) ? createWrittenTextMasker(env) : mask;
-  write(`${terminalSafe(mask(server))}\n${formatReview(head, mask)}${formatReview(planned.review, entryMask)}`);
+  const { mask, forScope } = createOutputMasks(options.env ?? process.env);
+  write(`${terminalSafe(mask(server))}\n${formatReview(head, mask)}${formatReview(planned.review, forScope(planned.scope))}`);
   if (overridden.length > 0) print(`  also defined in ${describe(overridden)} (overridden by this one)\n`);
   return 0;
 }

@@ -1,12 +1,11 @@
 import type { McpLiveOptions } from '../createMcpLive.js';
-import { createTextMasker, createWrittenTextMasker, maskingReplacer } from '../model/secrets.js';
-import { terminalSafe, terminalSafeJson } from '../model/terminalText.js';
-import { GATED_SCOPES } from '../model/types.js';
+import { createOutputMasks } from '../model/secrets.js';
+import { terminalSafe } from '../model/terminalText.js';
 import { lspName } from '../model/lspConfig.js';
 import { planReport, type PlannedServer } from '../planReport.js';
 import { formatReview } from './approvalsCommand.js';
 import { byKind, formatTable, formatWarnings, languageSection } from './statusCommand.js';
-import { terminalWriter } from './terminalWriter.js';
+import { terminalWriter, writeJson } from './terminalWriter.js';
 
 /**
  * `mcp-live plan`: the dry run. Spawns nothing.
@@ -20,12 +19,11 @@ import { terminalWriter } from './terminalWriter.js';
  */
 export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJS.WritableStream): Promise<number> {
   const report = await planReport(options);
-  const env = options.env ?? process.env;
-  const mask = createTextMasker(env);
   // A repository's entry is its own text: the net masks real secrets only in it (decision 167).
-  const written = createWrittenTextMasker(env);
+  const masks = createOutputMasks(options.env ?? process.env);
+  const { mask } = masks;
   if (json) {
-    out.write(`${terminalSafeJson(JSON.stringify(report, maskingReplacer(mask, written), 2))}\n`);
+    writeJson(out, report, masks.replacer, 2);
     return 0;
   }
   // Every line terminal-safe (decision 164): entries, paths and errors are a file's text.
@@ -45,7 +43,7 @@ export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJ
   const { mcp, lsp } = byKind(report.servers);
   const admission = (s: PlannedServer) =>
     s.error ?? (s.admitted ? 'would connect' : s.reason === 'settings_error' ? 'blocked: settings do not parse' : (s.message ?? s.reason ?? 'blocked'));
-  const runs = (s: PlannedServer) => (GATED_SCOPES.has(s.scope) ? written : mask)(s.target);
+  const runs = (s: PlannedServer) => masks.forScope(s.scope)(s.target);
   const mcpRows = mcp.map((s) => [...[s.name, s.scope, s.transport ?? '-', s.fingerprint ?? '-', admission(s)].map(mask), runs(s), mask(s.source)]);
   // Language servers as the interactive list shows them: a section of their own, by their own names.
   const lspRows = lsp.map((s) => [
@@ -60,7 +58,7 @@ export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJ
   // target does not show env, cwd, headers or trust. Entries go by their keys (`lsp:NAME`).
   print('\nEntries as written (literal secrets masked):\n');
   for (const s of report.servers) {
-    write(`${terminalSafe(mask(s.name))} (${s.scope}, ${terminalSafe(mask(s.source))})\n${formatReview(s.review, GATED_SCOPES.has(s.scope) ? written : mask)}`);
+    write(`${terminalSafe(mask(s.name))} (${s.scope}, ${terminalSafe(mask(s.source))})\n${formatReview(s.review, masks.forScope(s.scope))}`);
   }
   return 0;
 }

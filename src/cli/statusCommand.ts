@@ -3,8 +3,8 @@ import { lspName, serverKind } from '../model/lspConfig.js';
 import { reasonText } from '../model/messages.js';
 import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
 import type { ServerStatus } from '../model/status.js';
-import { terminalSafe, terminalSafeJson } from '../model/terminalText.js';
-import { terminalWriter } from './terminalWriter.js';
+import { terminalSafe } from '../model/terminalText.js';
+import { terminalWriter, writeJson } from './terminalWriter.js';
 
 /**
  * `mcp-live status`: connect once, print every server's state, end every process.
@@ -43,7 +43,7 @@ export async function runStatus(
     const blockedBy = live.settingsError();
     if (json) {
       const report = { ...(blockedBy === undefined ? {} : { settingsError: blockedBy }), settingsErrors: problems, warnings, servers: servers.map(statusJson) };
-      out.write(`${terminalSafeJson(JSON.stringify(report, maskingReplacer(mask), 2))}\n`);
+      writeJson(out, report, maskingReplacer(mask), 2);
     } else {
       // Terminal-safe (decision 164): errors and server names are a file's or a server's text.
       const write = terminalWriter(out);

@@ -1,4 +1,4 @@
-import { terminalSafe } from '../model/terminalText.js';
+import { terminalSafe, terminalSafeJson } from '../model/terminalText.js';
 
 /**
  * The one way a human-readable printer of the CLI writes (decision 164): whatever it was given —
@@ -9,4 +9,9 @@ import { terminalSafe } from '../model/terminalText.js';
  */
 export function terminalWriter(out: NodeJS.WritableStream): (text: string) => void {
   return (text) => void out.write(terminalSafe(text, { multiline: true }));
+}
+
+/** `value` as one JSON text and a newline, safe to read in a terminal (decision 168), through `replacer` (the secret net) when given. */
+export function writeJson(out: NodeJS.WritableStream, value: unknown, replacer?: (key: string, value: unknown) => unknown, indent?: number): void {
+  out.write(`${terminalSafeJson(JSON.stringify(value, replacer, indent))}\n`);
 }

@@ -7,8 +7,7 @@ import { getOwn, isPlainObject } from '../streams/ownProperties.js';
 import { readJsonc } from '../streams/readJsonc.js';
 import { isFolderTrusted, type TrustRule } from '../streams/trustedFolders.js';
 import type { CliCommand } from './args.js';
-import { terminalSafeJson } from '../model/terminalText.js';
-import { terminalWriter } from './terminalWriter.js';
+import { terminalWriter, writeJson } from './terminalWriter.js';
 import { UsageError } from './usageError.js';
 
 /**
@@ -39,12 +38,12 @@ export async function runTrust(
   if (trusted !== (action === 'trust')) {
     // Another key naming the same folder (`/p/` beside `/p`) ties with ours, and DO_NOT_TRUST wins ties.
     const error = `${dir} is still ${trusted ? 'trusted' : 'untrusted'}: another rule in ${file} decides it; edit that file`;
-    if (json) out.write(`${terminalSafeJson(JSON.stringify({ ok: false, dir, rule, file, trusted, error }))}\n`);
+    if (json) writeJson(out, { ok: false, dir, rule, file, trusted, error });
     else terminalWriter(process.stderr)(`mcp-live: ${error}\n`);
     return 1;
   }
   if (json) {
-    out.write(`${terminalSafeJson(JSON.stringify({ ok: true, dir, rule, file, trusted, folderTrustEnabled: enabled }))}\n`);
+    writeJson(out, { ok: true, dir, rule, file, trusted, folderTrustEnabled: enabled });
     return 0;
   }
   print(`${trusted ? 'Trusted' : 'Untrusted'} ${dir} (${rule} in ${file})\n`);

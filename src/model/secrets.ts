@@ -506,6 +506,25 @@ export function createWrittenTextMasker(env: Environment = {}): (text: string) =
   return (text) => maskHeld(literals(text));
 }
 
+/** The secret net of one printed output (decisions 164–167). */
+export interface OutputMasks {
+  /** For every text: the whole net. */
+  mask: (text: string) => string;
+  /** For a repository's own text: real secrets only ({@link createWrittenTextMasker}). */
+  written: (text: string) => string;
+  /** `written` for an entry of a gated scope, else `mask`. */
+  forScope: (scope: Scope) => (text: string) => string;
+  /** The JSON replacer of both ({@link maskingReplacer}). */
+  replacer: (key: string, value: unknown) => unknown;
+}
+
+/** The maskers every printer of a review, an entry or an event needs, built once from `env`. */
+export function createOutputMasks(env: Environment = {}): OutputMasks {
+  const mask = createTextMasker(env);
+  const written = createWrittenTextMasker(env);
+  return { mask, written, forScope: (scope) => (GATED_SCOPES.has(scope) ? written : mask), replacer: maskingReplacer(mask, written) };
+}
+
 /** Objects (and their contents) that a gated source wrote, as {@link entryForReview} shows them. */
 const writtenByRepository = new WeakSet<object>();
 /** Fields of an object that hold such text (a `target` string beside other fields). */

@@ -1,5 +1,5 @@
 import type { McpLiveEvent } from '../model/events.js';
-import { createTextMasker, createWrittenTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
+import { createOutputMasks, type Environment } from '../model/secrets.js';
 import { terminalSafeJson } from '../model/terminalText.js';
 
 /**
@@ -17,7 +17,7 @@ export function ndjsonWriter(
   out: NodeJS.WritableStream,
   env: Environment = process.env,
 ): (event: McpLiveEvent, options?: { verbatimData?: boolean }) => void {
-  const replacer = maskingReplacer(createTextMasker(env), createWrittenTextMasker(env));
+  const { replacer } = createOutputMasks(env);
   /** Writes `event` masked, but for `key`, whose value goes out as it is. */
   const writeKeeping = (event: McpLiveEvent, key: string, value: unknown): void => {
     const masked = JSON.parse(JSON.stringify({ ...event, [key]: undefined }, replacer)) as Record<string, unknown>;
