@@ -74,6 +74,15 @@ export async function readRegularText(path: string, options: ReadRegularFileOpti
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
+/**
+ * A document for a language server (a tool's file, an opened document, a file a server's answer
+ * points into), read bounded (decision 178): a FIFO, a device or a file over
+ * {@link MAX_DOCUMENT_BYTES} is refused, never read without end or waited on.
+ */
+export function readDocumentText(path: string): Promise<string> {
+  return readRegularText(path, { maxBytes: MAX_DOCUMENT_BYTES, kind: 'documents' });
+}
+
 /** "a FIFO (named pipe)", "a character device", …; `undefined` for a regular file. */
 export function nonRegularFileType(stats: Stats): string | undefined {
   if (stats.isFile()) return undefined;

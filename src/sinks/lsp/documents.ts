@@ -3,7 +3,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import equal from 'fast-deep-equal';
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
-import { MAX_DOCUMENT_BYTES, readRegularText } from '../../streams/readRegularFile.js';
+import { readDocumentText } from '../../streams/readRegularFile.js';
 
 /**
  * The documents the host has open, and the diagnostics language servers published for them
@@ -83,12 +83,12 @@ export class LspDocuments {
   /**
    * Opens `path` with `text`, or with the file's content when `text` is absent. Opening an open
    * document again is a change when the text differs (and nothing otherwise). The file is read
-   * bounded (decision 178): a FIFO, a device or a file over {@link MAX_DOCUMENT_BYTES} rejects
+   * bounded (decision 178): a FIFO, a device or a file over `MAX_DOCUMENT_BYTES` (16 MiB) rejects
    * with a `RefusedFileError` naming what it is.
    */
   async open(path: string, text?: string): Promise<OpenDocument> {
     const absolute = this.absolute(path);
-    const content = text ?? (await readRegularText(absolute, { maxBytes: MAX_DOCUMENT_BYTES, kind: 'documents' }));
+    const content = text ?? (await readDocumentText(absolute));
     const open = this.documents.get(absolute);
     if (open) return open.text === content ? open : this.change(absolute, content);
     const document: OpenDocument = { path: absolute, uri: pathToFileURL(absolute).href, text: content, version: 1 };

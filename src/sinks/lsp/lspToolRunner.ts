@@ -28,7 +28,7 @@ import {
   type TextContext,
 } from '../../model/lspResultText.js';
 import { checkLspToolArgs, lspOperationOf, providerOf, type FilePosition, type LspOperation, type LspToolCall } from '../../model/lspTools.js';
-import { MAX_DOCUMENT_BYTES, RefusedFileError, readRegularText } from '../../streams/readRegularFile.js';
+import { RefusedFileError, readDocumentText } from '../../streams/readRegularFile.js';
 
 /**
  * Runs the agent's `lsp__*` tools (src/model/lspTools.ts) against the connected language
@@ -174,17 +174,9 @@ function noServerText(path: string, languages: readonly string[]): string {
   return `no language server handles ${files} (${configured})`;
 }
 
-/**
- * A file the agent or a server names, read bounded (decision 178): a FIFO, a device or a file over
- * {@link MAX_DOCUMENT_BYTES} is refused, never read without end or waited on.
- */
-function readDocument(path: string): Promise<string> {
-  return readRegularText(path, { maxBytes: MAX_DOCUMENT_BYTES, kind: 'documents' });
-}
-
 async function readText(path: string, shown: string): Promise<string> {
   try {
-    return await readDocument(path);
+    return await readDocumentText(path);
   } catch (error) {
     // "it is a FIFO (named pipe), not a regular file", "it links to /dev/zero, which is …", "file too large (…)".
     if (error instanceof RefusedFileError) throw new ToolFailure(`cannot read ${shown}: ${error.code === 'ENOTREG' ? 'it ' : ''}${error.reason}`);
@@ -339,7 +331,7 @@ async function linesOf(uris: readonly string[], deps: LspToolDeps): Promise<Map<
   const entries = await Promise.all(
     unique.map(async (uri) => {
       const path = fileURLToPath(uri);
-      const text = deps.documents.get(path)?.text ?? (await readDocument(path).catch(() => undefined));
+      const text = deps.documents.get(path)?.text ?? (await readDocumentText(path).catch(() => undefined));
       return text === undefined ? [] : [[uri, splitLines(text)] as const];
     }),
   );
