@@ -1,3 +1,4 @@
+import type { SurfaceChange } from './surface.js';
 import type { Scope, ServerState, Reason } from './types.js';
 
 /** What started a reconcile pass. */
@@ -61,6 +62,20 @@ export interface ApprovalRequest {
   config: unknown;
   /** The environment variables the entry reads. */
   readsEnv: string[];
+  /** A changed surface waits, not the entry (decision 197): what changed since it was approved. */
+  surface?: SurfaceChange[];
+}
+
+/**
+ * A server shows another surface than the one recorded for it (decision 197): a tool added or
+ * removed, a description, schema or annotations changed. `withheld`: the tools kept from the
+ * agent until the user approves the new surface (gated servers, or `mcp.pinTools: "strict"`).
+ */
+export interface SurfaceChangedEvent extends Stamped {
+  type: 'surface-changed';
+  server: string;
+  changes: SurfaceChange[];
+  withheld?: string[];
 }
 
 export interface ApprovalRequiredEvent extends Stamped {
@@ -180,6 +195,7 @@ export type McpLiveEvent =
   | ServerEvent
   | ReconcileEvent
   | ApprovalRequiredEvent
+  | SurfaceChangedEvent
   | SettingsErrorEvent
   | SettingsOkEvent
   | RestartRequiredEvent

@@ -1,4 +1,5 @@
 import type { ReviewLine } from './reviewEntry.js';
+import type { SurfaceChange } from './surface.js';
 import type {
   NotAllowedBy,
   PromptInfo,
@@ -81,6 +82,18 @@ export interface ServerStatus {
   capabilities?: readonly string[];
   /** A language server's language ids (from `extensionToLanguage`), sorted, while wanted. */
   languages?: readonly string[];
+  /**
+   * Why a server in state `idle` has no process (decision 196): `lazy` (never started, listed from
+   * its record) or `idle-timeout` (stopped after `idleTimeoutMs` without a request).
+   */
+  idle?: 'lazy' | 'idle-timeout';
+  /** The entry's `idleTimeout`, ms, when it has one. */
+  idleTimeoutMs?: number;
+  /**
+   * Tools (own names) this server lists but that are withheld from `tools` because their
+   * definition changed since the user approved the server (decision 197); absent when none.
+   */
+  withheld?: readonly string[];
   history: readonly HistoryEntry[];
 }
 
@@ -102,4 +115,9 @@ export interface PendingApproval {
   readsEnv: readonly string[];
   /** Everything that decides what runs or where data goes, one line a fact (see `reviewEntry`). */
   review: readonly ReviewLine[];
+  /**
+   * Set when what waits is not the entry but its server's changed tools (decision 197): the
+   * differences from the surface the user approved. `hash` then binds the entry and the new surface.
+   */
+  surface?: readonly SurfaceChange[];
 }

@@ -50,6 +50,10 @@ export interface ServerConfig {
   oauth?: Record<string, unknown>;
   /** The largest single message the server may send, in bytes (default 16 MiB, at most 256 MiB). */
   maxMessageBytes?: number;
+  /** Start no process until the first request; list from the surface record meanwhile (decision 196). */
+  lazy?: boolean;
+  /** Stop the server after this many ms without a request in flight; the next request starts it again. */
+  idleTimeout?: number;
   [unknown: string]: unknown;
 }
 
@@ -97,6 +101,18 @@ export interface ResolvedServerConfig {
   maxMessageBytes?: number;
   /** Set for a language server (issue 14): how to speak LSP to the process `command` starts. */
   lsp?: ResolvedLsp;
+  /**
+   * When the process runs (decision 196): `lazy` / `idleTimeout` of the entry (or the file's
+   * `mcp.lazy`). Not in the fingerprint — they change when a process runs, not what it is — and
+   * repeated in the view so that a change applies to the live connection in place.
+   */
+  lifecycle?: Lifecycle;
+}
+
+/** When a server's process runs: started on first use (`lazy`), stopped after `idleTimeoutMs` without a request. */
+export interface Lifecycle {
+  lazy?: boolean;
+  idleTimeoutMs?: number;
 }
 
 /** Fields that change what a connected server shows, not how it is reached. */
@@ -114,6 +130,8 @@ export interface ViewFields {
   restart?: RestartPolicy;
   /** A language server's fields applied in place (issue 14): settings, routing, shutdown, restart policy. */
   lsp?: LspView;
+  /** `lazy` / `idleTimeout`, applied to the live connection in place (decision 196). */
+  lifecycle?: Lifecycle;
 }
 
 export type RestartPolicy = 'overlap' | 'stop-first';
@@ -123,6 +141,10 @@ export interface McpSettings {
   allowed?: string[];
   excluded?: string[];
   serverCommand?: string;
+  /** The default of `lazy` for the entries of this file (decision 196); an entry's own `lazy` wins. */
+  lazy?: boolean;
+  /** `strict`: a user-scope server's changed tools are withheld like a gated one's (decision 197). */
+  pinTools?: 'strict' | 'report';
 }
 
 /** The `lsp` key of a settings file: the same admission lists, for language servers (issue 14). */
@@ -178,6 +200,8 @@ export interface AssembledServer {
   config: unknown;
   /** The extension's directory, for an entry of an extension ({@link SourceSnapshot.extensionPath}). */
   extensionPath?: string;
+  /** `mcp.lazy` of the file the entry came from: its `lazy` when it has none (decision 196). */
+  lazyDefault?: boolean;
 }
 
 export type ApprovalStatus = 'approved' | 'rejected';
@@ -214,6 +238,8 @@ export interface Gating {
    * only that; exclusion, allow lists, folder trust and approval still apply.
    */
   sessionEnabled?: readonly string[];
+  /** `mcp.pinTools` of the user / system settings: `strict` withholds every server's changed tools (decision 197). */
+  pinTools?: 'strict' | 'report';
 }
 
 /** What the sources say should be running (SPEC §1 "desired state"). */
@@ -244,10 +270,12 @@ export type Reason =
 export type NotAllowedBy = 'flag' | 'settings';
 
 /**
+ * `idle`: a `lazy` server listed from its surface record, or one stopped after `idleTimeout`: no
+ * process, its tools listed, the next request starts it (decision 196).
  * `needs_auth`: a remote server answered 401 and no stored token works; it waits for the user to
  * authorize (`/mcp auth NAME`) and is not retried until then (issue 12).
  */
-export type ServerState = 'connecting' | 'connected' | 'disconnected' | 'error' | 'blocked' | 'needs_auth';
+export type ServerState = 'connecting' | 'connected' | 'idle' | 'disconnected' | 'error' | 'blocked' | 'needs_auth';
 
 /**
  * What a server says about an item besides its name and description, kept as it gave them so

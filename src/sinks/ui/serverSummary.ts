@@ -11,6 +11,8 @@ export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: st
   const icons: Record<ServerState, { icon: string; color: Tone }> = {
     connected: { icon: '●', color: 'green' },
     connecting: { icon: '◌', color: 'yellow' },
+    // Listed and ready, no process until the first request (decision 196).
+    idle: { icon: '◍', color: 'green' },
     error: { icon: '✖', color: 'red' },
     disconnected: { icon: '○', color: 'gray' },
     // Waiting for the user to authorize (`/mcp auth NAME`): actionable, like a pending approval.
