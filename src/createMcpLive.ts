@@ -54,6 +54,8 @@ import { settingsPaths } from './settingsPaths.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
 import { createElicitationQueue, type PendingElicitation } from './sinks/elicitationQueue.js';
 import { createMcpConnector } from './sinks/connector.js';
+import { lazyConnector } from './sinks/lazyConnector.js';
+import { createSurfaceStore } from './sinks/surfaceStore.js';
 import { LspDocuments, type FileDiagnostics, type OpenDocument } from './sinks/lsp/documents.js';
 import { LanguageServers, type LspTarget } from './sinks/lsp/languageServers.js';
 import type { LspConnector } from './sinks/lsp/lspConnector.js';
@@ -142,6 +144,11 @@ export interface McpLiveOptions {
   onResourceUpdated?: (server: string, uri: string) => void;
   /** The user's OAuth tokens (default `<home>/.<profile>/mcp-oauth-tokens.json`). */
   oauthTokensFile?: string;
+  /**
+   * The surface record (decisions 195–197): what each server last listed, per fingerprint, and
+   * the surfaces the user approved (default `<home>/.<profile>/mcp-surfaces.json`).
+   */
+  surfacesFile?: string;
   /**
    * Called with the URL the user must open to authorize a server (issue 12), for a host that
    * opens browsers itself. The `auth-required` event carries the same URL either way.
@@ -471,10 +478,14 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     defer(() => (lspConnector ??= import('./sinks/lsp/lspConnector.js').then(({ createLspConnector }) => createLspConnector({ documents })))).pipe(
       mergeMap((connect) => connect(name, config)),
     );
+  const surfaces = createSurfaceStore(paths.surfaces, { onWarning: (message) => events.next({ type: 'log', level: 'warn', message, ts: now() }) });
+  // `lazy` and `idleTimeout` servers run on demand, listed from their record meanwhile (decision 196).
+  const onDemand = lazyConnector(mcpConnector, { surfaces, scheduler });
   const connector: Connector = (name, config, serverHandlers) =>
-    config.lsp !== undefined ? connectLsp(name, config) : mcpConnector(name, config, serverHandlers);
+    config.lsp !== undefined ? connectLsp(name, config) : onDemand(name, config, serverHandlers);
   const r: Reconciler = createReconciler(inputs$, {
     connector,
+    surfaces,
     restartShared: pool ? (key) => pool.restart(key) : undefined,
     allowedMcpServerNames: options.allowedMcpServerNames,
     env: options.env,
@@ -627,6 +638,30 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     );
   };
 
+  /**
+   * A changed surface that waits (decision 197) is approved by the hash that was shown with it —
+   * or, without one, the one waiting now, which is what the dialog shows. Returns false when what
+   * waits for `name` is not a surface (its entry is approved the usual way); throws when the
+   * surface changed again since it was shown.
+   */
+  const approveSurface = (name: string, hash: string | undefined): boolean => {
+    const waiting = r.surfaceWaiting(name);
+    if (waiting === undefined) return false;
+    if (hash !== undefined && hash !== waiting.hash) {
+      const entryHash = (() => {
+        try {
+          return currentHash(name);
+        } catch {
+          return undefined;
+        }
+      })();
+      // The entry's own hash: a decision about the entry, not about its tools.
+      if (hash === entryHash) return false;
+      throw new Error(`the tools of ${name} changed since they were shown; review them again`);
+    }
+    return r.approveSurface(name, waiting.hash);
+  };
+
   const persist = async (decisions: readonly { server: string; record: ApprovalRecord }[]): Promise<void> => {
     if (decisions.length === 0) return;
     await store.decideAll(root, decisions);
@@ -667,10 +702,14 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       subscription.add(r.changes$.subscribe(autoStartAuthorization));
       subscription.add(languageServers.pullOnConnect());
       events.next({ type: 'started', ts: now(), cwd: paths.cwd, profile: paths.profile, watching: [...live.watching] });
-      // Before our servers start: end what a SIGKILLed mcp-live left running (bounded, ~2.5 s at most).
-      await openProcessGroupRegistry(options.runtimeDir ?? defaultRuntimeDir(paths.profile, options.homeDir), (message) =>
-        events.next({ type: 'log', level: 'warn', message, ts: now() }),
-      );
+      // Before our servers start: end what a SIGKILLed mcp-live left running (bounded, ~2.5 s at
+      // most), and read the surface record a lazy server is listed from.
+      await Promise.all([
+        openProcessGroupRegistry(options.runtimeDir ?? defaultRuntimeDir(paths.profile, options.homeDir), (message) =>
+          events.next({ type: 'log', level: 'warn', message, ts: now() }),
+        ),
+        surfaces.load(),
+      ]);
       if (subscription) r.start(); // not after a dispose() that came meanwhile
       await ready;
     },
@@ -682,6 +721,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         sessionEnded.abort(new Error('the session ended'));
         elicitations.dispose();
         await r.dispose();
+        await surfaces.flush();
         events.complete();
         session.complete();
         sessionLsp.complete();
@@ -695,16 +735,28 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
 
     planned: () => r.planned(),
     reload: () => r.reload('reload'),
-    reconnect: (name) => r.reconnect(name),
+    // An idle server is started, not reconnected: its record is what a reconnect would list (decision 196).
+    reconnect: (name) => {
+      const waking = r.wake(name);
+      if (waking === undefined) return r.reconnect(name);
+      waking.catch((error: unknown) =>
+        events.next({ type: 'log', level: 'warn', message: `${name} did not start: ${error instanceof Error ? error.message : String(error)}`, ts: now() }),
+      );
+      return true;
+    },
 
     async approve(name, { persist: keep = true, hash } = {}) {
+      if (approveSurface(name, hash)) return;
       const bound = shownHash(name, hash);
       if (keep) await persist([{ server: name, record: { hash: bound, status: 'approved' } }]);
       else sessionApprovals.next({ ...sessionApprovals.getValue(), [name]: bound });
       r.reload('approval');
     },
 
-    async approveAllPending(shown = promptable) {
+    async approveAllPending(all = promptable) {
+      // Changed surfaces first, each by the hash that was shown; the entries in one write after.
+      const surfacesShown = all.filter((p) => r.surfaceWaiting(p.name)?.hash === p.hash);
+      const shown = all.filter((p) => !surfacesShown.includes(p));
       const changed = shown.filter((p) => {
         try {
           return currentHash(p.name) !== p.hash;
@@ -717,13 +769,19 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         const names = changed.map((p) => p.name).join(', ');
         throw new Error(`${names} changed since ${changed.length === 1 ? 'it was' : 'they were'} shown; review again`);
       }
+      for (const p of surfacesShown) approveSurface(p.name, p.hash);
       // One locked write for the whole set, however large.
       await persist(shown.map((p) => ({ server: p.name, record: { hash: p.hash, status: 'approved' as const } })));
       if (shown.length > 0) r.reload('approval');
-      return shown.map((p) => p.name);
+      return all.map((p) => p.name);
     },
 
     async reject(name, { hash } = {}) {
+      const surface = r.surfaceWaiting(name);
+      if (surface !== undefined && (hash === undefined || hash === surface.hash)) {
+        r.rejectSurface(name, surface.hash);
+        return;
+      }
       // Rejecting what was shown, even if the file changed since: the newer entry stays pending.
       const now = currentHash(name);
       const bound = hash ?? r.shownHash(name) ?? now;
@@ -790,7 +848,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
 
     unavailableReason(name) {
       const s = r.status(name);
-      if (!s || s.state === 'connected') return undefined;
+      // An idle server is available: the first call starts it (decision 196).
+      if (!s || s.state === 'connected' || s.state === 'idle') return undefined;
       if (s.reason) {
         return { reason: s.reason, notAllowedBy: s.notAllowedBy, message: reasonText(s.reason, s.notAllowedBy, s.detail) };
       }

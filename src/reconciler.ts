@@ -30,6 +30,7 @@ import type { CallToolOptions, Connector } from './model/connection.js';
 import { desiredStateEqual } from './model/equality.js';
 import type {
   ApprovalRequiredEvent,
+  SurfaceChangedEvent,
   LogEvent,
   McpLiveEvent,
   ReadyEvent,
@@ -50,6 +51,8 @@ import { reconcileByServer, type ServerTask } from './operators/reconcileByServe
 import { yieldEvery } from './operators/yieldEvery.js';
 import { settleOnActivity, type ReadActivity } from './operators/settleOnActivity.js';
 import { LiveServers, type LiveServersDeps } from './sinks/liveServers.js';
+import { SurfacePins, type SurfaceApproval } from './sinks/surfacePins.js';
+import type { SurfaceStore } from './sinks/surfaceStore.js';
 
 /** Options of the reconcile pipeline; everything with a side effect or a clock is injected. */
 export interface ReconcilerDeps {
@@ -88,6 +91,12 @@ export interface ReconcilerDeps {
   hints?: LiveServersDeps['hints'];
   /** How the session answers its servers' own requests (elicitation, sampling, roots). */
   handlers?: LiveServersDeps['handlers'];
+  /**
+   * The surface record (decisions 195, 197): every surface a server shows is recorded and
+   * compared with it — `surface-changed`, and a gated server's changed tools withheld until the
+   * user approves them. Without it nothing is recorded or withheld.
+   */
+  surfaces?: SurfaceStore;
 }
 
 /** A request for a pass: what to apply and why. Manual requests bypass the equality gate. */
@@ -145,6 +154,14 @@ export interface Reconciler {
   shownHash(name: string): string | undefined;
   /** A decision was refused because the entry changed: run a pass that asks again, whatever changed. */
   reprompt(): void;
+  /** The changed surface `name` waits with for a decision (decision 197), if any. */
+  surfaceWaiting(name: string): SurfaceApproval | undefined;
+  /** Approves the surface shown with `hash`: its tools are offered at once. False when another one waits now. */
+  approveSurface(name: string, hash: string): boolean;
+  /** Rejects the surface shown with `hash`: its changed tools stay withheld, it is not asked again this session. */
+  rejectSurface(name: string, hash: string): boolean;
+  /** Starts an idle server's process now (decision 196); undefined when it is not idle. */
+  wake(name: string): Promise<void> | undefined;
   /**
    * Resolves once the first pass has applied its blocks and published its promptable set (a hung
    * connect does not hold this back, unlike `ready`); rejects when disposed before.
@@ -168,7 +185,25 @@ export interface Reconciler {
 export function createReconciler(inputs$: Observable<AssembleInput>, deps: ReconcilerDeps): Reconciler {
   const scheduler = deps.scheduler ?? asyncScheduler;
   const env = deps.env ?? process.env;
+  const pins =
+    deps.surfaces === undefined
+      ? undefined
+      : new SurfacePins({
+          store: deps.surfaces,
+          // Bound to the entry as the latest pass showed it, as a config approval is.
+          configHash: (name) => {
+            const config = shown?.servers[name]?.config;
+            return config === undefined ? undefined : desiredState.hashOf(config);
+          },
+          strict: () => shown?.gating.pinTools === 'strict',
+          onChanged: (server, changes, withheld) =>
+            events.next(
+              stamp<SurfaceChangedEvent>({ type: 'surface-changed', server, changes: [...changes], ...(withheld.length > 0 ? { withheld: [...withheld] } : {}) }),
+            ),
+          now: () => Date.now(),
+        });
   const live = new LiveServers({
+    surfaces: pins,
     connector: deps.connector,
     scheduler,
     maxFailures: deps.maxFailures,
@@ -363,22 +398,45 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     waiting.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const promptable = promptableOf(desired, waiting);
     lastPromptable = promptable;
-    pending.next(promptable);
+    publishPending();
+    askFor(promptable);
+  };
+
+  /** The `approval-required` event of entries (or changed surfaces) newly waiting. */
+  const askFor = (promptable: readonly PendingApproval[]): void => {
     if (promptable.length === 0) return;
     events.next(
       stamp<ApprovalRequiredEvent>({
         type: 'approval-required',
-        servers: promptable.map(({ name, scope, source, hash, config, readsEnv }) => ({
+        servers: promptable.map(({ name, scope, source, hash, config, readsEnv, surface }) => ({
           name,
           scope,
           source,
           hash,
           config,
           readsEnv: [...readsEnv],
+          ...(surface === undefined ? {} : { surface: [...surface] }),
         })),
       }),
     );
   };
+
+  /** Changed surfaces waiting (decision 197), shown like the entries they belong to, with what changed. */
+  let surfacePromptable: readonly PendingApproval[] = [];
+  const publishPending = (): void => {
+    pending.next(surfacePromptable.length === 0 ? lastPromptable : [...lastPromptable, ...surfacePromptable].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+  };
+  const watchingSurfaces = pins?.pending$.subscribe((waiting) => {
+    const before = new Set(surfacePromptable.map((p) => `${p.name}\0${p.hash}`));
+    surfacePromptable = waiting.flatMap((w) => {
+      const status = live.status(w.name);
+      if (status === undefined || shown === undefined) return [];
+      const [entry] = promptableOf(shown, [{ status, hash: w.hash }]);
+      return entry === undefined ? [] : [{ ...entry, surface: w.changes }];
+    });
+    publishPending();
+    askFor(surfacePromptable.filter((p) => !before.has(`${p.name}\0${p.hash}`)));
+  });
 
   const requests$ = (source$: Observable<AssembleInput>): Observable<PassRequest> => {
     // Replayed, so a manual request right after start sees the inputs read at subscription.
@@ -462,11 +520,21 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       lastPromptable = [];
       this.reload('approval');
     },
+    surfaceWaiting: (name) => pins?.waitingFor(name),
+    approveSurface(name, hash) {
+      if (pins?.approve(name, hash) !== true) return false;
+      live.reobserve(name);
+      return true;
+    },
+    rejectSurface: (name, hash) => pins?.reject(name, hash) === true,
+    wake: (name) => live.wake(name),
     planned: () => planned,
     async dispose() {
       subscription?.unsubscribe();
       subscription = undefined;
       watchingLive.unsubscribe();
+      watchingSurfaces?.unsubscribe();
+      pins?.dispose();
       failPlanned(new Error('disposed before its first pass'));
       await live.dispose();
       manual.complete();
@@ -511,7 +579,7 @@ export function serverEvent(s: ServerStatus, ts: number): ServerEvent {
   if (s.state === 'connected' && s.kind === 'lsp') {
     e.languages = [...(s.languages ?? [])];
     e.capabilities = [...(s.capabilities ?? [])];
-  } else if (s.state === 'connected') {
+  } else if (s.state === 'connected' || s.state === 'idle') {
     e.tools = s.tools.map((t) => t.name);
     e.prompts = s.prompts.map((p) => p.name);
   }

@@ -34,6 +34,7 @@ export function settingsPaths(options: McpLiveOptions) {
     approvals: resolve(options.approvalsFile ?? join(home, dir, 'mcpApprovals.json')),
     trustedFolders: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
     oauthTokens: resolve(options.oauthTokensFile ?? join(home, dir, 'mcp-oauth-tokens.json')),
+    surfaces: resolve(options.surfacesFile ?? join(home, dir, 'mcp-surfaces.json')),
   };
 }
 

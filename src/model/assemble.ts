@@ -131,6 +131,8 @@ function withoutLspKeys(source: SourceSnapshot): SourceSnapshot {
 export function assembledServer(name: string, source: SourceSnapshot, config: unknown): AssembledServer {
   const server: AssembledServer = { name, scope: source.scope, source: source.file, config };
   if (source.extensionPath !== undefined) server.extensionPath = source.extensionPath;
+  // Only language servers have no `lazy` (decision 196): their layer is keyed `lsp:NAME`.
+  if (source.mcp?.lazy !== undefined && source.layer !== 'lsp') server.lazyDefault = source.mcp.lazy;
   return server;
 }
 
@@ -164,10 +166,24 @@ export function desiredState(input: AssembleInput, sources: readonly SourceSnaps
   if (admission.lspExcluded.length > 0) gating.lspExcluded = admission.lspExcluded;
   if (admission.lspAllowed !== undefined) gating.lspAllowed = admission.lspAllowed;
   addSessionEnablement(gating, input.sessionEnablement, servers);
+  const pinTools = pinToolsOf(sources);
+  if (pinTools !== undefined) gating.pinTools = pinTools;
   const desired: DesiredState = { servers, gating, trusted };
   const settingsError = brokenSettings(input.sources);
   if (settingsError !== undefined) desired.settingsError = settingsError;
   return desired;
+}
+
+/**
+ * `mcp.pinTools` of the user's own files (decision 197): system settings over user settings. A
+ * workspace's is not read — a repository's file does not decide how its own servers are watched.
+ */
+function pinToolsOf(sources: readonly SourceSnapshot[]): 'strict' | 'report' | undefined {
+  let pin: 'strict' | 'report' | undefined;
+  for (const scope of ['user', 'system'] as const) {
+    for (const source of sources) if (source.scope === scope && source.mcp?.pinTools !== undefined) pin = source.mcp.pinTools;
+  }
+  return pin;
 }
 
 /** Session overrides of configured names into the gating (only when there are some, so gating stays as it was). */

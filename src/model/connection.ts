@@ -55,12 +55,29 @@ export interface Connection {
    */
   reconfigure?(view: ViewFields): void;
   /**
+   * Whether a process runs behind this connection (decision 196): a `lazy` or `idleTimeout`
+   * server's connection lists its tools while no process runs, and starts one on the first
+   * request. Replays the current value; absent for a connection that always has its process.
+   */
+  readonly activity$?: Observable<ConnectionActivity>;
+  /** Starts the process of an idle connection now (`/reconnect NAME` on an idle server). */
+  start?(): Promise<void>;
+  /**
    * Closes the client and ends the child (SIGTERM, then SIGKILL). Idempotent; settles when it is
    * gone. The real connector returns a Promise; any ObservableInput is accepted so that fakes in
    * marble tests can take virtual time.
    */
   close(): ObservableInput<void>;
 }
+
+/**
+ * What runs behind an on-demand connection: a process (its pid), or none — never started
+ * (`lazy`), or stopped after `idleTimeout` (`idle-timeout`). `error`: why the last start or the
+ * last process failed, while it waits idle for the next request.
+ */
+export type ConnectionActivity =
+  | { running: true; pid?: number }
+  | { running: false; idle: 'lazy' | 'idle-timeout'; error?: string };
 
 /** Options of a request to a server other than a tool call. */
 export interface RequestOptions {

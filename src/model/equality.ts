@@ -66,7 +66,8 @@ export function mcpGatingEqual(a?: Gating, b?: Gating): boolean {
     setsEqual(left.pending ?? [], right.pending ?? []) &&
     setsEqual(left.rejected ?? [], right.rejected ?? []) &&
     setsEqual(left.sessionDisabled ?? [], right.sessionDisabled ?? []) &&
-    setsEqual(left.sessionEnabled ?? [], right.sessionEnabled ?? [])
+    setsEqual(left.sessionEnabled ?? [], right.sessionEnabled ?? []) &&
+    (left.pinTools ?? 'report') === (right.pinTools ?? 'report')
   );
 }
 

@@ -496,7 +496,7 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
 
 /** Same name, origin and config object: everything an entry's verdict and resolution read. */
 function sameAssembled(a: AssembledServer, b: AssembledServer): boolean {
-  return a === b || (a.config === b.config && a.name === b.name && a.scope === b.scope && a.source === b.source && a.extensionPath === b.extensionPath);
+  return a === b || (a.config === b.config && a.name === b.name && a.scope === b.scope && a.source === b.source && a.extensionPath === b.extensionPath && a.lazyDefault === b.lazyDefault);
 }
 
 function sameGate(a: Gate, b: Gate): boolean {

@@ -45,7 +45,7 @@ export function resolveAssembled(
 ): WantedServer {
   const identity = { name: server.name, scope: server.scope, source: server.source };
   const resolve = serverKind(server.name) === 'lsp' ? resolveLspConfig : resolveServerConfig;
-  const resolution = resolve(server.config, env, workspace, server.extensionPath);
+  const resolution = resolve(server.config, env, workspace, server.extensionPath, server.lazyDefault);
   if (!resolution.ok) {
     return { ...identity, fingerprint: invalidFingerprint(server.config), view: {}, invalid: `invalid_config: ${resolution.error}` };
   }
@@ -238,7 +238,8 @@ function planWanted(server: WantedServer, current: LiveEntry | undefined): StepB
  * not ask for `"restart": "stop-first"`.
  */
 function overlaps(server: WantedServer, current: LiveEntry): boolean {
-  return current.state === 'connected' && current.fingerprint !== undefined && server.resolved !== undefined && server.view.restart !== 'stop-first';
+  // An idle server (decision 196) serves from its record: the new config is learned before it goes.
+  return (current.state === 'connected' || current.state === 'idle') && current.fingerprint !== undefined && server.resolved !== undefined && server.view.restart !== 'stop-first';
 }
 
 function planBlocked(target: Blocked, current: LiveEntry | undefined): StepBody {

@@ -17,11 +17,15 @@ import {
   DEFAULT_TIMEOUT_MS,
   MAX_MESSAGE_BYTES_CAP,
   MAX_TIMEOUT_MS,
+  type Lifecycle,
   type ResolvedServerConfig,
   type ServerConfig,
   type TransportKind,
   type ViewFields,
 } from './types.js';
+
+/** The longest `idleTimeout`: a day. */
+export const MAX_IDLE_TIMEOUT_MS = 86_400_000;
 
 /** The message of a config that names no way to reach the server (SPEC §3). */
 export const NO_TRANSPORT_ERROR = 'no transport: set command, url or httpUrl';
@@ -50,6 +54,8 @@ const FIELD_CHECKS: readonly (FieldRule & readonly [keyof ServerConfig & string,
   ['disabled', isBoolean, 'a boolean'],
   ['restart', (value) => value === 'stop-first' || value === 'overlap', '"stop-first" or "overlap"'],
   ['maxMessageBytes', isPositiveWholeNumber, 'a positive whole number (bytes)'],
+  ['lazy', isBoolean, 'a boolean'],
+  ['idleTimeout', isPositiveNumber, 'a positive number (milliseconds)'],
 ];
 
 /**
@@ -158,14 +164,27 @@ export function expandValues(
 }
 
 /** The view fields of a validated config, present ones only. */
-function viewFieldsOf(config: ServerConfig): ViewFields {
+function viewFieldsOf(config: ServerConfig, lazyDefault: boolean | undefined): ViewFields {
   const view: ViewFields = {};
   if (config.includeTools !== undefined) view.includeTools = [...config.includeTools];
   if (config.excludeTools !== undefined) view.excludeTools = [...config.excludeTools];
   if (config.trust !== undefined) view.trust = config.trust;
   if (config.description !== undefined) view.description = config.description;
   if (config.restart !== undefined) view.restart = config.restart;
+  const lifecycle = lifecycleOf(config, lazyDefault);
+  if (lifecycle !== undefined) view.lifecycle = lifecycle;
   return view;
+}
+
+/**
+ * When the entry's process runs (decision 196): its own `lazy`, else the file's `mcp.lazy`;
+ * `idleTimeout` capped at a day (Node's timers fire at once past 2^31-1 ms). Undefined for an
+ * always-running server.
+ */
+export function lifecycleOf(config: Pick<ServerConfig, 'lazy' | 'idleTimeout'>, lazyDefault?: boolean): Lifecycle | undefined {
+  const lazy = config.lazy ?? lazyDefault ?? false;
+  if (!lazy && config.idleTimeout === undefined) return undefined;
+  return { ...(lazy ? { lazy } : {}), ...(config.idleTimeout === undefined ? {} : { idleTimeoutMs: Math.min(Math.ceil(config.idleTimeout), MAX_IDLE_TIMEOUT_MS) }) };
 }
 
 /**
@@ -242,13 +261,15 @@ export function resolveServerConfig(
   env: Environment,
   workspace?: string,
   extensionPath?: string,
+  lazyDefault?: boolean,
 ): Resolution | { ok: false; error: string } {
   const validated = validateServerConfig(raw);
   if (!validated.ok) return validated;
   const { config } = validated;
   const transport = transportKind(config);
   if (transport === undefined) return { ok: false, error: NO_TRANSPORT_ERROR };
-  const view = viewFieldsOf(config);
+  const view = viewFieldsOf(config, lazyDefault);
+  const lifecycle = view.lifecycle === undefined ? {} : { lifecycle: view.lifecycle };
   const { expand, unset } = entryExpander(env, workspace, extensionPath);
   const done = (resolved: ResolvedServerConfig): Resolution => ({ ok: true, resolved, view, unsetVariables: [...unset].sort() });
   if (transport === 'stdio') {
@@ -260,6 +281,7 @@ export function resolveServerConfig(
       headers: {},
       ...deadlines(config),
       ...messageCap(config),
+      ...lifecycle,
     };
     // Relative to the workspace, never to mcp-live's own directory (issue 11): `node server.js`
     // in `.mcp.json` runs the workspace's server.js from wherever mcp-live was started.
@@ -277,6 +299,7 @@ export function resolveServerConfig(
     headers: expandValues(config.headers, expand),
     ...deadlines(config),
     ...messageCap(config),
+    ...lifecycle,
     ...(config.oauth === undefined ? {} : { oauth: resolveOAuthSettings(config.oauth, expand) }),
   });
 }

@@ -28,6 +28,8 @@ import {
   SharedConnectionRestarted,
   type CallToolOptions,
   type Connection,
+  type ConnectionActivity,
+  type ServerIdentity,
   type Connector,
   type RequestOptions,
   type ServerRequestHandlers,
@@ -72,6 +74,19 @@ export interface LiveServersDeps {
   hints?: HintAudience;
   /** How this session answers its servers' own requests (elicitation, sampling, roots). */
   handlers?: ServerRequestHandlers;
+  /**
+   * The surface record (decisions 195, 197): told every surface a connected MCP server shows,
+   * it answers with the tools to withhold (changed since the user approved them).
+   */
+  surfaces?: SurfaceObserver;
+}
+
+/** What {@link LiveServers} tells the surface record, and asks it. */
+export interface SurfaceObserver {
+  /** Records what `server` lists now; returns the own names of the tools to withhold. */
+  observe(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): ReadonlySet<string>;
+  /** `name` shows no surface any more (disconnected, blocked, failed). */
+  forget(name: string): void;
 }
 
 interface Entry {
@@ -82,6 +97,10 @@ interface Entry {
   /** stderr of earlier processes of this server (they died or were replaced), newest last. */
   pastStderr: readonly string[];
   lists?: ServerLists;
+  /** Tools of `lists` (own names) withheld until their new definition is approved (decision 197). */
+  withheld?: ReadonlySet<string>;
+  /** An on-demand connection's `activity$`, followed into the status (decision 196). */
+  activity?: Subscription;
   /** The connect attempt and, once connected, the subscription to its `lists$`. */
   session?: Subscription;
   /** A pending supervised restart. */
@@ -108,12 +127,14 @@ const EMPTY_LISTS: Pick<ServerStatus, 'tools' | 'prompts' | 'resources'> = {
 };
 
 /** What a server that is not connected shows: no lists, and nothing of what it said in `initialize`. */
-const NOT_CONNECTED: Pick<ServerStatus, ListKey | 'serverInfo' | 'instructions' | 'capabilities'> = {
+const NOT_CONNECTED: Pick<ServerStatus, ListKey | 'serverInfo' | 'instructions' | 'capabilities' | 'idle' | 'withheld'> = {
   ...EMPTY_LISTS,
   resourceTemplates: undefined,
   serverInfo: undefined,
   instructions: undefined,
   capabilities: undefined,
+  idle: undefined,
+  withheld: undefined,
 };
 
 type ListKey = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
@@ -228,7 +249,7 @@ export class LiveServers {
    */
   withConnection<T>(name: string, request: (conn: Connection) => Promise<T>): Promise<T> | undefined {
     const e = this.entries.get(name);
-    if (e?.conn === undefined || e.status.state !== 'connected') return undefined;
+    if (e?.conn === undefined || (e.status.state !== 'connected' && e.status.state !== 'idle')) return undefined;
     return this.worded(e, e.conn, request(e.conn));
   }
 
@@ -346,7 +367,9 @@ export class LiveServers {
       // `/reconnect NAME` on a pooled server: end the shared process, not only our hold on it.
       const restarting = conn && e.forceReconnect && e.server ? this.deps.restartShared?.(e.server.fingerprint) : undefined;
       e.lists = undefined;
+      e.withheld = undefined;
       e.server = undefined;
+      this.deps.surfaces?.forget(name);
       // Tools go first: a call is refused from here on, however long the process takes to end.
       this.update(name, { state: 'disconnected', pid: undefined, error: undefined, trust: undefined, ...NOT_CONNECTED });
       return this.close(e, restarting);
@@ -440,6 +463,7 @@ export class LiveServers {
   block(name: string, scope: Scope, source: string, why: Blocked): Observable<never> {
     return defer(() => {
       this.ensure(name, scope, source);
+      this.deps.surfaces?.forget(name);
       this.update(name, {
         scope,
         source,
@@ -456,6 +480,27 @@ export class LiveServers {
       });
       return EMPTY;
     });
+  }
+
+  /**
+   * Starts the process of an idle server (`/reconnect NAME` on one, decision 196); undefined
+   * when `name` is not idle. Resolves when it runs, rejects with why it did not start.
+   */
+  wake(name: string): Promise<void> | undefined {
+    const e = this.entries.get(name);
+    if (e?.status.state !== 'idle' || e.conn?.start === undefined) return undefined;
+    return e.conn.start();
+  }
+
+  /**
+   * Asks the surface record again what to withhold of `name`'s lists (after the user approved
+   * its new surface): the tools it lets through are published at once.
+   */
+  reobserve(name: string): void {
+    const e = this.entries.get(name);
+    if (!e?.lists || !e.server || !e.conn) return;
+    this.observeSurface(e, e.server, e.conn);
+    this.update(name, this.listsPatch(name, e));
   }
 
   /** Asks the next pass to reconnect this server whatever its state (`/reconnect NAME`). */
@@ -734,6 +779,13 @@ export class LiveServers {
           e.conn = conn;
           e.lists = conn.lists;
           e.connectedAt = this.scheduler.now();
+          this.observeSurface(e, server, conn);
+          // An on-demand connection says at once whether a process runs (it replays): one update.
+          let activity: ConnectionActivity | undefined;
+          let first = true;
+          e.activity?.unsubscribe();
+          e.activity = conn.activity$?.subscribe((a) => (first ? (activity = a) : this.update(name, this.activityPatch(a))));
+          first = false;
           this.update(name, {
             ...patch,
             state: 'connected',
@@ -743,6 +795,7 @@ export class LiveServers {
             instructions: conn.server?.instructions,
             capabilities: conn.server?.capabilities,
             ...this.listsPatch(name, e),
+            ...(activity === undefined ? {} : this.activityPatch(activity)),
           });
           settled?.();
         }),
@@ -751,14 +804,24 @@ export class LiveServers {
       .subscribe({
         next: (lists) => {
           e.lists = { ...(e.lists ?? { tools: [], prompts: [], resources: [] }), ...lists };
-          this.update(name, this.listsPatch(name, e));
+          if (e.conn) this.observeSurface(e, server, e.conn);
+          // A process that started behind an idle connection may say more about itself than the record.
+          const identity = e.conn?.server;
+          this.update(name, {
+            ...this.listsPatch(name, e),
+            ...(identity === undefined ? {} : { serverInfo: identity.info, instructions: identity.instructions, capabilities: identity.capabilities }),
+          });
         },
         error: (err: unknown) => {
           const message = errorMessage(err);
           this.keepStderr(e, `(process ended: ${message})`);
           e.conn = undefined;
           e.lists = undefined;
+          e.withheld = undefined;
           e.session = undefined;
+          e.activity?.unsubscribe();
+          e.activity = undefined;
+          this.deps.surfaces?.forget(name);
           if (err instanceof NeedsAuthorization) {
             // Only the user can help: no retry until they authorize (or the next pass asks again).
             this.update(name, { state: 'needs_auth', error: needsAuthText(name, err, this.deps.hints ?? 'library'), pid: undefined, ...NOT_CONNECTED });
@@ -862,6 +925,8 @@ export class LiveServers {
     e.replacing = undefined;
     e.session?.unsubscribe();
     e.session = undefined;
+    e.activity?.unsubscribe();
+    e.activity = undefined;
     // An attempt ended here is settled for whoever waits on it.
     if (e.settling) this.settle(e, e.settling);
   }
@@ -871,11 +936,26 @@ export class LiveServers {
     settling.complete();
   }
 
-  private listsPatch(name: string, e: Entry): Pick<ServerStatus, ListKey> {
-    if (!e.lists) return { ...EMPTY_LISTS, resourceTemplates: undefined };
+  /** Tells the surface record what a connected MCP server lists now, and keeps what it withholds. */
+  private observeSurface(e: Entry, server: WantedServer, conn: Connection): void {
+    if (!this.deps.surfaces || !e.lists || serverKind(server.name) === 'lsp') return;
+    const withheld = this.deps.surfaces.observe(server, e.lists, conn.server);
+    e.withheld = withheld.size === 0 ? undefined : withheld;
+  }
+
+  /** The status of an on-demand connection's process: `idle` without one (decision 196). */
+  private activityPatch(activity: ConnectionActivity): Partial<ServerStatus> {
+    if (activity.running) return { state: 'connected', idle: undefined, pid: activity.pid, error: undefined };
+    return { state: 'idle', idle: activity.idle, pid: undefined, error: activity.error };
+  }
+
+  private listsPatch(name: string, e: Entry): Pick<ServerStatus, ListKey | 'withheld'> {
+    if (!e.lists) return { ...EMPTY_LISTS, resourceTemplates: undefined, withheld: undefined };
     const view = e.server?.view ?? {};
     const part = this.partOf(name);
-    const tools = part === undefined ? [] : filterTools(e.lists.tools, view);
+    const withheld = e.withheld;
+    const offered = withheld === undefined ? e.lists.tools : e.lists.tools.filter((t) => !withheld.has(t.name));
+    const tools = part === undefined ? [] : filterTools(offered, view);
     const names = qualifyTools(name, tools.map((t) => t.name), part);
     const trust = trustOf(e.server);
     const prompts = e.lists.prompts;
@@ -885,6 +965,7 @@ export class LiveServers {
       prompts: part === undefined ? prompts : prompts.map((p, i) => ({ ...p, qualifiedName: promptNames[i]! })),
       resources: e.lists.resources,
       resourceTemplates: e.lists.resourceTemplates?.length ? e.lists.resourceTemplates : undefined,
+      withheld: withheld === undefined ? undefined : [...withheld].sort(),
     };
   }
 
@@ -965,6 +1046,7 @@ function wantedPatch(server: WantedServer): Partial<ServerStatus> {
     transport: server.resolved?.transport,
     fingerprint: server.fingerprint,
     trust: trustOf(server),
+    idleTimeoutMs: server.view.lifecycle?.idleTimeoutMs,
   };
 }
 

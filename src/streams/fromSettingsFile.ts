@@ -94,6 +94,8 @@ const RULES: Readonly<Record<SettingsFileKind, readonly KeyRule[]>> = {
     { path: ['mcp', 'allowed'], check: isStringList, expected: 'a list of server names (["a", "b"])' },
     { path: ['mcp', 'excluded'], check: isStringList, expected: 'a list of server names (["a", "b"])' },
     { path: ['mcp', 'serverCommand'], check: (v) => typeof v === 'string', expected: 'a string' },
+    { path: ['mcp', 'lazy'], check: (v) => typeof v === 'boolean', expected: 'a boolean' },
+    { path: ['mcp', 'pinTools'], check: (v) => v === 'strict' || v === 'report', expected: '"strict" or "report"' },
     { path: ['lsp'], check: isPlainObject, expected: 'an object' },
     { path: ['lsp', 'allowed'], check: isStringList, expected: 'a list of language server names (["a", "b"])' },
     { path: ['lsp', 'excluded'], check: isStringList, expected: 'a list of language server names (["a", "b"])' },
@@ -409,6 +411,10 @@ function pickMcpSettings(mcp: Record<string, unknown>): McpSettings {
   if (isStringList(allowed)) picked.allowed = allowed as string[];
   if (isStringList(excluded)) picked.excluded = excluded as string[];
   if (typeof serverCommand === 'string') picked.serverCommand = serverCommand;
+  const lazy = getOwn(mcp, 'lazy');
+  if (typeof lazy === 'boolean') picked.lazy = lazy;
+  const pinTools = getOwn(mcp, 'pinTools');
+  if (pinTools === 'strict' || pinTools === 'report') picked.pinTools = pinTools;
   return picked;
 }
 
