@@ -57,8 +57,10 @@ export interface Connection {
   /**
    * Whether a process runs behind this connection (decision 196): a `lazy` or `idleTimeout`
    * server's connection lists its tools while no process runs, and starts one on the first
-   * request. Replays the current value; absent for a connection that always has its process.
+   * request. `activity` is the current value, `activity$` its changes after it (no replay);
+   * both are absent for a connection that always has its process.
    */
+  readonly activity?: ConnectionActivity;
   readonly activity$?: Observable<ConnectionActivity>;
   /** Starts the process of an idle connection now (`/reconnect NAME` on an idle server). */
   start?(): Promise<void>;

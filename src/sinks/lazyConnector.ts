@@ -1,10 +1,15 @@
 import {
   BehaviorSubject,
+  EMPTY,
   Observable,
   Subject,
   asyncScheduler,
+  catchError,
   from,
   lastValueFrom,
+  skip,
+  switchMap,
+  tap,
   timer,
   type SchedulerLike,
   type Subscription,
@@ -76,7 +81,7 @@ class OnDemandConnection implements Connection {
   readonly lists$: Observable<Partial<ServerLists>>;
   readonly activity$: Observable<ConnectionActivity>;
   private readonly listsSubject = new Subject<Partial<ServerLists>>();
-  private readonly activity: BehaviorSubject<ConnectionActivity>;
+  private readonly activityNow: BehaviorSubject<ConnectionActivity>;
   private current: ServerLists;
   private identity: ServerIdentity | undefined;
   private lifecycle: Lifecycle;
@@ -106,9 +111,13 @@ class OnDemandConnection implements Connection {
     this.lifecycle = config.lifecycle ?? {};
     this.current = recorded === undefined ? { tools: [], prompts: [], resources: [], resourceTemplates: [] } : listsOf(recorded);
     this.identity = recorded === undefined ? undefined : identityOf(recorded);
-    this.activity = new BehaviorSubject<ConnectionActivity>({ running: false, idle: this.idleKind() });
+    this.activityNow = new BehaviorSubject<ConnectionActivity>({ running: false, idle: this.idleKind() });
     this.lists$ = this.listsSubject.asObservable();
-    this.activity$ = this.activity.asObservable();
+    this.activity$ = this.activityNow.pipe(skip(1));
+  }
+
+  get activity(): ConnectionActivity {
+    return this.activityNow.getValue();
   }
 
   get pid(): number | undefined {
@@ -181,7 +190,7 @@ class OnDemandConnection implements Connection {
     this.idleTimer?.unsubscribe();
     await this.stop();
     this.listsSubject.complete();
-    this.activity.complete();
+    this.activityNow.complete();
   }
 
   /** `idle-timeout` once a stop came from the timeout: a lazy server never used, or without one, is `lazy`. */
@@ -207,27 +216,34 @@ class OnDemandConnection implements Connection {
     if (this.process) return Promise.resolve(this.process);
     this.starting ??= new Promise<Connection>((resolve, reject) => {
       let connected = false;
-      this.attempt = this.inner(this.name, this.config, this.handlers).subscribe({
-        next: (conn) => {
-          connected = true;
-          this.process = conn;
-          this.starting = undefined;
-          this.adopt(conn);
-          resolve(conn);
-          this.attempt?.add(
-            conn.lists$.subscribe({
-              next: (lists) => {
+      this.attempt = this.inner(this.name, this.config, this.handlers)
+        .pipe(
+          tap((conn) => {
+            connected = true;
+            this.process = conn;
+            this.starting = undefined;
+            this.adopt(conn);
+            resolve(conn);
+          }),
+          // The process's refreshes are this connection's; its death returns it to idle.
+          switchMap((conn) =>
+            conn.lists$.pipe(
+              tap((lists) => {
                 this.current = { ...this.current, ...lists };
                 this.listsSubject.next(lists);
-              },
-              error: (error: unknown) => this.died(conn, error),
-            }),
-          );
-        },
+              }),
+              catchError((error: unknown) => {
+                this.died(conn, error);
+                return EMPTY;
+              }),
+            ),
+          ),
+        )
+        .subscribe({
         error: (error: unknown) => {
           this.starting = undefined;
           this.attempt = undefined;
-          if (!connected) this.activity.next({ running: false, idle: this.idleKind(), error: messageOf(error) });
+          if (!connected) this.activityNow.next({ running: false, idle: this.idleKind(), error: messageOf(error) });
           reject(error instanceof Error ? error : new Error(String(error)));
         },
       });
@@ -240,7 +256,7 @@ class OnDemandConnection implements Connection {
     this.identity = conn.server;
     const lists = conn.lists;
     this.current = { resourceTemplates: [], ...lists };
-    this.activity.next({ running: true, pid: conn.pid });
+    this.activityNow.next({ running: true, pid: conn.pid });
     this.listsSubject.next(this.current);
   }
 
@@ -251,7 +267,7 @@ class OnDemandConnection implements Connection {
     this.attempt?.unsubscribe();
     this.attempt = undefined;
     this.idleTimer?.unsubscribe();
-    if (!this.closed) this.activity.next({ running: false, idle: this.idleKind(), error: messageOf(error) });
+    if (!this.closed) this.activityNow.next({ running: false, idle: this.idleKind(), error: messageOf(error) });
   }
 
   /** Stops the process when nothing is in flight: at once for a learned lazy one, else after `idleTimeout`. */
@@ -263,7 +279,7 @@ class OnDemandConnection implements Connection {
     this.idleTimer = timer(wait, this.scheduler).subscribe(() => {
       if (this.inFlight > 0) return;
       void this.stop().then(() => {
-        if (!this.closed) this.activity.next({ running: false, idle: this.idleKind() });
+        if (!this.closed) this.activityNow.next({ running: false, idle: this.idleKind() });
       });
     });
   }

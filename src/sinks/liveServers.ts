@@ -14,6 +14,8 @@ import {
   catchError,
   finalize,
   ignoreElements,
+  map,
+  merge,
   noop,
   of,
   switchMap,
@@ -99,8 +101,6 @@ interface Entry {
   lists?: ServerLists;
   /** Tools of `lists` (own names) withheld until their new definition is approved (decision 197). */
   withheld?: ReadonlySet<string>;
-  /** An on-demand connection's `activity$`, followed into the status (decision 196). */
-  activity?: Subscription;
   /** The connect attempt and, once connected, the subscription to its `lists$`. */
   session?: Subscription;
   /** A pending supervised restart. */
@@ -780,12 +780,8 @@ export class LiveServers {
           e.lists = conn.lists;
           e.connectedAt = this.scheduler.now();
           this.observeSurface(e, server, conn);
-          // An on-demand connection says at once whether a process runs (it replays): one update.
-          let activity: ConnectionActivity | undefined;
-          let first = true;
-          e.activity?.unsubscribe();
-          e.activity = conn.activity$?.subscribe((a) => (first ? (activity = a) : this.update(name, this.activityPatch(a))));
-          first = false;
+          // An on-demand connection says whether a process runs: in this update, then as it changes.
+          const activity = conn.activity;
           this.update(name, {
             ...patch,
             state: 'connected',
@@ -799,10 +795,14 @@ export class LiveServers {
           });
           settled?.();
         }),
-        switchMap((conn) => conn.lists$),
+        switchMap((conn) =>
+          conn.activity$ === undefined ? conn.lists$ : merge(conn.lists$, conn.activity$.pipe(map((activity) => ({ activity })))),
+        ),
       )
       .subscribe({
-        next: (lists) => {
+        next: (change) => {
+          if ('activity' in change) return this.update(name, this.activityPatch(change.activity));
+          const lists = change;
           e.lists = { ...(e.lists ?? { tools: [], prompts: [], resources: [] }), ...lists };
           if (e.conn) this.observeSurface(e, server, e.conn);
           // A process that started behind an idle connection may say more about itself than the record.
@@ -819,8 +819,6 @@ export class LiveServers {
           e.lists = undefined;
           e.withheld = undefined;
           e.session = undefined;
-          e.activity?.unsubscribe();
-          e.activity = undefined;
           this.deps.surfaces?.forget(name);
           if (err instanceof NeedsAuthorization) {
             // Only the user can help: no retry until they authorize (or the next pass asks again).
@@ -925,8 +923,6 @@ export class LiveServers {
     e.replacing = undefined;
     e.session?.unsubscribe();
     e.session = undefined;
-    e.activity?.unsubscribe();
-    e.activity = undefined;
     // An attempt ended here is settled for whoever waits on it.
     if (e.settling) this.settle(e, e.settling);
   }
