@@ -9,7 +9,8 @@ import type { NotAllowedBy, Reason } from './types.js';
 export type HintAudience = 'ui' | 'json' | 'library';
 
 /** The view field that hides a tool a connected server offers. */
-export type ToolFilter = 'includeTools' | 'excludeTools';
+/** What hides a tool its server lists: a view field, or a definition changed since it was approved (decision 197). */
+export type ToolFilter = 'includeTools' | 'excludeTools' | 'withheld';
 
 /**
  * A blocked server's reason in words, as the server list shows it (SPEC §9). `not_allowed`
@@ -73,6 +74,18 @@ function blockedSentence(
       return detail === undefined
         ? { situation: 'is disabled in settings', fix: 'set disabled: false' }
         : { situation: `is ${detail}`, fix: enableHint(server, audience) };
+  }
+}
+
+/** How to approve a server's changed tools (decision 197): only the running session shows the new surface. */
+function surfaceApproveHint(server: string, audience: HintAudience): string {
+  switch (audience) {
+    case 'ui':
+      return 'approve its new tools with /mcp';
+    case 'json':
+      return `approve them with ${JSON.stringify({ cmd: 'approve', server })} and the hash of their approval-required event`;
+    case 'library':
+      return `approve them with approve(${JSON.stringify(server)}, { hash }) and the hash of their approval-required event`;
   }
 }
 
@@ -162,6 +175,9 @@ export function toolNotFoundMessage(
   }
   if (status.state === 'needs_auth' && status.error !== undefined) return `${head}: MCP server "${server}" ${status.error}.`;
   if (status.error !== undefined) return `${head}: MCP server "${server}" failed: ${status.error}`;
+  if (filteredOut?.by === 'withheld') {
+    return `${head}: the tool's definition changed since you approved it: review it – ${surfaceApproveHint(server, audience)}.`;
+  }
   if (filteredOut?.by === 'excludeTools') {
     return `${head}: tool "${filteredOut.tool}" of MCP server "${server}" is filtered out by excludeTools – remove it from excludeTools to use it.`;
   }

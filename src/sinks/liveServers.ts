@@ -710,6 +710,7 @@ export class LiveServers {
     const offered = e.lists.tools;
     const tool = offered[qualifyTools(name, offered.map((t) => t.name), part).indexOf(qualified)];
     if (tool === undefined) return undefined;
+    if (e.withheld?.has(tool.name)) return { tool: tool.name, by: 'withheld' };
     const view = e.server?.view ?? {};
     // Through filterTools itself, one field at a time, so the answer matches what the list shows.
     if (filterTools([tool], { excludeTools: view.excludeTools }).length === 0) return { tool: tool.name, by: 'excludeTools' };
