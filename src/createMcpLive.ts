@@ -55,6 +55,7 @@ import type { ConnectionPool } from './sinks/connectionPool.js';
 import { createElicitationQueue, type PendingElicitation } from './sinks/elicitationQueue.js';
 import { createMcpConnector } from './sinks/connector.js';
 import { lazyConnector } from './sinks/lazyConnector.js';
+import { searchTools, type ToolMatch, type ToolSearchOptions } from './model/toolSearch.js';
 import { createSurfaceStore } from './sinks/surfaceStore.js';
 import { LspDocuments, type FileDiagnostics, type OpenDocument } from './sinks/lsp/documents.js';
 import { LanguageServers, type LspTarget } from './sinks/lsp/languageServers.js';
@@ -313,6 +314,13 @@ export interface McpLive {
    */
   serverOfResource(uri: string, request?: 'read' | 'complete'): string | undefined;
   toolNotFoundMessage(qualifiedName: string): string;
+  /**
+   * The tools of `tools$` that best match `query` (decision 215: BM25 over name tokens, server
+   * name and description, with light stemming; no network, no model), best first — what
+   * `serve --progressive` answers `search_tools` with. Withheld and unapproved tools are never
+   * among them. Default limit 5, at most 50.
+   */
+  searchTools(query: string, options?: ToolSearchOptions): ToolMatch[];
   /** The current status of every known server (for `status` and `{"cmd":"status"}`). */
   statusReport(): readonly ServerStatus[];
   /** A server's entry as written (before `$VAR` expansion), for review; show it masked. */
@@ -406,6 +414,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     return latestDesired;
   };
   let promptable: readonly PendingApproval[] = [];
+  let currentTools: readonly QualifiedTool[] = [];
   let subscription: Subscription | undefined;
   /** The one dispose (see {@link McpLive.dispose}). */
   let disposed: Promise<void> | undefined;
@@ -698,6 +707,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       const ready = firstValueFrom(events.pipe(filter((e) => e.type === 'ready'))).then(() => undefined);
       firstPass = ready;
       subscription = r.pendingApprovals$.subscribe((p) => (promptable = p));
+      // The same list object while it is unchanged: the search index is built once per change.
+      subscription.add(live.tools$.subscribe((t) => (currentTools = t)));
       subscription.add(r.events$.subscribe((e) => events.next(e)));
       subscription.add(r.changes$.subscribe(autoStartAuthorization));
       subscription.add(languageServers.pullOnConnect());
@@ -870,6 +881,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     serverOfTool: (q) => r.serverOfTool(q),
     serverOfResource: (uri, request) => r.serverOfResource(uri, request),
     toolNotFoundMessage: (q) => r.toolNotFoundMessage(q),
+    searchTools: (query, searchOptions) => searchTools(currentTools, query, searchOptions),
     statusReport: () => r.list(),
     pendingApprovals: () => promptable,
     stderrTail: (name) => r.stderrTail(name),

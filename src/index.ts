@@ -73,6 +73,8 @@ export { reviewEntry, type EntryReview, type ReviewLine } from './model/reviewEn
 export { maskEntryAsWritten, entryForReview, referencedVariables, createServerMasker, createTextMasker, isSecretName } from './model/secrets.js';
 /** What a host prints of a server's or a file's text goes through this first (decision 161). */
 export { terminalSafe, hasUnsafeCharacters, terminalSafeJson } from './model/terminalText.js';
+export type { ToolMatch, ToolSearchOptions } from './model/toolSearch.js';
+export type { ServerSurface, SurfaceChange, SurfaceChangeKind } from './model/surface.js';
 export { reasonText, toolNotFoundMessage, type HintAudience, type ToolFilter, type ToolNotFoundContext } from './model/messages.js';
 export { matchesName } from './model/namePatterns.js';
 

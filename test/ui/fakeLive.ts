@@ -136,6 +136,10 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     complete: () => Promise.reject(new Error('not in the fake')),
     serverOfTool: () => undefined,
     serverOfResource: () => undefined,
+    searchTools: (query) => {
+      record('searchTools', query);
+      return [];
+    },
     toolNotFoundMessage: (q) => {
       record('toolNotFoundMessage', q);
       return steer.notFound(q);
