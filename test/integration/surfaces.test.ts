@@ -116,6 +116,19 @@ describe('lazy servers (decision 196)', () => {
     expect(live.statusReport().find((s) => s.name === 'lazy')?.pid).toBeUndefined();
   });
 
+  it('a lazy server from .mcp.json starts nothing before approval, and is learned once after', async () => {
+    const log = join(dir, 'starts.log');
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { gated: { ...echoEntry('--start-log', log, '--log-name', 'gated'), lazy: true } } }));
+    const { live } = open();
+    await live.start();
+    const [pending] = live.pendingApprovals();
+    expect(pending?.name).toBe('gated');
+    expect(starts(log)).toEqual([]);
+    await live.approve('gated', { hash: pending!.hash });
+    await until(live, 'gated', (s) => s.state === 'idle');
+    expect(starts(log)).toEqual(['gated started']);
+  });
+
   it('idleTimeout stops a server with nothing in flight; its tools stay listed and the next call starts it again', async () => {
     userSettings({ mcpServers: { it: { ...echoEntry(), idleTimeout: 300 } } });
     const { live } = open();
