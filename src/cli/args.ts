@@ -68,6 +68,12 @@ export interface ServeCommand {
   port?: number;
   /** `--names`: tools under their qualified names (`mcp__server__tool`, default) or as the servers name them. */
   names: 'qualified' | 'original';
+  /**
+   * `--progressive` (`always`) or `--progressive auto`: tools/list shows only search_tools,
+   * call_tool and describe_tool — always, or while the catalog is over 40 tools or 10,000
+   * estimated tokens (decisions 216, 217). Absent: every tool is listed.
+   */
+  progressive?: 'always' | 'auto';
   /** `--ui`: the interactive session of the gateway in this terminal (for approving). */
   ui: boolean;
   /** `--linger-ms`: how long a daemon outlives its last client (default: the pool's idle grace). */
@@ -128,6 +134,8 @@ Serve options:
   --port N                            HTTP port on 127.0.0.1 (default ${DEFAULT_GATEWAY_PORT}; 0: any free port; with
                                       --stdio the started gateway serves HTTP only when given)
   --names qualified|original          tool names: mcp__server__tool (default) or as each server names them
+  --progressive [auto]                list only search_tools, call_tool and describe_tool (the model finds the
+                                      rest by search); auto: only while over 40 tools or 10,000 tokens
   --ui                                also show the interactive session (approve servers there)
   --json                              NDJSON events of the gateway on stdout (not with --stdio)
   --linger-ms MS                      a gateway started by --stdio exits MS after its last client left (default ${DEFAULT_IDLE_GRACE_MS})
@@ -154,7 +162,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args: withProgressiveValue(argv),
       allowPositionals: true,
       strict: true,
       options: {
@@ -282,6 +290,23 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
 
 const MCP_ARGS_HINT = " (a server's own options go after --: mcp add NAME -- COMMAND ARGS…)";
 
+/**
+ * `--progressive` takes a value only when it is `auto` or `always` (parseArgs has no optional
+ * values): `--progressive auto` → `--progressive=auto`, a bare `--progressive` →
+ * `--progressive=always`. Words after `--` are a server's own and left alone.
+ */
+function withProgressiveValue(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return [...out, ...argv.slice(i)];
+    if (word !== '--progressive') out.push(word);
+    else if (argv[i + 1] === 'auto' || argv[i + 1] === 'always') out.push(`--progressive=${argv[++i]!}`);
+    else out.push('--progressive=always');
+  }
+  return out;
+}
+
 /** The options of `mcp add` (`--scope` also of `mcp remove`); the short letters are Gemini CLI's and Claude Code's. */
 const MCP_ADD_OPTIONS = {
   scope: { type: 'string', short: 's' },
@@ -300,6 +325,7 @@ const SERVE_OPTIONS = {
   stdio: { type: 'boolean' },
   port: { type: 'string' },
   names: { type: 'string' },
+  progressive: { type: 'string' },
   ui: { type: 'boolean' },
   'linger-ms': { type: 'string' },
   'print-token': { type: 'boolean' },
@@ -311,6 +337,7 @@ interface ServeFlags {
   stdio?: boolean;
   port?: string;
   names?: string;
+  progressive?: string;
   ui?: boolean;
   'linger-ms'?: string;
   'print-token'?: boolean;
@@ -326,11 +353,15 @@ function serveCommand(flags: ServeFlags, json: boolean, options: CommonOptions):
   if (action === 'stdio' && json) throw new UsageError('serve --stdio: stdout is the MCP channel, so no --json');
   if (flags.ui === true && (action !== 'run' || json)) throw new UsageError('--ui goes with serve alone (not --stdio or --json)');
   if (action === 'print-token' || action === 'stop') {
-    const extra = (['port', 'names', 'ui', 'linger-ms'] as const).find((key) => flags[key] !== undefined);
+    const extra = (['port', 'names', 'progressive', 'ui', 'linger-ms'] as const).find((key) => flags[key] !== undefined);
     if (extra !== undefined) throw new UsageError(`serve --${action} takes no --${extra}`);
   }
   const names = flags.names ?? 'qualified';
   if (names !== 'qualified' && names !== 'original') throw new UsageError(`--names expects "qualified" or "original", got "${names}"`);
+  const progressive = flags.progressive;
+  if (progressive !== undefined && progressive !== 'always' && progressive !== 'auto') {
+    throw new UsageError(`--progressive expects nothing, "auto" or "always", got "${progressive}"`);
+  }
   const port = flags.port === undefined ? undefined : wholeNumber('--port', flags.port, 'a port number');
   if (port !== undefined && port > 65535) throw new UsageError(`--port expects a port number (0–65535), got "${flags.port}"`);
   const lingerMs = flags['linger-ms'] === undefined ? undefined : wholeNumber('--linger-ms', flags['linger-ms'], 'a whole number of milliseconds');
@@ -339,6 +370,7 @@ function serveCommand(flags: ServeFlags, json: boolean, options: CommonOptions):
     action,
     ...(port === undefined ? {} : { port }),
     names,
+    ...(progressive === undefined ? {} : { progressive }),
     ui: flags.ui ?? false,
     ...(lingerMs === undefined ? {} : { lingerMs }),
     json,

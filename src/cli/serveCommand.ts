@@ -43,7 +43,7 @@ export async function runServe(
     address: gatewayAddress(defaultRuntimeDir(paths.profile, options.homeDir), paths.profile, { userSettings: paths.user, cwd: paths.cwd }),
     // The profile directory: where the user settings file is.
     tokenFile: join(dirname(paths.user), GATEWAY_TOKEN_FILE),
-    config: configDigest(paths, options, command.names),
+    config: configDigest(paths, options, command),
   };
   switch (command.action) {
     case 'print-token':
@@ -66,8 +66,10 @@ export async function runServe(
  * The options a gateway's live set depends on besides the profile and workspace (which name its
  * socket): a client started with other ones must not silently get this gateway's servers.
  */
-function configDigest(paths: ReturnType<typeof settingsPaths>, options: McpLiveOptions, names: ServeCommand['names']): string {
-  const shape = [paths.system ?? null, paths.cli, paths.lspCli, options.allowedMcpServerNames ?? null, paths.approvals, options.strategy ?? 'incremental', names];
+function configDigest(paths: ReturnType<typeof settingsPaths>, options: McpLiveOptions, command: ServeCommand): string {
+  const shape: unknown[] = [paths.system ?? null, paths.cli, paths.lspCli, options.allowedMcpServerNames ?? null, paths.approvals, options.strategy ?? 'incremental', command.names];
+  // Appended only when given, so a gateway without it keeps the digest it had (decision 219).
+  if (command.progressive !== undefined) shape.push({ progressive: command.progressive });
   return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
 }
 
@@ -107,6 +109,7 @@ function daemonArgs(command: ServeCommand): string[] {
     o.reconcile,
     '--names',
     command.names,
+    ...(command.progressive === undefined ? [] : [`--progressive=${command.progressive}`]),
     ...(command.port === undefined ? [] : ['--port', String(command.port)]),
     ...(command.lingerMs === undefined ? [] : ['--linger-ms', String(command.lingerMs)]),
   ];

@@ -33,6 +33,7 @@ const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 export async function serveGateway(command: ServeCommand, options: McpLiveOptions, target: ServeTarget, io: ServeIo): Promise<number> {
   const gateway = createGateway((hooks) => createMcpLive({ ...options, ...hooks, hints: 'json' }), {
     names: command.names,
+    ...(command.progressive === undefined ? {} : { progressive: command.progressive }),
     serverInfo: { name: 'mcp-live', version: packageVersion() },
   });
   const attach = (socket: Socket): void => {

@@ -22,6 +22,7 @@ import {
   type GetPromptResult,
   type LoggingLevel,
   type LoggingMessageNotification,
+  type ProgressToken,
   type ReadResourceResult,
   type RequestId,
   type ServerNotification,
@@ -32,6 +33,7 @@ import type { CallProgress, ElicitationAnswer } from '../../model/connection.js'
 import type { GatewayView, ListKind } from '../../model/gatewayView.js';
 import { formForClient } from '../../model/elicitationForm.js';
 import type { GatewayClientInfo, GatewaySession } from './gateway.js';
+import { answerDescribe, answerSearch, CALL_TOOL, callToolTarget, DESCRIBE_TOOL, metaToolCalled, SEARCH_TOOLS, type ToolCatalog } from './progressiveTools.js';
 import type { ResourceSubscriptions } from './resourceSubscriptions.js';
 
 /** What every client session of one gateway shares. */
@@ -39,6 +41,8 @@ export interface GatewayCore {
   readonly live: McpLive;
   /** The current view, once the live's first pass has ended. */
   view(): Promise<GatewayView>;
+  /** What tools/list answers and the gateway's own tools work from, of the same view (decision 216). */
+  catalog(): Promise<ToolCatalog>;
   readonly calls: CallsInFlight;
   readonly subscriptions: ResourceSubscriptions;
 }
@@ -191,7 +195,7 @@ export class ClientSession implements GatewaySession {
 
   private answerLists(): void {
     const view = () => this.core.view();
-    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await view()).tools] }));
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await this.core.catalog()).listed] }));
     this.server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...(await view()).prompts] }));
     this.server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...(await view()).resources] }));
     this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
@@ -202,21 +206,22 @@ export class ClientSession implements GatewaySession {
   private answerRequests(): void {
     const { live, subscriptions } = this.core;
     this.server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
-      const route = (await this.core.view()).toolRoutes.get(params.name);
-      if (route === undefined) throw this.toolUnavailable(params.name);
+      const catalog = await this.core.catalog();
       const token = params._meta?.progressToken;
-      // The last progress goes out before the answer: a client stops listening for a token once answered.
-      let progressSent = Promise.resolve();
-      const onProgress =
-        token === undefined
-          ? undefined
-          : (p: CallProgress) => {
-              const notification: ServerNotification = { method: 'notifications/progress', params: { progressToken: token, ...p } };
-              progressSent = progressSent.then(() => extra.sendNotification(notification)).catch(ignore);
-            };
-      const result = await this.serve(route.server, extra, (signal) => live.callTool(route.qualified, params.arguments ?? {}, { signal, onProgress }));
-      await progressSent;
-      return result as CallToolResult;
+      switch (metaToolCalled(params.name, catalog)) {
+        case SEARCH_TOOLS:
+          return answerSearch(catalog, params.arguments);
+        case DESCRIBE_TOOL:
+          return answerDescribe(catalog, params.arguments, (name) => live.toolNotFoundMessage(name));
+        case CALL_TOOL: {
+          // A tools/call in other clothes (decision 218): the same route, progress, cancel and errors.
+          const target = callToolTarget(params.arguments);
+          if ('error' in target) throw new GatewayError(ErrorCode.InvalidParams, target.error);
+          return this.callTool(catalog, target.name, target.arguments, token, extra);
+        }
+        case undefined:
+          return this.callTool(catalog, params.name, params.arguments ?? {}, token, extra);
+      }
     });
     this.server.setRequestHandler(GetPromptRequestSchema, async ({ params }, extra) => {
       const route = (await this.core.view()).promptRoutes.get(params.name);
@@ -252,6 +257,30 @@ export class ClientSession implements GatewaySession {
       this.level = params.level;
       return {};
     });
+  }
+
+  /** A call of the tool exposed as `name`, as a client's tools/call of it: progress under the client's token, the backend's result unchanged. */
+  private async callTool(
+    catalog: ToolCatalog,
+    name: string,
+    args: Record<string, unknown>,
+    token: ProgressToken | undefined,
+    extra: Extra,
+  ): Promise<CallToolResult> {
+    const route = catalog.routes.get(name);
+    if (route === undefined) throw this.toolUnavailable(name);
+    // The last progress goes out before the answer: a client stops listening for a token once answered.
+    let progressSent = Promise.resolve();
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (p: CallProgress) => {
+            const notification: ServerNotification = { method: 'notifications/progress', params: { progressToken: token, ...p } };
+            progressSent = progressSent.then(() => extra.sendNotification(notification)).catch(ignore);
+          };
+    const result = await this.serve(route.server, extra, (signal) => this.core.live.callTool(route.qualified, args, { signal, onProgress }));
+    await progressSent;
+    return result as CallToolResult;
   }
 
   /**

@@ -5,6 +5,7 @@ import type { McpLive, McpLiveOptions } from '../../createMcpLive.js';
 import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gatewayView.js';
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
 import { CallsInFlight, ClientSession, GatewayError, type GatewayCore } from './clientSession.js';
+import { DEFAULT_PROGRESSIVE_THRESHOLDS, toolCatalog, type ProgressiveMode, type ProgressiveThresholds, type ToolCatalog } from './progressiveTools.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 
 /**
@@ -14,6 +15,7 @@ import { ResourceSubscriptions } from './resourceSubscriptions.js';
  * (logs, resource updates, progress) goes to the client whose request it serves.
  *
  *   live lists ──view(names)──▶ tools/prompts/resources(/templates)/list   ──▶ every client
+ *              │               (tools: the three of progressive discovery, when on — decision 216)
  *              └─changed?─────▶ notifications/<kind>/list_changed
  *   client ──tools/call──▶ live.callTool ──progress──▶ that client (its token)
  *   backend ──elicitation/sampling/log──▶ the client with a request in flight there
@@ -35,6 +37,14 @@ export interface GatewayOptions {
    * `test_simple_text` through the gateway).
    */
   names?: ExposedNames;
+  /**
+   * Progressive discovery (decision 216): tools/list shows `search_tools`, `call_tool` and
+   * `describe_tool` instead of every tool — `always`, or in `auto` while the full list would be
+   * over {@link progressiveThresholds}. Absent: every tool is listed, as ever.
+   */
+  progressive?: ProgressiveMode;
+  /** For `auto`: default 40 tools or 10,000 estimated tokens (decision 217). */
+  progressiveThresholds?: Partial<ProgressiveThresholds>;
   serverInfo?: { name: string; version: string };
 }
 
@@ -72,6 +82,8 @@ const DEFAULT_SERVER_INFO = { name: 'mcp-live', version: '0.1.0' };
  */
 export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, options: GatewayOptions = {}): Gateway {
   const names = options.names ?? 'qualified';
+  const progressive = options.progressive;
+  const thresholds: ProgressiveThresholds = { ...DEFAULT_PROGRESSIVE_THRESHOLDS, ...options.progressiveThresholds };
   const serverInfo = options.serverInfo ?? DEFAULT_SERVER_INFO;
   /** Connected clients, oldest first: who is asked when no request is in flight. */
   const sessions = new Set<ClientSession>();
@@ -113,16 +125,24 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
 
   const ready = firstValueFrom(live.events$.pipe(filter((e) => e.type === 'ready')), { defaultValue: undefined });
   let view: GatewayView = EMPTY_VIEW;
+  let catalog: ToolCatalog = toolCatalog(EMPTY_VIEW, [], progressive, thresholds);
+  let catalogOf: readonly unknown[] = [];
   const watching = combineLatest({
     tools: live.tools$,
     prompts: live.prompts$,
     resources: live.servers$.pipe(distinctFlatList((s) => s.resources, (r, s) => ({ ...r, server: s.name }))),
     resourceTemplates: live.servers$.pipe(distinctFlatList((s) => s.resourceTemplates ?? [], (t, s) => ({ ...t, server: s.name }))),
   })
-    .pipe(map((lists) => gatewayView(lists, names)))
-    .subscribe((next) => {
+    .pipe(map((lists) => ({ next: gatewayView(lists, names), tools: lists.tools })))
+    .subscribe(({ next, tools }) => {
       const changed = changedLists(view, next);
+      // tools$ keeps its array while the tools are unchanged: so does the catalog, and its search index.
+      const nextCatalog = tools === catalogOf ? catalog : toolCatalog(next, tools, progressive, thresholds);
+      catalogOf = tools;
+      // `auto` switching between the full list and the three changes what tools/list answers (decision 217).
+      if (nextCatalog.progressive !== catalog.progressive && !changed.includes('tools')) changed.push('tools');
       view = next;
+      catalog = nextCatalog;
       for (const kind of changed) for (const s of sessions) s.listChanged(kind);
     });
 
@@ -133,6 +153,7 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
     // Lists and calls wait for the first pass, so a client started with the gateway sees its
     // servers' tools in its first tools/list (many clients never re-list).
     view: () => ready.then(() => view),
+    catalog: () => ready.then(() => catalog),
   };
 
   const publishClients = (): void => clients.next([...sessions].map((s) => s.info));
