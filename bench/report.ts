@@ -9,7 +9,7 @@ import { idleSliceSeconds } from './idle.js';
 import { HUB_STABILITY_MS } from './mcpHub.js';
 import type { PoolResult } from './poolSessions.js';
 import type { UiFramesResult } from './uiFrames.js';
-import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, ManyEntriesResult, ManyEntriesRow, SessionsAtN, TargetVerdict } from './results.js';
+import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, ManyEntriesResult, ManyEntriesRow, SessionsAtN, SurfacesResult, TargetVerdict } from './results.js';
 import { median, round, type Summary } from './stats.js';
 
 const IDS: readonly ContestantId[] = ['incremental', 'full', 'equal-floor', 'mcp-hub'];
@@ -159,6 +159,7 @@ export function evaluateTargets(r: BenchResults): TargetVerdict[] {
   verdicts.push(noWorseThanBefore(r));
   if (r.gateway) verdicts.push(gatewayCallTarget(r.gateway));
   if (r.lsp) verdicts.push(lspTarget(r.lsp));
+  if (r.surfaces) verdicts.push(...surfacesTargets(r.surfaces));
   return verdicts;
 }
 
@@ -584,6 +585,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.ui) out.push(...uiSection(r.ui), '');
   if (r.gateway) out.push(...gatewaySection(r.gateway), '');
   if (r.lsp) out.push(...lspSection(r.lsp), '');
+  if (r.surfaces) out.push(...surfacesSection(r, r.surfaces), '');
   out.push(...hubSection(r), '');
   out.push(...methodSection(r));
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
@@ -1033,6 +1035,124 @@ function lspSection(l: LspResult): string[] {
         `${num(at.probes)} / ${num(at.probeFailures)}`,
       ]),
     ),
+  ];
+}
+
+/** The slack a first call on an idle lazy server may take over its own bare connect (decision 231). */
+const FIRST_CALL_SLACK_MS = 15;
+
+const percent = (v: number, digits = 1) => (ok(v) ? `${(v * 100).toFixed(digits)} %` : '–');
+const signed = (v: number) => (ok(v) && v >= 0 ? `+${num(v, 1)}` : num(v, 1));
+const worst = (values: readonly number[]) => (values.length ? Math.max(...values) : Number.NaN);
+
+/** mcp-hub's start of the same number of servers: this run's sessions group, else the committed full run's. */
+function hubStart(r: BenchResults, s: SurfacesResult): { ms: number; from: string } | undefined {
+  const here = r.sessions?.find((at) => at.n === s.servers)?.entrants['mcp-hub']?.coldStartMs;
+  if (ok(here)) return { ms: here, from: `this run's sessions group, N = ${s.servers}` };
+  const ref = s.mcpHub.reference;
+  return ref ? { ms: ref.coldStartMs, from: `the sessions group of the committed full run (${ref.startedAt}), N = ${ref.n}` } : undefined;
+}
+
+/**
+ * Lazy servers and progressive discovery (decisions 195–198, 230–232): a session of 50 recorded
+ * lazy servers lists its 1,500 tools within 100 ms of start() and starts no process; a first call
+ * costs at most its server's own connect + 15 ms; `serve --progressive` lists ≥ 95 % fewer tokens
+ * and its search finds the tool asked for among the first three in ≥ 90 % of the queries.
+ */
+function surfacesTargets(s: SurfacesResult): TargetVerdict[] {
+  const l = s.listing;
+  const started = worst(l.starts);
+  const running = worst(l.running);
+  const fewest = l.listed.length ? Math.min(...l.listed) : 0;
+  const listing: TargetVerdict = {
+    target: `${s.servers} lazy servers × ${s.toolsPerServer} tools with a surface record: a new session's start() → all ${s.tools.toLocaleString('en')} tools listed ≤ 100 ms (median), 0 server processes started`,
+    measured: `${range(l.ms, 1)} ms over ${l.ms.n} sessions (start() alone ${num(l.startMs.median, 1)}; of it the debounce the first pass waits, ${num(l.debounceMs)} ms, and that pass ${num(l.passMs.median, 1)} ms); processes started: ${num(started)} (most in one session), running once listed: ${num(running)}; fewest tools listed: ${fewest}; beside it, the same ${s.servers} started eagerly → all connected: ${num(s.eager.ms.median)} ms, and learned without a record: ${num(s.learn.ms.median)} ms`,
+    met: l.ms.n === 0 ? 'n/a' : l.ms.median <= 100 && started === 0 && running === 0 && fewest >= s.tools,
+  };
+  if (listing.met === false) {
+    const why = [
+      l.ms.median > 100
+        ? `median ${num(l.ms.median, 1)} ms > 100 ms: a session's first pass waits the debounce window (${num(l.debounceMs)} ms here, the default) before it acts, as a change would — the initial read of the settings opens the window; without that wait it is ${num(l.ms.median - l.debounceMs, 1)} ms`
+        : '',
+      started > 0 || running > 0 ? 'a process was started' : '',
+      fewest < s.tools ? `only ${fewest} of ${s.tools} tools listed in one session` : '',
+    ].filter(Boolean);
+    listing.why = why.join('; ');
+  }
+  const f = s.firstCall;
+  const first: TargetVerdict = {
+    target: `first call on an idle lazy server → its result ≤ a bare connect of the same server + ${FIRST_CALL_SLACK_MS} ms (median)`,
+    measured: `first call ${range(f.callMs, 1)} ms, bare connect ${range(f.bareConnectMs, 1)} ms: ${signed(f.overheadMs)} ms; ${f.callMs.n} and ${f.bareConnectMs.n} samples, in turns; processes per first call: ${[...new Set(f.starts)].join(', ') || '–'}`,
+    met: f.callMs.n === 0 || f.bareConnectMs.n === 0 ? 'n/a' : f.callMs.median <= f.bareConnectMs.median + FIRST_CALL_SLACK_MS,
+  };
+  const p = s.progressive;
+  return [
+    listing,
+    first,
+    {
+      target: '`serve --progressive`: tools/list ≥ 95 % smaller at 1,500 tools',
+      measured: `${p.tools.toLocaleString('en')} tools: ${p.fullTokens.toLocaleString('en')} → ${p.progressiveTokens.toLocaleString('en')} tokens (JSON characters / 4), ${percent(p.reduction)} smaller`,
+      met: p.tools >= 1_500 ? p.reduction >= 0.95 : 'n/a',
+    },
+    {
+      target: '`serve --progressive`: search_tools recall@3 ≥ 90 %',
+      measured: `${percent(p.recallAt3)} over ${p.queries.length} queries (the tuned intents ${percent(p.recallAt3BySet.intents)}, the held-out paraphrases ${percent(p.recallAt3BySet.paraphrases)})`,
+      met: p.recallAt3 >= 0.9,
+    },
+  ];
+}
+
+function surfacesSection(r: BenchResults, s: SurfacesResult): string[] {
+  const hub = hubStart(r, s);
+  const starts = (v: readonly number[]) => (v.length ? [...new Set(v)].join(', ') : '–');
+  const row = (label: string, m: Summary, processes: string, reps: number, digits = 0) => [label, num(m.median, digits), num(m.min, digits), num(m.max, digits), processes, num(reps)];
+  const f = s.firstCall;
+  const p = s.progressive;
+  const misses = p.queries.filter((q) => q.rank === undefined || q.rank > 3);
+  return [
+    `## Many servers, lazily: ${s.servers} × ${s.toolsPerServer} tools`,
+    '',
+    `${s.servers} stdio echo fixtures with ${s.toolsPerServer} tools each (${s.tools.toLocaleString('en')} in all) in the user settings of an in-process session, each with \`"lazy": true\`. A first session has no surface record: it learns every server (starts it, lists it, records it, stops it) and is disposed. A new session on that record is then timed from \`start()\` until \`tools$\` holds every tool, and the fixtures' start log and \`/proc\` are read once listed: a lazy server with a record should start no process. Beside it, in turns with the learning, the same ${s.servers} with \`"lazy": false\` in a fresh home, from \`start()\` to all connected.`,
+    '',
+    table(
+      ['session of the same servers', 'median ms', 'min', 'max', 'processes started per session', 'sessions'],
+      [
+        row('lazy, with a record: start() → every tool listed', s.listing.ms, starts(s.listing.starts), s.listing.ms.n, 1),
+        row('lazy, without a record: start() → all learned and idle', s.learn.ms, starts(s.learn.starts), s.learn.ms.n),
+        row('eager (`lazy: false`): start() → all connected', s.eager.ms, starts(s.eager.starts), s.eager.ms.n),
+        [
+          'mcp-hub (no lazy mode: starts every server)',
+          hub ? num(hub.ms) : '–',
+          '',
+          '',
+          num(s.servers),
+          hub ? `not measured here: ${hub.from}` : 'not measured here: see the sessions group (mcp-hub start at N = 50)',
+        ],
+      ],
+    ),
+    '',
+    `First call: one lazy server of ${f.toolsOfServer} tools with a record. Each time a fresh session is started and left idle for 200 ms (the server listed from its record, no process), then \`callTool\` of its \`echo\` is timed until the result — the process's start, initialize and lists, then the call. A bare connect of the same server (same command and arguments) through the connector — spawn, initialize, list, as the cold start group's yardstick — in turns with it, ${f.reps} of each.`,
+    '',
+    table(
+      ['', 'median ms', 'min', 'max', 'samples'],
+      [
+        ['first call on an idle lazy server → result', num(f.callMs.median, 1), num(f.callMs.min, 1), num(f.callMs.max, 1), num(f.callMs.n)],
+        ['bare connect of the same server', num(f.bareConnectMs.median, 1), num(f.bareConnectMs.min, 1), num(f.bareConnectMs.max, 1), num(f.bareConnectMs.n)],
+        ['first call − bare connect (of the medians)', signed(f.overheadMs), '', '', ''],
+      ],
+    ),
+    '',
+    `Progressive discovery (\`mcp-live serve --progressive\`, bench/progressive.ts): the gateway's tools/list answer for a synthetic catalog of ${p.tools.toLocaleString('en')} tools (50 kinds of server × 30), full and progressive, in tokens estimated as JSON characters / 4; and whether \`search_tools\` ranks the tool a query asks for among its first three. No process.`,
+    '',
+    table(
+      ['tools', 'tools/list full, tokens', 'progressive, tokens', 'smaller by', 'recall@3', 'tuned intents', 'held-out paraphrases'],
+      [[p.tools.toLocaleString('en'), p.fullTokens.toLocaleString('en'), p.progressiveTokens.toLocaleString('en'), percent(p.reduction), percent(p.recallAt3), percent(p.recallAt3BySet.intents), percent(p.recallAt3BySet.paraphrases)]],
+    ),
+    ...(misses.length ? ['', `Missed (not among the first three): ${misses.map((q) => `“${q.query}” → ${q.expected}${q.rank ? ` (rank ${q.rank})` : ''}`).join('; ')}.`] : []),
+    '',
+    `- ${s.mcpHub.note}.`,
+    `- Fixture processes that outlived their session: ${s.leftover.length ? s.leftover.join(', ') : 'none'}.`,
+    ...s.notes.map((n) => `- ${n}`),
   ];
 }
 

@@ -6,6 +6,7 @@ import type { ContestantId } from './contestant.js';
 import type { McpHubStatus } from './mcpHub.js';
 import type { Summary } from './stats.js';
 import type { PoolResult } from './poolSessions.js';
+import type { ProgressiveResult } from './progressive.js';
 import type { UiFramesResult } from './uiFrames.js';
 
 export type ChangeKind = 'edit' | 'add' | 'remove';
@@ -273,6 +274,52 @@ export interface GatewayResult {
   }[];
 }
 
+/** Many lazy servers (decisions 195–198): bench/surfaces.ts. */
+export interface SurfacesResult {
+  servers: number;
+  toolsPerServer: number;
+  /** servers × toolsPerServer. */
+  tools: number;
+  /** A session without a record, every entry lazy: start → every server learned (started, listed, recorded, stopped) and idle. */
+  learn: { ms: Summary; starts: number[] };
+  /** A new session on the record: start() → every tool in tools$, per repetition. */
+  listing: {
+    ms: Summary;
+    /** start() alone (until its first pass ended). */
+    startMs: Summary;
+    /** The session's debounce: its first pass waits it too (the initial read opens the window). */
+    debounceMs: number;
+    /** The first pass's own time (its `reconcile` event's `ms`). */
+    passMs: Summary;
+    /** Tools listed at the end of each repetition. */
+    listed: number[];
+    /** Server processes started (start log lines), and fixture processes running once listed. */
+    starts: number[];
+    running: number[];
+  };
+  /** The same servers with `lazy: false`: start → all connected. */
+  eager: { ms: Summary; starts: number[] };
+  /** A call to an idle lazy server (fresh session) until its result vs a bare connect of the same server, in turns. */
+  firstCall: {
+    reps: number;
+    toolsOfServer: number;
+    callMs: Summary;
+    bareConnectMs: Summary;
+    /** callMs.median − bareConnectMs.median. */
+    overheadMs: number;
+    /** Processes each first call started (1 each). */
+    starts: number[];
+    samples: { callMs: number[]; bareConnectMs: number[] };
+  };
+  /** `serve --progressive` over a 1,500-tool catalog (bench/progressive.ts). */
+  progressive: ProgressiveResult;
+  /** Not measured here: mcp-hub starts every server; the committed full run's start at N is kept as a reference. */
+  mcpHub: { note: string; reference?: { source: string; startedAt: string; n: number; coldStartMs: number } };
+  /** Fixture processes that outlived their session's dispose (killed). */
+  leftover: number[];
+  notes: string[];
+}
+
 export interface TargetVerdict {
   target: string;
   measured: string;
@@ -319,6 +366,8 @@ export interface BenchResults {
   gateway?: GatewayResult;
   /** Language servers: edit one of N → usable again, the others untouched (bench/lsp.ts). */
   lsp?: LspResult;
+  /** Many lazy servers: listing from the surface record, first call, progressive discovery (bench/surfaces.ts). */
+  surfaces?: SurfacesResult;
   leftoverFixtures: { found: number[]; killed: boolean };
   /** Cold start and idle of the previous run, the baseline of their target; absent when none was found. */
   previous?: PreviousRun;

@@ -2,7 +2,7 @@
  * `npm run bench` / `npm run bench:quick`: runs the scenario groups, writes
  * `bench/results/<name>.json` and regenerates `docs/benchmarks.md` (+ its SVG chart).
  *
- *   node --expose-gc dist/bench/run.js [--quick] [--only cpu|cold|sessions|edits|burst|idle|pool|ui|gateway|lsp]
+ *   node --expose-gc dist/bench/run.js [--quick] [--only cpu|cold|sessions|edits|burst|idle|pool|ui|gateway|lsp|surfaces]
  *        [--reps R] [--ns 1,10,50] [--idle-seconds S] [--name NAME] [--docs | --no-docs]
  *        [--no-hub] [--report bench/results/full.json]   (regenerate the docs from a file)
  *
@@ -27,8 +27,9 @@ import type { BenchResults, PreviousRun } from './results.js';
 import { runSessions } from './sessions.js';
 import { runPoolSessions } from './poolSessions.js';
 import { runUiFrames } from './uiFrames.js';
+import { runSurfaces } from './surfaces.js';
 
-const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle', 'pool', 'ui', 'gateway', 'lsp'] as const;
+const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle', 'pool', 'ui', 'gateway', 'lsp', 'surfaces'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Flags {
@@ -197,6 +198,20 @@ async function main(): Promise<void> {
     if (runs('lsp')) {
       log('lsp: edit one of N language servers → usable again; the others untouched');
       results.lsp = await runLspBench({ ns: quick ? [1, 10] : [1, 10, 50], rounds: quick ? 3 : reps, log });
+    }
+
+    if (runs('surfaces')) {
+      log('surfaces: 50 lazy servers × 30 tools listed from the record vs started eagerly; first call vs bare connect; progressive tools/list');
+      results.surfaces = await runSurfaces({
+        servers: 50,
+        toolsPerServer: 30,
+        listReps: quick ? 5 : 10,
+        startReps: quick ? 1 : Math.min(reps, 3),
+        callReps: quick ? 10 : 20,
+        debounceMs,
+        run,
+        log,
+      });
     }
 
     if (runs('cpu')) {
