@@ -5,6 +5,7 @@ import type { McpLive } from '../../createMcpLive.js';
 import { lspName, serverKind } from '../../model/lspConfig.js';
 import type { ReviewLine } from '../../model/reviewEntry.js';
 import type { PendingApproval } from '../../model/status.js';
+import type { SurfaceChange } from '../../model/surface.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
 import { OptionList, optionKey, type Option } from './OptionList.js';
 import { terminalSafe } from '../../model/terminalText.js';
@@ -184,7 +185,9 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
       <Box flexDirection="column" flexShrink={0}>
         <Text>
           <Text bold color="yellow">
-            Approve {serverNoun(first.name)} “{terminalSafe(lspName(first.name))}”?
+            {first.surface === undefined
+              ? `Approve ${serverNoun(first.name)} “${terminalSafe(lspName(first.name))}”?`
+              : `The tools of “${terminalSafe(first.name)}” changed since you approved it. Approve the new ones?`}
           </Text>
           <Text color="gray">
             {'  '}(1 of {pending.length})
@@ -198,6 +201,7 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
         </Row>
       </Box>
       <ScrollView keys={scrollKeys} resetKey={review}>
+        {first.surface?.map((change, i) => <SurfaceChangeRow key={`s${i}`} change={change} />)}
         {first.review.map((line, i) => (
           <ReviewRow key={i} line={line} width={labelWidth} />
         ))}
@@ -282,6 +286,28 @@ function commonNoun(pending: readonly PendingApproval[]): string {
 /** The keys, or what is being done instead (a decision being written, or waiting for its pass). */
 function Footer({ status, children }: { status: string | undefined; children: ReactNode }) {
   return status !== undefined ? <Text color="yellow">{status}</Text> : <Text color="gray">{children}</Text>;
+}
+
+/**
+ * One difference from the surface the user approved (decision 197): what changed, then before →
+ * after. The texts arrive terminal-safe on one line and cut (decision 212).
+ */
+function SurfaceChangeRow({ change }: { change: SurfaceChange }) {
+  const what = change.kind === 'instructions' ? 'instructions' : `${change.kind} ${change.name}`;
+  const label = change.change === 'added' ? 'added' : change.change === 'removed' ? 'removed' : `${change.change} changed`;
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <Text color="yellow" bold>
+          {'! '}
+          {terminalSafe(what)}
+        </Text>
+        <Text color="yellow">{`: ${label}`}</Text>
+      </Text>
+      {change.before !== undefined && <Text wrap="wrap" color="gray">{`    before: ${change.before}`}</Text>}
+      {change.after !== undefined && <Text wrap="wrap">{`    now:    ${change.after}`}</Text>}
+    </Box>
+  );
 }
 
 function ReviewRow({ line, width }: { line: ReviewLine; width: number }) {
