@@ -51,6 +51,13 @@ export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
       return { ts: e.ts, text: `restart required for ${e.keys.map(one).join(', ')} (${one(e.file)})`, color: 'yellow' };
     case 'auth-required':
       return { ts: e.ts, text: `authorize ${one(e.server)}: open ${one(e.url)}`, color: 'cyan' };
+    case 'surface-changed': {
+      // What changed, by tool; the texts themselves are in the event and the dialog (decision 197).
+      const what = e.changes.slice(0, 3).map((c) => (c.kind === 'instructions' ? 'instructions changed' : `${c.kind} ${one(c.name)} ${c.change === 'added' || c.change === 'removed' ? c.change : `${c.change} changed`}`));
+      const more = e.changes.length > 3 ? `, ${e.changes.length - 3} more` : '';
+      const held = e.withheld?.length ? `; ${e.withheld.length} ${e.withheld.length === 1 ? 'tool' : 'tools'} withheld until approved` : '';
+      return { ts: e.ts, text: `~ ${one(e.server)}: ${what.join(', ')}${more}${held}`, color: e.withheld?.length ? 'yellow' : 'cyan' };
+    }
     case 'approval-required':
       return { ts: e.ts, text: `approval required: ${e.servers.map((s) => one(s.name)).join(', ')}`, color: 'cyan' };
     case 'log':

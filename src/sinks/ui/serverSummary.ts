@@ -32,7 +32,25 @@ export function statusText(s: ServerStatus): string | undefined {
   if (s.state === 'connected') return undefined;
   if (s.reason !== undefined) return reasonText(s.reason, s.notAllowedBy, s.detail, s.kind ?? 'mcp');
   if (s.state === 'error' || s.state === 'needs_auth') return s.error ?? s.state;
+  if (s.state === 'idle') return idleText(s);
   return s.state;
+}
+
+/**
+ * Why an idle server has no process (decision 196), in words: "lazy — starts on first use", or
+ * "stopped after 5 min idle"; with the error of its last process when it ended on its own.
+ */
+export function idleText(s: Pick<ServerStatus, 'idle' | 'idleTimeoutMs' | 'error'>): string {
+  const why = s.idle === 'idle-timeout' && s.idleTimeoutMs !== undefined ? `stopped after ${duration(s.idleTimeoutMs)} idle` : 'lazy — starts on first use';
+  return s.error === undefined ? why : `${why} (last process: ${s.error})`;
+}
+
+/** `300 ms`, `30 s`, `5 min`, `2 h`: a duration as a person says it, rounded. */
+export function duration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Math.round(ms / 1_000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 3_600_000)} h`;
 }
 
 /** Counts for the list footer. */
@@ -49,7 +67,8 @@ export interface ServerCounts {
 export function countServers(servers: readonly ServerStatus[]): ServerCounts {
   const counts: ServerCounts = { connected: 0, needApproval: 0, errors: 0 };
   for (const s of servers) {
-    if (s.state === 'connected') counts.connected += 1;
+    // An idle server is up as far as its tools go: the first call starts it (decision 196).
+    if (s.state === 'connected' || s.state === 'idle') counts.connected += 1;
     if (s.reason === 'pending_approval') counts.needApproval += 1;
     if (s.state === 'error') {
       counts.errors += 1;
