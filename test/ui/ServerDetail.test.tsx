@@ -42,6 +42,20 @@ describe('ServerDetail', () => {
     expect(frame).toContain('09:05:08 connected 1 tool');
   });
 
+  it('an idle server says why it has no process; withheld tools are named with how to review them', () => {
+    const s = server('notes', {
+      state: 'idle',
+      idle: 'idle-timeout',
+      idleTimeoutMs: 300_000,
+      tools: [tool('notes', 'rug_pull', 'Changes its tools')],
+      withheld: ['exfiltrate', 'read_notes'],
+    });
+    const frame = plain(render(<ServerDetail server={s} stderr={[]} stderrLines={3} />).lastFrame());
+    expect(frame).toContain('stopped after 5 min idle');
+    expect(frame).toMatch(/! withheld — definition changed since you approved it, review with \/approve notes: exfiltrate,\s+read_notes/);
+    expect(frame).toContain('rug_pull mcp__notes__rug_pull — Changes its tools');
+  });
+
   it('a remote server has no stderr section; a stdio one has, even while it is empty', () => {
     const remote = render(<ServerDetail server={server('r', { transport: 'http' })} stderr={[]} />);
     expect(plain(remote.lastFrame())).not.toContain('stderr');

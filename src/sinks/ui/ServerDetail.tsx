@@ -56,6 +56,12 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
 
       <Section title={`Tools (${s.tools.length})`}>
         {s.tools.length === 0 && <Text color="gray">none</Text>}
+        {s.withheld !== undefined && (
+          // Kept from the agent until the user approves the new surface (decision 197).
+          <Text color="yellow" wrap="wrap">
+            {`! withheld — definition changed since you approved it, review with /approve ${terminalSafe(s.name)}: ${s.withheld.map((t) => terminalSafe(t)).join(', ')}`}
+          </Text>
+        )}
         {/* A window of them when there are many (decision 192): 100,000 tools cost what is in view. */}
         <WindowedRows
           items={s.tools}
