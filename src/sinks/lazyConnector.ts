@@ -89,6 +89,7 @@ class OnDemandConnection implements Connection {
   private process?: Connection;
   /** The start under way: every request that arrives meanwhile waits for this one. */
   private starting?: Promise<Connection>;
+  private abandonStart?: () => void;
   /** The connect attempt and, once connected, the process's list refreshes. */
   private attempt?: Subscription;
   private inFlight = 0;
@@ -216,6 +217,8 @@ class OnDemandConnection implements Connection {
     if (this.process) return Promise.resolve(this.process);
     this.starting ??= new Promise<Connection>((resolve, reject) => {
       let connected = false;
+      // A stop (close, or an idle stop racing a request) during the start fails its waiters, never leaves them hanging.
+      this.abandonStart = () => reject(new Error(`server "${this.name}" was stopped before it started`));
       this.attempt = this.inner(this.name, this.config, this.handlers)
         .pipe(
           tap((conn) => {
@@ -290,7 +293,9 @@ class OnDemandConnection implements Connection {
     this.process = undefined;
     this.attempt?.unsubscribe();
     this.attempt = undefined;
+    if (this.starting !== undefined) this.abandonStart?.();
     this.starting = undefined;
+    this.abandonStart = undefined;
     if (conn) await lastValueFrom(from(conn.close()), { defaultValue: undefined }).catch(() => undefined);
   }
 }

@@ -166,6 +166,23 @@ describe('lazy and idle servers (decision 196)', () => {
     expect(s.fake.starts('cr')).toBe(2);
   });
 
+  it('a disconnect while a first call is starting the server fails that call instead of leaving it waiting', async () => {
+    const { vt, tick } = clock();
+    const config = resolved(['tools=a', 'connect=500'], { lazy: true });
+    const s = session(vt, memoryStore([recordOf('lz', config, ['a'])]));
+    s.live.connect(wanted('lz', config)).subscribe();
+    await tick();
+    const call = s.live.callTool('mcp__lz__a', {});
+    const failed = call.then(
+      () => 'resolved',
+      (error: unknown) => (error as Error).message,
+    );
+    s.live.disconnect('lz').subscribe();
+    await tick();
+    expect(await failed).toBe('server "lz" was stopped before it started');
+    expect(s.fake.aborts).toEqual(['0 aborted lz']);
+  });
+
   it('wake starts an idle server (what /reconnect does for one)', async () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=a'], { lazy: true });
