@@ -405,6 +405,9 @@ describe('settings faults (built CLI, real files)', () => {
     let mark = c.events.length;
     c.send({ cmd: 'approve', server: 'ws1', id: 1 });
     await c.waitForState('ws1', 'connected', mark);
+    // The approval's own pass reports after its connect settled: wait for it, so the removal's
+    // pass is the next reconcile event (it came after the mark once on a loaded machine).
+    await c.waitFor((e) => e.type === 'reconcile' && e.trigger === 'approval', { from: mark, what: 'the approval pass' });
     const aPid = c.servers().get('a')!.pid as number;
 
     for (let round = 0; round < 3; round++) {
