@@ -1,6 +1,6 @@
 import type { McpLive } from '../createMcpLive.js';
 import { lspName, serverKind } from '../model/lspConfig.js';
-import { reasonText } from '../model/messages.js';
+import { idleText, reasonText } from '../model/messages.js';
 import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
 import type { ServerStatus } from '../model/status.js';
 import { terminalSafe } from '../model/terminalText.js';
@@ -10,7 +10,8 @@ import { terminalWriter, writeJson } from './terminalWriter.js';
  * `mcp-live status`: connect once, print every server's state, end every process.
  * Exit code 1 when any server is in `error` or `needs_auth` (it cannot be used until the user
  * authorizes it: `mcp-live auth NAME`), or when a user or system settings file does not
- * parse (every server is then blocked, and the error is printed).
+ * parse (every server is then blocked, and the error is printed). An `idle` server (decision
+ * 196) is healthy: listed, callable, no process until it is used.
  */
 export async function runStatus(
   live: McpLive,
@@ -72,6 +73,9 @@ function statusJson(s: ServerStatus) {
     ...(s.reason ? { reason: s.reason } : {}),
     ...(s.detail ? { detail: s.detail } : {}),
     ...(s.error ? { error: s.error } : {}),
+    ...(s.idle ? { idle: s.idle } : {}),
+    ...(s.idleTimeoutMs !== undefined ? { idleTimeoutMs: s.idleTimeoutMs } : {}),
+    ...(s.withheld ? { withheld: s.withheld } : {}),
     ...(s.warnings ? { warnings: s.warnings } : {}),
     ...(s.languages ? { languages: s.languages } : {}),
     ...(s.capabilities ? { capabilities: s.capabilities } : {}),
@@ -82,18 +86,22 @@ function statusJson(s: ServerStatus) {
 
 /**
  * One line a server: name, scope, state, counts (a language server's languages and capability
- * count), and why it is not connected. Language servers come in a section of their own after the
- * MCP servers, by their own names, as in the interactive list.
+ * count), and why it is not connected. An idle server (decision 196) has its counts, its tools
+ * being listed, and why it has no process; a server whose changed tools are withheld (decision
+ * 197) says how many. Language servers come in a section of their own after the MCP servers, by
+ * their own names, as in the interactive list.
  */
 export function formatStatusTable(servers: readonly ServerStatus[], mask: (text: string) => string = same): string {
   const { mcp, lsp } = byKind(servers);
-  const why = (s: ServerStatus) => (s.reason ? reasonText(s.reason, s.notAllowedBy, s.detail, serverKind(s.name)) : (s.error ?? ''));
+  const why = (s: ServerStatus) =>
+    s.reason ? reasonText(s.reason, s.notAllowedBy, s.detail, serverKind(s.name)) : s.state === 'idle' ? idleText(s) : (s.error ?? '');
+  const withheld = (s: ServerStatus) => (s.withheld !== undefined && s.withheld.length > 0 ? `, ${s.withheld.length} withheld` : '');
   const mcpRows = mcp.map((s) => [
     s.name,
     s.scope,
     s.state,
-    s.state === 'connected' ? `${s.tools.length} tools, ${s.prompts.length} prompts` : '',
-    why(s),
+    s.state === 'connected' || s.state === 'idle' ? `${s.tools.length} tools, ${s.prompts.length} prompts${withheld(s)}` : '',
+    [why(s), withheld(s) === '' ? '' : 'withheld tools changed since approval (review them in an interactive session)'].filter((w) => w !== '').join('; '),
   ]);
   const lspRows = lsp.map((s) => [
     lspName(s.name),

@@ -1,5 +1,6 @@
 import type { NeedsAuthorization } from './connection.js';
 import type { ServerKind } from './lspConfig.js';
+import type { ServerStatus } from './status.js';
 import type { NotAllowedBy, Reason } from './types.js';
 
 /**
@@ -38,6 +39,36 @@ export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?:
     case 'removed':
       return 'removed from settings';
   }
+}
+
+/**
+ * Why an idle server has no process (decision 196), in words: "lazy — starts on first use", or
+ * "stopped after 5 min idle"; with the error of its last process when it ended on its own. Idle
+ * is not a failure: its tools are listed and callable, the first call starts it. The list, the
+ * detail view and `mcp-live status` say it alike.
+ */
+export function idleText(s: Pick<ServerStatus, 'idle' | 'idleTimeoutMs' | 'error'>): string {
+  const why = s.idle === 'idle-timeout' && s.idleTimeoutMs !== undefined ? `stopped after ${formatDuration(s.idleTimeoutMs)} idle` : 'lazy — starts on first use';
+  return s.error === undefined ? why : `${why} (last process: ${s.error})`;
+}
+
+/**
+ * A duration as a person says it: `250 ms`, `30 s`, `1.5 s`, `5 min`, `2 min 30 s`, `1 h`,
+ * `1 h 30 min` — at most two units, rounded to the smaller one (an `idleTimeout` of 90 minutes
+ * is not "2 h").
+ */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 1_000) return `${Number.isFinite(ms) ? Math.round(ms) : ms} ms`;
+  const tenths = Math.round(ms / 100);
+  if (tenths < 600) return `${tenths / 10} s`;
+  const seconds = Math.round(ms / 1_000);
+  if (seconds < 3_600) return twoUnits(Math.floor(seconds / 60), 'min', seconds % 60, 's');
+  const minutes = Math.round(ms / 60_000);
+  return twoUnits(Math.floor(minutes / 60), 'h', minutes % 60, 'min');
+}
+
+function twoUnits(big: number, bigUnit: string, small: number, smallUnit: string): string {
+  return small === 0 ? `${big} ${bigUnit}` : `${big} ${bigUnit} ${small} ${smallUnit}`;
 }
 
 /**

@@ -61,9 +61,14 @@ describe('ApprovalDialog', () => {
     const s = session({ pending: [pendingEntry('notes', { command: 'node', args: ['notes.js'] }, { hash: 'surface-hash', surface })] });
     await vi.waitFor(() => expect(s.frame()).toContain('The tools of “notes” changed since you approved it. Approve the new ones?'));
     const frame = s.frame();
-    expect(frame).toContain('! tool exfiltrate: added');
+    expect(frame).toContain('What changed (2 changes):');
+    expect(frame).toContain('+ tool exfiltrate: added');
     expect(frame).toContain('now:    Sends a file somewhere');
-    expect(frame).toContain('! tool read_notes: description changed');
+    expect(frame).toContain('~ tool read_notes: description changed');
+    // No session-only approval for a changed surface: approving it makes it the pin.
+    expect(frame).toContain('1. Approve the new tools (remembered)');
+    expect(frame).not.toContain('this session only');
+    expect(frame).toContain('1–3 or a A r');
     expect(frame).toContain('before: Reads the notes of the day');
     expect(frame).toContain('now:    Reads notes. \\x1b[2J<IMPORTANT>');
     expect(frame).toContain('… (2,345');

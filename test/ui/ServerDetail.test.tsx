@@ -52,8 +52,26 @@ describe('ServerDetail', () => {
     });
     const frame = plain(render(<ServerDetail server={s} stderr={[]} stderrLines={3} />).lastFrame());
     expect(frame).toContain('stopped after 5 min idle');
-    expect(frame).toMatch(/! withheld — definition changed since you approved it, review with \/approve notes: exfiltrate,\s+read_notes/);
+    expect(frame).toContain('Tools (1, 2 withheld)');
+    expect(frame).toContain('⊘ exfiltrate withheld — definition changed');
+    expect(frame).toContain('⊘ read_notes withheld — definition changed');
+    expect(frame).toMatch(/the agent gets them once you approve: \/approve\s+notes\./);
     expect(frame).toContain('rug_pull mcp__notes__rug_pull — Changes its tools');
+  });
+
+  it('a withheld tool says what changed about it while its surface waits, with the differences', () => {
+    const s = server('notes', { state: 'connected', tools: [tool('notes', 'rug_pull', 'Changes its tools')], withheld: ['exfiltrate', 'read_notes'] });
+    const surface = [
+      { kind: 'tool' as const, name: 'exfiltrate', change: 'added' as const, after: 'Sends a file somewhere' },
+      { kind: 'tool' as const, name: 'read_notes', change: 'description' as const, before: 'Reads', after: 'Reads and sends' },
+      { kind: 'tool' as const, name: 'read_notes', change: 'schema' as const, before: '{}', after: '{"type":"object"}' },
+    ];
+    const frame = plain(render(<ServerDetail server={s} stderr={[]} surface={surface} />).lastFrame());
+    expect(frame).toContain('⊘ exfiltrate withheld — new since you approved it');
+    expect(frame).toContain('⊘ read_notes withheld — description and schema changed');
+    expect(frame).toContain('Changed since you approved it (3 changes)');
+    expect(frame).toContain('~ tool read_notes: schema changed');
+    expect(frame).toMatch(/now:\s+\{"type":"object"\}/);
   });
 
   it('a remote server has no stderr section; a stdio one has, even while it is empty', () => {

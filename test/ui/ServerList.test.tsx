@@ -42,6 +42,21 @@ describe('ServerList', () => {
     expect(frame).toMatch(/● alpha\s+user\s+2 tools · 1 prompt/);
   });
 
+  it('lists an idle server with its counts and why it has no process, counted with the connected ones', () => {
+    const { lastFrame } = render(
+      <ServerList
+        servers={[
+          server('lazy', { state: 'idle', idle: 'lazy', tools: [tool('lazy', 'a')] }),
+          server('pinned', { tools: [tool('pinned', 'a')], withheld: ['b', 'c'] }),
+        ]}
+      />,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toMatch(/lazy\s+user\s+1 tool · 0 prompts · lazy — starts on first use/);
+    expect(frame).toMatch(/pinned\s+user\s+1 tool · 0 prompts · 2 withheld/);
+    expect(frame).toContain('2 connected (1 idle)');
+  });
+
   it('shows a state icon per state, and a spinner while connecting', () => {
     const { lastFrame } = render(
       <ServerList
@@ -125,6 +140,6 @@ describe('countServers', () => {
         server('d', { state: 'blocked', reason: 'rejected' }),
         server('e', { state: 'error', error: 'e' }),
       ]),
-    ).toEqual({ connected: 1, needApproval: 1, errors: 2, firstError: 'b' });
+    ).toEqual({ connected: 1, idle: 0, needApproval: 1, errors: 2, firstError: 'b' });
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../../src/model/status.js';
 import { eventLogText } from '../../src/sinks/ui/eventLogLine.js';
-import { countServers, duration, idleText, statusText } from '../../src/sinks/ui/serverSummary.js';
+import { formatDuration, idleText } from '../../src/model/messages.js';
+import { countServers, statusText } from '../../src/sinks/ui/serverSummary.js';
+import { formatStatusTable } from '../../src/cli/statusCommand.js';
 
 /** The words of the idle state and of a changed surface (decisions 196, 197), as the UI shows them. */
 
@@ -26,12 +28,37 @@ describe('idle words', () => {
     );
   });
 
-  it('rounds durations as a person says them', () => {
-    expect([250, 1_000, 59_000, 60_000, 5_400_000].map(duration)).toEqual(['250 ms', '1 s', '59 s', '1 min', '2 h']);
+  it('says durations as a person says them, in at most two units, never rounding 90 min to 2 h', () => {
+    expect([250, 1_000, 1_500, 59_000, 59_960, 60_000, 150_000, 300_000, 3_600_000, 5_400_000, 3_599_700].map(formatDuration)).toEqual([
+      '250 ms',
+      '1 s',
+      '1.5 s',
+      '59 s',
+      '1 min',
+      '1 min',
+      '2 min 30 s',
+      '5 min',
+      '1 h',
+      '1 h 30 min',
+      '1 h',
+    ]);
   });
 
-  it('counts an idle server with the connected ones, never as an error', () => {
-    expect(countServers([status({ idle: 'lazy' }), status({ name: 't', state: 'connected' })])).toEqual({ connected: 2, needApproval: 0, errors: 0 });
+  it('counts an idle server with the connected ones, and how many are idle, never as an error', () => {
+    expect(countServers([status({ idle: 'lazy' }), status({ name: 't', state: 'connected' })])).toEqual({ connected: 2, idle: 1, needApproval: 0, errors: 0 });
+  });
+});
+
+describe('mcp-live status', () => {
+  it('gives an idle server its counts and why it has no process, and says how many changed tools are withheld', () => {
+    const tool = (name: string) => ({ server: 's', name, qualifiedName: `mcp__s__${name}` });
+    const table = formatStatusTable([
+      status({ name: 'lazy', idle: 'lazy', tools: [tool('a'), tool('b')] }),
+      status({ name: 'pinned', state: 'connected', tools: [tool('a')], withheld: ['x', 'y'] }),
+    ]);
+    const row = (name: string) => table.split('\n').find((l) => l.startsWith(name)) ?? '';
+    expect(row('lazy')).toMatch(/idle\s+2 tools, 0 prompts\s+lazy — starts on first use/);
+    expect(row('pinned')).toMatch(/connected\s+1 tools, 0 prompts, 2 withheld\s+withheld tools changed since approval/);
   });
 });
 

@@ -159,7 +159,13 @@ function Session({ live, onExit }: AppProps) {
             onOpen={(server) => setView({ kind: 'detail', server })}
           />
         ) : detail ? (
-          <Detail server={detail} stderr={live.stderrTail(detail.name)} config={live.serverConfig(detail.name)} />
+          <Detail
+            server={detail}
+            stderr={live.stderrTail(detail.name)}
+            config={live.serverConfig(detail.name)}
+            // A changed surface put off with Esc is reviewed here, beside the tools it withholds.
+            surface={approval.pending.find((p) => p.name === detail.name)?.surface}
+          />
         ) : (
           <Text color="yellow">{`${serverKind(view.server) === 'lsp' ? 'Language' : 'MCP'} server “${terminalSafe(lspName(view.server))}” is not configured any more. Esc back to the list.`}</Text>
         )}

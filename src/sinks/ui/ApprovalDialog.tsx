@@ -5,13 +5,13 @@ import type { McpLive } from '../../createMcpLive.js';
 import { lspName, serverKind } from '../../model/lspConfig.js';
 import type { ReviewLine } from '../../model/reviewEntry.js';
 import type { PendingApproval } from '../../model/status.js';
-import type { SurfaceChange } from '../../model/surface.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
 import { OptionList, optionKey, type Option } from './OptionList.js';
 import { terminalSafe } from '../../model/terminalText.js';
 import { reviewLineRisk } from './reviewLineRisk.js';
 import { ScrollView } from './ScrollView.js';
 import { plural } from './serverSummary.js';
+import { SurfaceDiff } from './SurfaceDiff.js';
 import { pendingSetKey } from './useApprovalPrompt.js';
 
 /** The decisions the dialog can take (a subset of {@link McpLive}). */
@@ -29,7 +29,19 @@ export interface ApprovalDialogProps {
 type ReviewChoice = 'approve' | 'session' | 'all' | 'reject';
 type ConfirmChoice = 'yes' | 'back';
 
-function reviewOptions(pending: number): readonly Option<ReviewChoice>[] {
+/**
+ * The choices for one pending server. A changed surface (decision 197) has no session-only
+ * approval — approving it makes it the pin, kept in the surface record — and its reject lasts
+ * this session only (the tools stay withheld, the next session asks again): the words say so.
+ */
+function reviewOptions(pending: number, surface: boolean): readonly Option<ReviewChoice>[] {
+  if (surface) {
+    return [
+      { value: 'approve', label: 'Approve the new tools (remembered)', letter: 'a' },
+      { value: 'all', label: `Approve all ${pending} pending…`, letter: 'A' },
+      { value: 'reject', label: 'Reject for this session (they stay withheld)', letter: 'r' },
+    ];
+  }
   return [
     { value: 'approve', label: 'Approve (remembered)', letter: 'a' },
     { value: 'session', label: 'Approve for this session only', letter: 's' },
@@ -60,6 +72,11 @@ function confirmOptions(pending: number): readonly Option<ConfirmChoice>[] {
  * the letters a s A r keep working; Esc asks later. The arrows belong to the options, so the entry
  * scrolls with PgUp/PgDn and Home/End. The confirmation of "approve all" is a list of two (y / n,
  * Esc back), "yes" highlighted.
+ *
+ * A server whose tools changed since the user approved it (decision 197, `surface` set) is asked
+ * about with the differences first — "The tools of “NAME” changed since you approved it", then
+ * each change with its text before and now ({@link SurfaceDiff}) — and its entry below them. The
+ * decision is the same `approve(name, {hash})`, with the hash that binds the entry and the new tools.
  */
 export function ApprovalDialog({ pending, actions, onLater, isActive = true }: ApprovalDialogProps) {
   // In refs too: "aa" in one chunk must not write two decisions.
@@ -123,9 +140,9 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
     }
   };
 
-  const reviewKeys = (input: string, key: InkKey, { name, hash }: PendingApproval) => {
+  const reviewKeys = (input: string, key: InkKey, { name, hash, surface }: PendingApproval) => {
     const v = `review:${name}@${hash}`;
-    const options = reviewOptions(pending.length);
+    const options = reviewOptions(pending.length, surface !== undefined);
     const picked = optionKey(input, key, options, highlightOf(v));
     if (key.escape) onLater();
     else if (picked === undefined) return;
@@ -158,6 +175,8 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
   );
 
   if (!first) return null;
+  const surface = first.surface;
+  const options = reviewOptions(pending.length, surface !== undefined);
   // The "! " mark, the label and a space: 11 for an MCP entry's labels; a language server's run
   // longer (`workspaceFolder`).
   const labelWidth = 2 + Math.max(9, ...first.review.map((line) => line.label.length + 1));
@@ -201,17 +220,28 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
         </Row>
       </Box>
       <ScrollView keys={scrollKeys} resetKey={review}>
-        {first.surface?.map((change, i) => <SurfaceChangeRow key={`s${i}`} change={change} />)}
+        {surface !== undefined && (
+          // The differences first: they are what is asked about; the entry, approved before, below.
+          <Box flexDirection="column">
+            <Text bold>{`What changed (${plural(surface.length, 'change')}):`}</Text>
+            <SurfaceDiff changes={surface} />
+            <Text bold>Its entry:</Text>
+          </Box>
+        )}
         {first.review.map((line, i) => (
           <ReviewRow key={i} line={line} width={labelWidth} />
         ))}
       </ScrollView>
       <Box flexDirection="column" flexShrink={0}>
-        <Text color="gray">It came with this workspace; approve only what you trust to run as you.</Text>
+        <Text color="gray">
+          {surface === undefined
+            ? 'It came with this workspace; approve only what you trust to run as you.'
+            : 'Until you approve, the changed tools are withheld from the agent; the others keep working.'}
+        </Text>
         <Box marginTop={1}>
-          <OptionList options={reviewOptions(pending.length)} highlighted={highlight.view === review ? highlight.index : 0} />
+          <OptionList options={options} highlighted={highlight.view === review ? highlight.index : 0} />
         </Box>
-        <Footer status={status}>↑↓ select · Enter choose · 1–4 or a s A r · Esc later</Footer>
+        <Footer status={status}>{`↑↓ select · Enter choose · 1–${options.length} or ${options.map((o) => o.letter).join(' ')} · Esc later`}</Footer>
         {failure !== undefined && (failure.name === undefined || failure.name === first.name) && (
           <Text color="red">✖ {failure.message}</Text>
         )}
@@ -263,6 +293,7 @@ function ConfirmRow({ pending: p }: { pending: PendingApproval }) {
           {'  '}
           {serverKind(p.name) === 'lsp' ? 'language server · ' : ''}
           {p.scope} · {terminalSafe(p.source)}
+          {p.surface !== undefined ? ` · tools changed (${plural(p.surface.length, 'change')})` : ''}
         </Text>
       </Text>
       <Box paddingLeft={2}>
@@ -286,28 +317,6 @@ function commonNoun(pending: readonly PendingApproval[]): string {
 /** The keys, or what is being done instead (a decision being written, or waiting for its pass). */
 function Footer({ status, children }: { status: string | undefined; children: ReactNode }) {
   return status !== undefined ? <Text color="yellow">{status}</Text> : <Text color="gray">{children}</Text>;
-}
-
-/**
- * One difference from the surface the user approved (decision 197): what changed, then before →
- * after. The texts arrive terminal-safe on one line and cut (decision 212).
- */
-function SurfaceChangeRow({ change }: { change: SurfaceChange }) {
-  const what = change.kind === 'instructions' ? 'instructions' : `${change.kind} ${change.name}`;
-  const label = change.change === 'added' ? 'added' : change.change === 'removed' ? 'removed' : `${change.change} changed`;
-  return (
-    <Box flexDirection="column">
-      <Text>
-        <Text color="yellow" bold>
-          {'! '}
-          {terminalSafe(what)}
-        </Text>
-        <Text color="yellow">{`: ${label}`}</Text>
-      </Text>
-      {change.before !== undefined && <Text wrap="wrap" color="gray">{`    before: ${change.before}`}</Text>}
-      {change.after !== undefined && <Text wrap="wrap">{`    now:    ${change.after}`}</Text>}
-    </Box>
-  );
 }
 
 function ReviewRow({ line, width }: { line: ReviewLine; width: number }) {

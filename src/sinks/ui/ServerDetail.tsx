@@ -1,14 +1,17 @@
 import { Box } from 'ink';
 import { Text } from './Text.js';
 import type { ReactNode } from 'react';
+import { formatDuration } from '../../model/messages.js';
 import { entryForReview } from '../../model/secrets.js';
+import type { SurfaceChange } from '../../model/surface.js';
 import { GATED_SCOPES, type Scope } from '../../model/types.js';
 import type { ServerStatus } from '../../model/status.js';
 import { terminalSafe } from '../../model/terminalText.js';
 import { formatClock } from './formatClock.js';
 import { KEY_PRIORITY } from './keys.js';
 import { ScrollView } from './ScrollView.js';
-import { displayName, stateIcon, statusText } from './serverSummary.js';
+import { displayName, plural, stateIcon, statusText } from './serverSummary.js';
+import { SurfaceDiff, withheldWhy } from './SurfaceDiff.js';
 import { WindowedRows } from './WindowedRows.js';
 
 export interface ServerDetailProps {
@@ -27,6 +30,11 @@ export interface ServerDetailProps {
   historyLines?: number;
   /** Whether ↑↓ PgUp/PgDn Home/End scroll it (when it is taller than its share of the screen). */
   isActive?: boolean;
+  /**
+   * The differences of the server's changed tools from what the user approved, while they wait
+   * for a decision (the `surface` of its pending approval, decision 197): shown with its withheld tools.
+   */
+  surface?: readonly SurfaceChange[];
 }
 
 /** Fingerprint characters shown: enough to tell two configs apart at a glance. */
@@ -35,11 +43,13 @@ const FINGERPRINT_CHARS = 12;
 /**
  * `/mcp NAME`: how the server is reached (scope, source file, transport, fingerprint prefix,
  * masked config), what it says it is (name, version, instructions), what it offers (tools with
- * descriptions, prompts, resources and templates with their URIs), why it is not connected,
+ * descriptions, prompts, resources and templates with their URIs), why it is not connected or
+ * has no process (idle), the tools withheld since their definition changed and what changed,
  * and what happened to it (stderr tail of a stdio server, recent history with HH:MM:SS times).
  * Below its name it scrolls (↑↓ a line, PgUp/PgDn a page, Home/End) when the screen is too short.
  */
-export function ServerDetail({ server: s, stderr, config, stderrLines = 12, historyLines = 10, isActive = true }: ServerDetailProps) {
+export function ServerDetail({ server: s, stderr, config, stderrLines = 12, historyLines = 10, isActive = true, surface }: ServerDetailProps) {
+  const withheld = s.withheld ?? [];
   // A remote server has no stderr; a stdio one that never ran (blocked) has none to show either.
   const showStderr = stderr !== undefined && (s.transport === 'stdio' || stderr.length > 0);
   return (
@@ -54,14 +64,8 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
 
       <ConfigSection config={config} scope={s.scope} />
 
-      <Section title={`Tools (${s.tools.length})`}>
-        {s.tools.length === 0 && <Text color="gray">none</Text>}
-        {s.withheld !== undefined && (
-          // Kept from the agent until the user approves the new surface (decision 197).
-          <Text color="yellow" wrap="wrap">
-            {`! withheld — definition changed since you approved it, review with /approve ${terminalSafe(s.name)}: ${s.withheld.map((t) => terminalSafe(t)).join(', ')}`}
-          </Text>
-        )}
+      <Section title={`Tools (${s.tools.length}${withheld.length > 0 ? `, ${withheld.length} withheld` : ''})`}>
+        {s.tools.length === 0 && withheld.length === 0 && <Text color="gray">none</Text>}
         {/* A window of them when there are many (decision 192): 100,000 tools cost what is in view. */}
         <WindowedRows
           items={s.tools}
@@ -74,6 +78,8 @@ export function ServerDetail({ server: s, stderr, config, stderrLines = 12, hist
           )}
         />
       </Section>
+
+      {withheld.length > 0 && <WithheldTools server={s} withheld={withheld} surface={surface} />}
 
       <Section title={`Prompts (${s.prompts.length})`}>
         {s.prompts.length === 0 && <Text color="gray">none</Text>}
@@ -155,15 +161,61 @@ export function StatusFields({ server: s }: { server: ServerStatus }) {
           {s.serverInfo.title ?? s.serverInfo.name} {s.serverInfo.version}
         </Field>
       )}
-      {why !== undefined && (
-        <Field label={s.state === 'error' ? 'error' : 'reason'}>
-          <Text color={s.state === 'error' ? 'red' : 'yellow'}>{why}</Text>
+      {s.state === 'idle' ? (
+        // Not a problem (decision 196): no process now, its tools listed; a request starts it.
+        <Field label="idle">
+          {why}
+          <Text color="gray">{` · /reconnect ${terminalSafe(s.name)} starts it now`}</Text>
         </Field>
+      ) : (
+        why !== undefined && (
+          <Field label={s.state === 'error' ? 'error' : 'reason'}>
+            <Text color={s.state === 'error' ? 'red' : 'yellow'}>{why}</Text>
+          </Field>
+        )
+      )}
+      {s.state !== 'idle' && s.idleTimeoutMs !== undefined && (
+        <Field label="idle timeout">{`stops after ${formatDuration(s.idleTimeoutMs)} without a request`}</Field>
       )}
       {s.warnings !== undefined && s.warnings.length > 0 && (
         <Field label="warnings">
           <Text color="yellow">{s.warnings.join('; ')}</Text>
         </Field>
+      )}
+    </>
+  );
+}
+
+/**
+ * The tools a server lists but the agent does not get (decision 197), one row each with what
+ * changed about it, how to approve them, and — while the change waits for a decision — the
+ * differences themselves, so the detail view is where a put-off approval is reviewed.
+ */
+function WithheldTools({ server: s, withheld, surface }: { server: ServerStatus; withheld: readonly string[]; surface?: readonly SurfaceChange[] }) {
+  const name = terminalSafe(s.name);
+  return (
+    <>
+      <Box flexDirection="column" paddingLeft={2}>
+        <WindowedRows
+          items={withheld}
+          row={(tool) => (
+            <Text key={tool}>
+              <Text color="yellow">⊘ </Text>
+              <Text color="cyan">{terminalSafe(tool)}</Text>
+              <Text color="yellow">{` withheld — ${withheldWhy(tool, surface)}`}</Text>
+            </Text>
+          )}
+        />
+        <Text color="yellow" wrap="wrap">
+          {surface === undefined
+            ? `Their definitions changed since you approved ${name}; the agent gets them once you approve: /approve ${name}.`
+            : `Their definitions changed since you approved ${name} (below); the agent gets them once you approve: /approve ${name}.`}
+        </Text>
+      </Box>
+      {surface !== undefined && (
+        <Section title={`Changed since you approved it (${plural(surface.length, 'change')})`}>
+          <SurfaceDiff changes={surface} />
+        </Section>
       )}
     </>
   );

@@ -10,9 +10,11 @@ import {
   isLanguageServer,
   languageServerFacts,
   listCounts,
+  listsTools,
   plural,
   stateIcon,
   statusText,
+  withheldCount,
 } from './serverSummary.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
 import { ScrollView } from './ScrollView.js';
@@ -34,8 +36,10 @@ export interface ServerListProps {
 
 /**
  * One row per server — selection marker, state icon, name, scope, then tool/prompt counts for a
- * connected server or the reason in words for any other — and a footer that counts only real
- * failures as errors (SPEC §9: approval-skipped servers are not failures). Language servers
+ * connected server (and how many of its changed tools are withheld, decision 197), the counts and
+ * why it has no process for an idle one (decision 196), or the reason in words for any other —
+ * and a footer that counts idle servers with the connected ones (`3 connected (1 idle)`) and only
+ * real failures as errors (SPEC §9: approval-skipped servers are not failures). Language servers
  * (issue 14) follow the MCP servers under a title of their own, by their own names, with their
  * languages (and, connected, their capability count and pid) after the state.
  *
@@ -111,7 +115,10 @@ export function ServerList({ servers: all, isActive = true, onOpen, starting = f
       </ScrollView>
       <Box marginTop={1} flexDirection="column" flexShrink={0}>
         <Text>
-          <Text color="green">{counts.connected} connected</Text>
+          {/* Idle is healthy (decision 196): counted with the connected ones, how many of them said. */}
+          <Text color="green">
+            {counts.connected} connected{counts.idle > 0 ? ` (${counts.idle} idle)` : ''}
+          </Text>
           {' · '}
           <Text color={counts.needApproval > 0 ? 'yellow' : undefined}>{counts.needApproval} need approval</Text>
           {' · '}
@@ -128,6 +135,7 @@ export function ServerList({ servers: all, isActive = true, onOpen, starting = f
 function ServerRow({ server: s, selected, nameWidth }: { server: ServerStatus; selected: boolean; nameWidth: number }) {
   const { icon, color } = stateIcon(s);
   const text = statusText(s);
+  const withheld = withheldCount(s);
   return (
     <Box>
       <Box width={2} flexShrink={0}>
@@ -145,8 +153,13 @@ function ServerRow({ server: s, selected, nameWidth }: { server: ServerStatus; s
       <Box width={11} flexShrink={0}>
         <Text color="gray">{s.scope}</Text>
       </Box>
-      {s.state === 'connected' ? (
-        <Text wrap="truncate-end">{isLanguageServer(s) ? languageServerFacts(s) : listCounts(s)}</Text>
+      {listsTools(s) ? (
+        // An idle server's tools are listed and callable (decision 196): its counts, then why it has no process.
+        <Text wrap="truncate-end">
+          {isLanguageServer(s) ? languageServerFacts(s) : listCounts(s)}
+          {withheld !== undefined && <Text color="yellow"> · {withheld}</Text>}
+          {s.state === 'idle' && <Text color="gray"> · {text?.split('\n')[0]}</Text>}
+        </Text>
       ) : s.state === 'connecting' ? (
         <Text>
           <Spinner /> <Text color="yellow">connecting</Text>

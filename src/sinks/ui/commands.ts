@@ -3,7 +3,7 @@ import { lspKey, lspName, serverKind, type ServerKind } from '../../model/lspCon
 import { refusedAuthorizationUrl } from '../../model/oauthUrlPolicy.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { openInBrowser } from '../openBrowser.js';
-import { statusText } from './serverSummary.js';
+import { listsTools, statusText } from './serverSummary.js';
 
 /** A command of the interactive session (SPEC §9), parsed. */
 export type Command =
@@ -48,7 +48,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: '/mcp', usage: '/mcp [NAME]', summary: 'list the MCP servers, or show one in detail', arg: 'mcpServer' },
   { name: '/lsp', usage: '/lsp [NAME]', summary: 'list the language servers, or show one in detail', arg: 'lspServer' },
   { name: '/reload', usage: '/reload', summary: 'reconcile now with the current settings', arg: 'none' },
-  { name: '/reconnect', usage: '/reconnect NAME', summary: 'disconnect and connect a server again', arg: 'server' },
+  { name: '/reconnect', usage: '/reconnect NAME', summary: 'disconnect and connect a server again (an idle one: start it)', arg: 'server' },
   { name: '/tools', usage: '/tools [NAME]', summary: 'list the tools (of one server)', arg: 'mcpServer' },
   { name: '/call', usage: '/call TOOL [{json args}]', summary: 'call a tool by its qualified name', arg: 'tool' },
   { name: '/prompt', usage: '/prompt [SERVER] NAME [{json args}]', summary: 'show a prompt filled in with its arguments', arg: 'text' },
@@ -245,7 +245,8 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
 
     case 'reconnect': {
       const server = find(command.server);
-      if (live.reconnect(command.server)) return { output: info(`Reconnecting ${command.server}…`) };
+      // An idle server is started, not reconnected (decision 196).
+      if (live.reconnect(command.server)) return { output: info(`${server?.state === 'idle' ? 'Starting' : 'Reconnecting'} ${command.server}…`) };
       if (!server) return unknown(command.server);
       return { output: failure(`Cannot reconnect ${command.server}: ${statusText(server) ?? server.state}.`) };
     }
@@ -256,7 +257,8 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
         if (!server) return unknown(command.server);
         const refused = mcpOnly(command.server, 'it offers no MCP tools of its own (the lsp__* tools in /tools use every connected language server)');
         if (refused) return refused;
-        if (server.state !== 'connected') {
+        // An idle server's tools are listed from its record and callable (decision 196).
+        if (!listsTools(server)) {
           return { output: info(`${command.server} has no tools: ${statusText(server) ?? server.state}.`) };
         }
       }
@@ -289,13 +291,24 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
     case 'read':
       return { output: info(...formatResource(await live.readResource(command.uri, { server: command.server }))) };
 
-    case 'approve':
+    // A server with withheld tools waits with its changed tools, not its entry (decision 197).
+    case 'approve': {
+      const tools = (find(command.server)?.withheld?.length ?? 0) > 0;
       await live.approve(command.server, { persist: true });
-      return { output: success(`Approved ${command.server} — it connects now.`) };
+      return { output: success(tools ? `Approved the new tools of ${command.server} — the agent gets them now.` : `Approved ${command.server} — it connects now.`) };
+    }
 
-    case 'reject':
+    case 'reject': {
+      const tools = (find(command.server)?.withheld?.length ?? 0) > 0;
       await live.reject(command.server);
-      return { output: success(`Rejected ${command.server} — edit its config to be asked again.`) };
+      return {
+        output: success(
+          tools
+            ? `Rejected the new tools of ${command.server} — they stay withheld; the next session asks again.`
+            : `Rejected ${command.server} — edit its config to be asked again.`,
+        ),
+      };
+    }
 
     case 'enable':
     case 'disable': {

@@ -1,5 +1,5 @@
 import { lspName, serverKind } from '../../model/lspConfig.js';
-import { reasonText } from '../../model/messages.js';
+import { idleText, reasonText } from '../../model/messages.js';
 import type { ServerStatus } from '../../model/status.js';
 import type { ServerState } from '../../model/types.js';
 
@@ -36,26 +36,12 @@ export function statusText(s: ServerStatus): string | undefined {
   return s.state;
 }
 
-/**
- * Why an idle server has no process (decision 196), in words: "lazy — starts on first use", or
- * "stopped after 5 min idle"; with the error of its last process when it ended on its own.
- */
-export function idleText(s: Pick<ServerStatus, 'idle' | 'idleTimeoutMs' | 'error'>): string {
-  const why = s.idle === 'idle-timeout' && s.idleTimeoutMs !== undefined ? `stopped after ${duration(s.idleTimeoutMs)} idle` : 'lazy — starts on first use';
-  return s.error === undefined ? why : `${why} (last process: ${s.error})`;
-}
-
-/** `300 ms`, `30 s`, `5 min`, `2 h`: a duration as a person says it, rounded. */
-export function duration(ms: number): string {
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${Math.round(ms / 1_000)} s`;
-  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
-  return `${Math.round(ms / 3_600_000)} h`;
-}
-
 /** Counts for the list footer. */
 export interface ServerCounts {
+  /** Connected, idle ones included: their tools are listed and callable (decision 196). */
   connected: number;
+  /** Of those, how many have no process now. */
+  idle: number;
   /** Promptable: waiting for a decision. */
   needApproval: number;
   /** Real failures only: blocked servers (approval-skipped included) are never counted here. */
@@ -65,10 +51,11 @@ export interface ServerCounts {
 }
 
 export function countServers(servers: readonly ServerStatus[]): ServerCounts {
-  const counts: ServerCounts = { connected: 0, needApproval: 0, errors: 0 };
+  const counts: ServerCounts = { connected: 0, idle: 0, needApproval: 0, errors: 0 };
   for (const s of servers) {
     // An idle server is up as far as its tools go: the first call starts it (decision 196).
     if (s.state === 'connected' || s.state === 'idle') counts.connected += 1;
+    if (s.state === 'idle') counts.idle += 1;
     if (s.reason === 'pending_approval') counts.needApproval += 1;
     if (s.state === 'error') {
       counts.errors += 1;
@@ -104,9 +91,23 @@ export function languageServerFacts(s: Pick<ServerStatus, 'state' | 'languages' 
   return facts.join(' · ');
 }
 
-/** `3 tools · 1 prompt`, for a connected server. */
+/**
+ * Whether a server's tools are offered: a connected one's, and an idle one's (decision 196),
+ * listed from its record and callable — the first call starts it.
+ */
+export function listsTools(s: Pick<ServerStatus, 'state'>): boolean {
+  return s.state === 'connected' || s.state === 'idle';
+}
+
+/** `3 tools · 1 prompt`, for a connected (or idle) server. */
 export function listCounts(s: Pick<ServerStatus, 'tools' | 'prompts'>): string {
   return `${plural(s.tools.length, 'tool')} · ${plural(s.prompts.length, 'prompt')}`;
+}
+
+/** `2 withheld`, for a server whose changed tools wait for approval (decision 197); undefined for none. */
+export function withheldCount(s: Pick<ServerStatus, 'withheld'>): string | undefined {
+  const n = s.withheld?.length ?? 0;
+  return n === 0 ? undefined : `${n} withheld`;
 }
 
 export function plural(n: number, word: string, words = `${word}s`): string {
