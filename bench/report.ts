@@ -1195,6 +1195,9 @@ function methodSection(r: BenchResults): string[] {
     "- mcp-live's times come from `servers$` as it emits (same process); mcp-hub's from polls of its REST API, stamped with the time the request was sent (favours mcp-hub by up to one request's latency; a gap shorter than the poll interval can go unseen).",
     '- Process starts are lines of the fixtures\' `--start-log`; at the end the run checks `/proc` for any fixture process left with its temp directory in argv (and kills it, failing the run).',
     `- Medians with min–max; full restart at N ≥ 50 gets ${Math.min(r.config.reps, 3)} add/remove rounds and sequential cold start at N = 50 ${Math.min(r.config.reps, 3)} runs (time budget); bursts ${r.config.burst.reps ?? 3} per N and contestant (full restart at N ≥ 50: ${Math.min(r.config.burst.reps ?? 3, 2)}); everything else ${r.config.reps}.`,
+    r.machine.environment === undefined
+      ? '- Environment: each contestant ran with the whole environment of the run (mcp-hub hands its servers only HOME, LOGNAME, PATH, SHELL, TERM, USER; mcp-live all of it).'
+      : `- Environment: the run kept only ${r.machine.environment.kept.join(', ')} — what mcp-hub hands its servers — so every contestant's servers start with the same environment (mcp-live hands a child the whole of its own); dropped: ${r.machine.environment.dropped.length === 0 ? 'nothing' : r.machine.environment.dropped.join(', ')}.`,
     `- Leftover fixture processes at the end of this run: ${r.leftoverFixtures.found.length === 0 ? 'none' : r.leftoverFixtures.found.join(', ')}.`,
     ...r.notes.map((n) => `- ${n}`),
     '',

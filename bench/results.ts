@@ -341,6 +341,8 @@ export interface BenchResults {
     platform: string;
     loadAverageStart: number[];
     loadAverageEnd: number[];
+    /** The environment every contestant and its servers ran with: names only (bench/run.ts). */
+    environment?: { kept: string[]; dropped: string[] };
   };
   commit?: string;
   config: {

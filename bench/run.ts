@@ -28,6 +28,7 @@ import { runSessions } from './sessions.js';
 import { runPoolSessions } from './poolSessions.js';
 import { runUiFrames } from './uiFrames.js';
 import { runSurfaces } from './surfaces.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle', 'pool', 'ui', 'gateway', 'lsp', 'surfaces'] as const;
 type Group = (typeof GROUPS)[number];
@@ -104,6 +105,21 @@ function previousRun(): PreviousRun | undefined {
   return previous;
 }
 
+/**
+ * Every contestant's servers get the same environment: the SDK's default inherited set (HOME,
+ * LOGNAME, PATH, SHELL, TERM, USER), which is all mcp-hub hands its children. mcp-live (in this
+ * process, and the session children it forks) hands a child the whole process environment
+ * (SPEC §3), so the run keeps only that set for itself: a variable such as NODE_EXTRA_CA_CERTS
+ * makes each Node fixture boot tens of ms slower, and would count against one contestant only.
+ * Returns the names kept and dropped (never values) for the report.
+ */
+function sameChildEnvironment(): { kept: string[]; dropped: string[] } {
+  const keep = getDefaultEnvironment();
+  const dropped = Object.keys(process.env).filter((key) => !(key in keep)).sort();
+  for (const key of dropped) delete process.env[key];
+  return { kept: Object.keys(keep).sort(), dropped };
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   if (flags.report) {
@@ -128,6 +144,7 @@ async function main(): Promise<void> {
   const name = flags.name ?? (flags.only ? `${mode}-${flags.only}` : mode);
   const writeDocs = flags.docs ?? (!quick && !flags.only);
 
+  const environment = sameChildEnvironment();
   const started = Date.now();
   const log = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
   const run = new RunDir();
@@ -146,6 +163,7 @@ async function main(): Promise<void> {
       platform: `${process.platform} ${process.arch}`,
       loadAverageStart: loadavg().map((l) => Math.round(l * 100) / 100),
       loadAverageEnd: [],
+      environment,
     },
     commit: git('rev-parse', '--short', 'HEAD')?.concat(dirty ? ' + uncommitted changes' : ''),
     config: { ns, reps, debounceMs, idleSeconds, burst, fullMaxN, hubMaxN, hubPollMs: POLL_MS },

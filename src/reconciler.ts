@@ -443,7 +443,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     const latest$ = source$.pipe(shareReplay({ bufferSize: 1, refCount: true }));
     let first = true;
     const watched$ = latest$.pipe(
-      settleOnActivity<AssembleInput>(deps.activity$ ?? EMPTY, deps.debounceMs ?? 300, scheduler),
+      settleOnActivity<AssembleInput>(deps.activity$ ?? EMPTY, deps.debounceMs ?? 300, scheduler, { firstAtOnce: true }),
       map((input): PassRequest => {
         const trigger: Trigger = first ? 'initial' : 'watch';
         first = false;

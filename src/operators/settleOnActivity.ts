@@ -53,11 +53,15 @@ export type ReadActivity = 'change' | 'start' | 'end';
  *   hears the reads the source starts when it is subscribed)
  * @param dueTime quiet time in ms after the last change (default 300)
  * @param scheduler the scheduler that measures the wait (a `TestScheduler` in marble tests)
+ * @param options.firstAtOnce the first value goes out as soon as no read runs, without a window
+ *   (decision 220): at start there is no burst to coalesce yet, only the first reads of every
+ *   source, and a session lists its servers (lazy ones from their record) without waiting
  */
 export function settleOnActivity<T>(
   activity$: Observable<ReadActivity>,
   dueTime: number = DEFAULT_SETTLE_MS,
   scheduler: SchedulerLike = asyncScheduler,
+  { firstAtOnce = false }: { readonly firstAtOnce?: boolean } = {},
 ): MonoTypeOperatorFunction<T> {
   return (source) =>
     new Observable<T>((subscriber) => {
@@ -67,12 +71,15 @@ export function settleOnActivity<T>(
       let window: Subscription | undefined;
       /** The window closed while reads were running: emit when the last of them ends. */
       let due = false;
+      /** Nothing went out yet (with `firstAtOnce`, the first value does not wait for a window). */
+      let first = firstAtOnce;
 
       const emit = (): void => {
         due = false;
         if (latest === undefined) return;
         const { value } = latest;
         latest = undefined;
+        first = false;
         subscriber.next(value);
       };
 
@@ -105,7 +112,13 @@ export function settleOnActivity<T>(
         source.subscribe({
           next: (value) => {
             latest = { value };
-            if (reading === 0 || (window === undefined && !due)) open();
+            if (first) {
+              // The start's window is not waited for: out now, or when the reads running end.
+              window?.unsubscribe();
+              window = undefined;
+              if (reading > 0) due = true;
+              else emit();
+            } else if (reading === 0 || (window === undefined && !due)) open();
           },
           error: (error: unknown) => subscriber.error(error),
           complete: () => {
