@@ -4,6 +4,7 @@ import { eventLogText } from '../../src/sinks/ui/eventLogLine.js';
 import { formatDuration, idleText } from '../../src/model/messages.js';
 import { countServers, statusText } from '../../src/sinks/ui/serverSummary.js';
 import { formatStatusTable } from '../../src/cli/statusCommand.js';
+import { tool } from '../ui/fakeLive.js';
 
 /** The words of the idle state and of a changed surface (decisions 196, 197), as the UI shows them. */
 
@@ -51,10 +52,9 @@ describe('idle words', () => {
 
 describe('mcp-live status', () => {
   it('gives an idle server its counts and why it has no process, and says how many changed tools are withheld', () => {
-    const tool = (name: string) => ({ server: 's', name, qualifiedName: `mcp__s__${name}` });
     const table = formatStatusTable([
-      status({ name: 'lazy', idle: 'lazy', tools: [tool('a'), tool('b')] }),
-      status({ name: 'pinned', state: 'connected', tools: [tool('a')], withheld: ['x', 'y'] }),
+      status({ name: 'lazy', idle: 'lazy', tools: [tool('lazy', 'a'), tool('lazy', 'b')] }),
+      status({ name: 'pinned', state: 'connected', tools: [tool('pinned', 'a')], withheld: ['x', 'y'] }),
     ]);
     const row = (name: string) => table.split('\n').find((l) => l.startsWith(name)) ?? '';
     expect(row('lazy')).toMatch(/idle\s+2 tools, 0 prompts\s+lazy — starts on first use/);
