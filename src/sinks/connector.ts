@@ -1,4 +1,3 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -29,6 +28,7 @@ import {
   groupBy,
   map,
   mergeMap,
+  switchMap,
   type Subscription,
 } from 'rxjs';
 import type {
@@ -44,7 +44,8 @@ import type {
 import { NeedsAuthorization } from '../model/connection.js';
 import { createServerMasker, maskingReplacer } from '../model/secrets.js';
 import type { OAuthManager } from './oauthManager.js';
-import { AuthorizationRequired, type McpOAuthProvider } from './oauthProvider.js';
+import type { McpOAuthProvider } from './oauthProvider.js';
+import { loadedRemoteParts, loadRemoteParts } from './remoteSdk.js';
 import { connectDeadline } from '../model/validate.js';
 import { withoutUndefined } from '../model/withoutUndefined.js';
 import { exhaustMapWithTrailing } from '../operators/exhaustMapWithTrailing.js';
@@ -120,8 +121,8 @@ const MAX_LIST_PAGES = 100;
 const TERMINATE_SESSION_MS = 1_000;
 
 export function createMcpConnector(options: McpConnectorOptions = {}): McpConnector {
-  return (name, config, handlers = {}) =>
-    connectionAttempt(() => {
+  return (name, config, handlers = {}) => {
+    const attempt = connectionAttempt(() => {
       const session = new McpSession(name, config, options, handlers);
       const ms = session.connectTimeoutMs;
       return {
@@ -132,6 +133,11 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
         abort: () => session.abort(),
       };
     });
+    // A remote server's transports and OAuth are loaded on its first attempt (decision 221).
+    return config.transport === 'stdio' || loadedRemoteParts() !== undefined
+      ? attempt
+      : from(loadRemoteParts()).pipe(switchMap(() => attempt));
+  };
 }
 
 /**
@@ -488,7 +494,8 @@ class McpSession implements McpConnection {
    */
   private authorizationNeeded(error: unknown): NeedsAuthorization | undefined {
     if (error instanceof NeedsAuthorization) return error;
-    if (this.oauth === undefined || !(error instanceof UnauthorizedError || error instanceof AuthorizationRequired)) return undefined;
+    const remote = loadedRemoteParts();
+    if (this.oauth === undefined || remote === undefined || !(error instanceof remote.UnauthorizedError || error instanceof remote.AuthorizationRequired)) return undefined;
     const { stepUp, scope } = this.oauth.challenge;
     if (stepUp === true) return new NeedsAuthorization('scope', scope);
     return new NeedsAuthorization(this.state === 'open' ? 'refused' : 'required', scope);

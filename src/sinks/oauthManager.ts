@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { ResolvedServerConfig } from '../model/types.js';
 import { holdSecrets } from '../model/secrets.js';
 import { listenForCallback } from './oauthCallback.js';
-import { AuthorizationInProgress, McpOAuthProvider } from './oauthProvider.js';
+import type { McpOAuthProvider } from './oauthProvider.js';
+import { loadRemoteParts, remoteParts } from './remoteSdk.js';
 import type { OAuthTokenStore } from './oauthTokenStore.js';
 
 /**
@@ -29,6 +29,7 @@ export interface OAuthManager {
   /**
    * The provider for a remote server's transport, or undefined when it gets no OAuth: a stdio
    * server, `oauth.enabled: false`, or an entry that sends its own `Authorization` header.
+   * Called by a remote connection's attempt, after the remote parts were loaded (decision 221).
    */
   provider(name: string, config: ResolvedServerConfig): McpOAuthProvider | undefined;
   /**
@@ -55,12 +56,14 @@ export function createOAuthManager(store: OAuthTokenStore): OAuthManager {
     const identity = JSON.stringify([config.url, config.oauth ?? null]);
     const known = providers.get(name);
     if (known?.identity === identity) return known.provider;
-    const created = new McpOAuthProvider(name, config.url!, config.oauth, store);
+    // Asked for by a remote connection's attempt, which loaded the remote parts (decision 221).
+    const created = new (remoteParts().McpOAuthProvider)(name, config.url!, config.oauth, store);
     providers.set(name, { identity, provider: created });
     return created;
   }
 
   async function authenticate(name: string, config: ResolvedServerConfig, options: AuthenticateOptions): Promise<void> {
+    const { auth, AuthorizationInProgress } = await loadRemoteParts();
     const oauth = provider(name, config);
     if (oauth === undefined) {
       throw new Error(`server "${name}" does not use OAuth (${config.transport === 'stdio' ? 'a stdio server' : 'it sets its own Authorization header or oauth.enabled: false'})`);

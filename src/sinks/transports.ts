@@ -1,19 +1,18 @@
-import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import {
-  StreamableHTTPClientTransport,
-  type StreamableHTTPReconnectionOptions,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { StreamableHTTPClientTransport, StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServerConfig } from '../model/types.js';
 import { boundedFetch, DEFAULT_MAX_MESSAGE_BYTES, type MessageTooLarge } from './boundedFetch.js';
 import type { McpOAuthProvider } from './oauthProvider.js';
+import { loadedRemoteParts, remoteParts } from './remoteSdk.js';
 import type { StderrRing } from './stderrRing.js';
 import { childEnvironment, type GroupRecording } from './serverProcess.js';
 import { StdioProcessTransport, type StdioShutdownGraces } from './stdioTransport.js';
 
 /**
  * Picks and builds the transport for a resolved server config (SPEC §3): our stdio transport
- * for `stdio`, the SDK's SSE and Streamable HTTP client transports for remote servers.
+ * for `stdio`, the SDK's SSE and Streamable HTTP client transports for remote servers (loaded
+ * on first use, decision 221: a remote config's attempt awaits `loadRemoteParts()` first).
  */
 
 export interface TransportOptions {
@@ -54,11 +53,11 @@ export function createTransport(
     }
     case 'sse': {
       // The SDK sends requestInit.headers on the event stream's GET as well as on every POST.
-      const transport = new SSEClientTransport(remoteUrl(config), { requestInit: { headers: config.headers }, ...fetchOptions(options) });
+      const transport = new (remoteParts().SSEClientTransport)(remoteUrl(config), { requestInit: { headers: config.headers }, ...fetchOptions(options) });
       return { kind: 'sse', transport };
     }
     case 'http': {
-      const transport = new StreamableHTTPClientTransport(remoteUrl(config), {
+      const transport = new (remoteParts().StreamableHTTPClientTransport)(remoteUrl(config), {
         requestInit: { headers: config.headers },
         ...fetchOptions(options),
         ...(options.httpReconnection ? { reconnectionOptions: options.httpReconnection } : {}),
@@ -89,9 +88,15 @@ function fetchOptions({ oauth, maxMessageBytes, onMessageTooLarge }: TransportOp
  * up. Failed POSTs are not fatal by themselves: they fail the request they carried.
  */
 export function isConnectionLost(kind: McpTransport['kind'], error: Error): boolean {
-  if (kind === 'sse') return error instanceof SseError;
+  if (kind === 'sse') return isSseError(error);
   if (kind === 'http') return error.message.startsWith('Maximum reconnection attempts');
   return false;
+}
+
+/** An SSE transport's error: none can be one before the SSE transport was loaded. */
+function isSseError(error: unknown): boolean {
+  const sse = loadedRemoteParts()?.SseError;
+  return sse !== undefined && error instanceof sse;
 }
 
 /**
@@ -132,7 +137,7 @@ export function describeError(error: unknown): string {
  */
 export function describeRemoteFailure(error: unknown, url: string | undefined): string {
   const text = describeError(error);
-  if (!(isNetworkFailure(error) || error instanceof SseError)) return text;
+  if (!(isNetworkFailure(error) || isSseError(error))) return text;
   const host = hostOf(url);
   return host && !text.includes(host.name) ? `${text} (${host.host})` : text;
 }

@@ -1,7 +1,11 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeProcessExit } from '../../src/sinks/serverProcess.js';
+import { loadRemoteParts } from '../../src/sinks/remoteSdk.js';
 import { describeError, describeRemoteFailure } from '../../src/sinks/transports.js';
+
+// An SSE error exists only once a remote connection loaded the SSE transport (decision 221).
+beforeAll(() => loadRemoteParts());
 
 /** undici's shape of a network failure: "fetch failed", the reason in `cause`. */
 function fetchFailed(cause: unknown): TypeError {

@@ -1,0 +1,28 @@
+/**
+ * The remote parts (remoteParts.ts), loaded once on first use (decision 221): the SDK's SSE,
+ * Streamable HTTP and OAuth client code and their schemas cost about 1.5 MB of every process that
+ * imports them, and a session of stdio servers uses none of it. A remote connection attempt
+ * awaits {@link loadRemoteParts} before it builds its transport; code that can only run after
+ * that (a remote transport's errors, an OAuth provider) reads {@link remoteParts}.
+ */
+export type RemoteParts = typeof import('./remoteParts.js');
+
+let parts: RemoteParts | undefined;
+let loading: Promise<RemoteParts> | undefined;
+
+/** Loads the remote parts (once; later calls share the first). */
+export function loadRemoteParts(): Promise<RemoteParts> {
+  loading ??= import('./remoteParts.js').then((loaded) => (parts = loaded));
+  return loading;
+}
+
+/** The remote parts, loaded already: a remote connection awaited {@link loadRemoteParts} first. */
+export function remoteParts(): RemoteParts {
+  if (parts === undefined) throw new Error('internal: the remote transports were used before they were loaded');
+  return parts;
+}
+
+/** The remote parts if something loaded them, else undefined (then no error can be one of theirs). */
+export function loadedRemoteParts(): RemoteParts | undefined {
+  return parts;
+}
