@@ -287,7 +287,7 @@ export interface SurfacesResult {
     ms: Summary;
     /** start() alone (until its first pass ended). */
     startMs: Summary;
-    /** The session's debounce: its first pass waits it too (the initial read opens the window). */
+    /** The session's debounce: later passes wait it; the first does not (decision 220). */
     debounceMs: number;
     /** The first pass's own time (its `reconcile` event's `ms`). */
     passMs: Summary;
