@@ -118,9 +118,9 @@ describe('the shared connection pool (virtual time)', () => {
         flush();
         expect(statsAfterFailure).toEqual([]);
         for (const h of [a, b]) expect(h.server('bad')).toMatchObject({ state: 'error', error: 'boom' });
-        // Both sessions' first attempts were one spawn; A's reload spawned again.
-        expect(w.fake.log.filter((l) => l.endsWith('connect bad')).map(time)).toEqual([300, 1000]);
-        expect(w.acquires).toEqual(['300 A bad', '300 B bad', '1000 A bad']);
+        // Both sessions' first attempts (their initial passes, at once) were one spawn; A's reload spawned again.
+        expect(w.fake.log.filter((l) => l.endsWith('connect bad')).map(time)).toEqual([0, 1000]);
+        expect(w.acquires).toEqual(['0 A bad', '0 B bad', '1000 A bad']);
       });
     });
 
@@ -207,7 +207,7 @@ describe('the shared connection pool (virtual time)', () => {
         const a = w.session('A', hot('a 499ms b 1499ms c', { a: input({ s: srv() }), b: input({}), c: input({ s: srv() }) }));
         flush();
         expect(w.closes('s').map(time)).toEqual([800 + GRACE]);
-        expect(w.fake.log.filter((l) => l.endsWith('connect s')).map(time)).toEqual([300, 2300]);
+        expect(w.fake.log.filter((l) => l.endsWith('connect s')).map(time)).toEqual([0, 2300]);
         expect(a.server('s')).toMatchObject({ state: 'connected', pid: 102 });
       });
     });
@@ -306,9 +306,9 @@ describe('the shared connection pool (virtual time)', () => {
         flush();
         expect(a.events.filter((e) => e.type === 'reconcile').at(-1)).toMatchObject({ trigger: 'reconnect', reconnected: ['s'] });
         // B follows at once (no backoff); A after its disconnect finished, when the old process was gone.
-        expect(w.acquires).toEqual(['300 A s', '300 B s', '1000 B s', '1050 A s']);
+        expect(w.acquires).toEqual(['0 A s', '0 B s', '1000 B s', '1050 A s']);
         expect(w.lifecycle('s')).toEqual([
-          '300 connect s',
+          '0 connect s',
           '1000 close s pid=101',
           '1050 closed s pid=101',
           '1050 connect s',
@@ -329,7 +329,7 @@ describe('the shared connection pool (virtual time)', () => {
         const b = w.session('B', hot('a', { a: input({ s: srv() }) }));
         cold('1s x').subscribe(() => a.r.reconnect('s'));
         flush();
-        expect(w.acquires).toEqual(['300 A s', '300 B s', '1000 A s']);
+        expect(w.acquires).toEqual(['0 A s', '0 B s', '1000 A s']);
         expect(w.fake.starts('s')).toBe(1);
         expect(w.closes('s')).toEqual([]);
         for (const h of [a, b]) expect(h.server('s')).toMatchObject({ state: 'connected', pid: 101 });
@@ -356,7 +356,7 @@ describe('the shared connection pool (virtual time)', () => {
         const a = w.session('A', hot('a 499ms b 1099ms c', { a: input({ s: srv('close=200') }), b: input({}), c: input({ s: srv('close=200') }) }));
         flush();
         expect(w.lifecycle('s')).toEqual([
-          '300 connect s',
+          '0 connect s',
           '1800 close s pid=101',
           '2000 closed s pid=101',
           '2000 connect s',
@@ -416,7 +416,7 @@ describe('the shared connection pool (virtual time)', () => {
         flush();
         expect(a.server('s')?.tools.map((t) => t.tool)).toEqual(['a']);
         expect(b.server('s')?.tools.map((t) => t.tool)).toEqual(['a', 'b']);
-        expect(w.acquires).toEqual(['300 A s', '300 B s']);
+        expect(w.acquires).toEqual(['0 A s', '0 B s']);
         expect(w.fake.starts('s')).toBe(1);
       });
     });

@@ -130,7 +130,8 @@ describe('trust on statuses and tools', () => {
           b: input({ t: { ...srv('connect=50'), trust: true } }, { mcp: { excluded: ['t'] } }),
         }),
       );
-      ts.schedule(() => expect(h.r.status('t')).toMatchObject({ state: 'connecting', trust: true }), 320);
+      // The initial pass starts its 50 ms connect at once (decision 220): at 20 it is under way.
+      ts.schedule(() => expect(h.r.status('t')).toMatchObject({ state: 'connecting', trust: true }), 20);
       flush();
       expect(h.r.status('t')?.state).toBe('blocked');
       expect(h.r.status('t')).not.toHaveProperty('trust');

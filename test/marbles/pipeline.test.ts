@@ -26,40 +26,49 @@ describe('reconcile pipeline (virtual time)', () => {
     it('five saves within 300 ms make one pass with the last state', () => {
       const ts = newScheduler();
       ts.run(({ hot, flush }) => {
+        // The settled start (i), then five saves from 1000 to 1204.
         const h = harness(
           ts,
-          hot('a 50ms b 50ms c 50ms d 50ms e', {
-            a: input({ s1: srv() }),
-            b: input({ s1: srv(), s2: srv() }),
-            c: input({ s1: srv(), s2: srv(), s3: srv() }),
-            d: input({ s1: srv(), s2: srv(), s3: srv(), s4: srv() }),
-            e: input({ s1: srv(), s2: srv(), s3: srv(), s4: srv(), s5: srv() }),
+          hot('i 999ms a 50ms b 50ms c 50ms d 50ms e', {
+            i: input({ s0: srv() }),
+            a: input({ s0: srv(), s1: srv() }),
+            b: input({ s0: srv(), s1: srv(), s2: srv() }),
+            c: input({ s0: srv(), s1: srv(), s2: srv(), s3: srv() }),
+            d: input({ s0: srv(), s1: srv(), s2: srv(), s3: srv(), s4: srv() }),
+            e: input({ s0: srv(), s1: srv(), s2: srv(), s3: srv(), s4: srv(), s5: srv() }),
           }),
         );
         flush();
-        expect(h.passes()).toHaveLength(1);
-        expect(h.passes()[0]!.added).toEqual(['s1', 's2', 's3', 's4', 's5']);
-        expect(h.passes()[0]!.trigger).toBe('initial');
-        // The pass started 300 ms after the last save (204 ms) and took the 10 ms connect.
-        expect(h.passes()[0]!.ts).toBe(204 + 300 + 10);
+        expect(h.passes().map((p) => [p.trigger, p.added])).toEqual([
+          ['initial', ['s0']],
+          ['watch', ['s1', 's2', 's3', 's4', 's5']],
+        ]);
+        // The initial pass went out at once (decision 220) and took the 10 ms connect; the burst's
+        // pass started 300 ms after its last save (1204 ms) and took the 10 ms connect.
+        expect(h.passes()[0]!.ts).toBe(0 + 10);
+        expect(h.passes()[1]!.ts).toBe(1204 + 300 + 10);
       });
     });
 
     it('two bursts 400 ms apart make two passes', () => {
       const ts = newScheduler();
       ts.run(({ hot, flush }) => {
+        // The settled start (i), then a burst at 1000 and 1051, and one at 1452 and 1503.
         const h = harness(
           ts,
-          hot('a 50ms b 400ms c 50ms d', {
-            a: input({ s1: srv() }),
-            b: input({ s1: srv(), s2: srv() }),
-            c: input({ s1: srv(), s2: srv(), s3: srv() }),
-            d: input({ s1: srv(), s2: srv(), s3: srv(), s4: srv() }),
+          hot('i 999ms a 50ms b 400ms c 50ms d', {
+            i: input({ s0: srv() }),
+            a: input({ s0: srv(), s1: srv() }),
+            b: input({ s0: srv(), s1: srv(), s2: srv() }),
+            c: input({ s0: srv(), s1: srv(), s2: srv(), s3: srv() }),
+            d: input({ s0: srv(), s1: srv(), s2: srv(), s3: srv(), s4: srv() }),
           }),
         );
         flush();
-        expect(h.passes().map((p) => p.added)).toEqual([['s1', 's2'], ['s3', 's4']]);
-        expect(h.passes().map((p) => p.trigger)).toEqual(['initial', 'watch']);
+        expect(h.passes().map((p) => p.added)).toEqual([['s0'], ['s1', 's2'], ['s3', 's4']]);
+        expect(h.passes().map((p) => p.trigger)).toEqual(['initial', 'watch', 'watch']);
+        // The initial pass at once (decision 220); each burst's 300 ms after its last save (+ the 10 ms connect).
+        expect(h.passes().map((p) => p.ts)).toEqual([0 + 10, 1051 + 300 + 10, 1503 + 300 + 10]);
       });
     });
 
@@ -116,7 +125,7 @@ describe('reconcile pipeline (virtual time)', () => {
     it('a change during a running pass stops its waiting: the newer state applies at once, the slow connect goes on', () => {
       const ts = newScheduler();
       ts.run(({ hot, flush }) => {
-        const slow = srv('connect=1000');
+        const slow = srv('connect=1300');
         const h = harness(
           ts,
           hot('a 349ms b 349ms c', {
@@ -126,7 +135,7 @@ describe('reconcile pipeline (virtual time)', () => {
           }),
         );
         flush();
-        // pass 1 from 300 (slow connects until 1300); b settles at 650: pass 1 stops waiting and
+        // pass 1 from 0 (decision 220; slow connects until 1300); b settles at 650: pass 1 stops waiting and
         // pass 2 connects b1 at once; c settles at 1000: the same again. The last pass keeps slow's
         // attempt and waits for it, so its reconcile event follows slow's `connected`.
         expect(h.passes().map((p) => [p.generation, p.ts, p.added, p.removed, p.unchanged])).toEqual([
@@ -146,7 +155,7 @@ describe('reconcile pipeline (virtual time)', () => {
         expect(h.fake.starts('slow')).toBe(1);
         expect(h.fake.aborts).toEqual([]);
         expect(h.server('slow')?.history.map((x) => [x.ts, x.state])).toEqual([
-          [300, 'connecting'],
+          [0, 'connecting'],
           [1300, 'connected'],
         ]);
       });
@@ -155,7 +164,7 @@ describe('reconcile pipeline (virtual time)', () => {
     it('what a superseded pass had not started yet is planned again by the next pass', () => {
       const ts = newScheduler();
       ts.run(({ hot, flush }) => {
-        // One slot: h1 holds it until 5300, so s2 is still queued when b arrives.
+        // One slot: h1 holds it from 0 (the initial pass, at once) until 5000, so s2 is still queued when b arrives.
         const h1 = srv('connect=5000');
         const h = harness(ts, hot('a 999ms b', { a: input({ h1, s2: srv() }), b: input({ h1, s2: srv(), t: srv() }) }), {
           concurrency: 1,
@@ -169,7 +178,7 @@ describe('reconcile pipeline (virtual time)', () => {
         expect(since(h, 't', 'connected')).toBe(1320);
         expect(h.passes().map((p) => [p.ts, p.added, p.unchanged])).toEqual([
           [1300, ['h1', 's2'], 0],
-          [5300, ['s2', 't'], 1],
+          [5000, ['s2', 't'], 1],
         ]);
       });
     });
@@ -180,12 +189,12 @@ describe('reconcile pipeline (virtual time)', () => {
         const h = harness(ts, hot('a', { a: input({ slow: srv('connect=500') }) }));
         cold('400ms r 10ms r').subscribe(() => h.r.reload());
         flush();
-        // The first pass runs from 300 and stops waiting at 400; each reload is a pass of its own,
-        // and the last one waits for the connect it kept.
+        // The first pass runs from 0 (decision 220) and stops waiting at 400; each reload is a pass
+        // of its own, and the last one waits for the connect it kept (until 500).
         expect(h.passes().map((p) => [p.trigger, p.ts, p.unchanged])).toEqual([
           ['initial', 400, 0],
           ['reload', 411, 1],
-          ['reload', 800, 1],
+          ['reload', 500, 1],
         ]);
         expect(h.fake.starts('slow')).toBe(1);
         expect(h.server('slow')?.state).toBe('connected');
@@ -246,7 +255,7 @@ describe('reconcile pipeline (virtual time)', () => {
     it('changed: the hung attempt is aborted and the new config connects at once', () => {
       const h = run(input({ good, hang }), input({ good, hang: srv('tools=fixed') }));
       expect(h.fake.aborts).toEqual(['1300 aborted hang']);
-      expect(h.fake.log.filter((l) => l.endsWith('connect hang'))).toEqual(['300 connect hang', '1300 connect hang']);
+      expect(h.fake.log.filter((l) => l.endsWith('connect hang'))).toEqual(['0 connect hang', '1300 connect hang']);
       expect(h.server('hang')).toMatchObject({ state: 'connected', tools: [{ tool: 'fixed' }] });
       expect(h.passes()[1]).toMatchObject({ ts: 1310, reconnected: ['hang'], unchanged: 1 });
     });
@@ -277,11 +286,11 @@ describe('reconcile pipeline (virtual time)', () => {
         timer(1000, ts).subscribe(() => h.r.reconnect('hang'));
         flush();
         expect(h.fake.aborts).toEqual(['1000 aborted hang']);
-        expect(h.fake.log.filter((l) => l.endsWith('connect hang'))).toEqual(['300 connect hang', '1000 connect hang']);
+        expect(h.fake.log.filter((l) => l.endsWith('connect hang'))).toEqual(['0 connect hang', '1000 connect hang']);
         // The first pass stopped waiting at 1000; the reconnect's pass waits for the new attempt.
         expect(h.passes().map((p) => [p.trigger, p.ts])).toEqual([['initial', 1000]]);
         expect(h.server('hang')?.history.map((x) => [x.ts, x.state])).toEqual([
-          [300, 'connecting'],
+          [0, 'connecting'],
           [1000, 'disconnected'],
           [1000, 'connecting'],
         ]);
@@ -315,17 +324,17 @@ describe('reconcile pipeline (virtual time)', () => {
           }),
         );
         flush();
-        // b (1300): wedged's tools go at once, its process takes until 6305 to end.
+        // b (1300): wedged's tools go at once, its process takes until 6300 to end.
         expect(since(h, 'wedged', 'disconnected')).toBe(1300);
         // c (2300): good is blocked 5 ms later, while wedged is still closing.
         expect(since(h, 'good', 'blocked')).toBe(2305);
         expect(h.passes().map((p) => [p.generation, p.ts])).toEqual([
-          [1, 310],
+          [1, 10],
           [2, 2300],
           // the pass of c blocked good at 2305, then waited for wedged's old process to end
           [3, 6300],
         ]);
-        expect(h.fake.log.filter((l) => l.includes(' wedged '))).toEqual(['310 connected wedged pid=102', '1300 close wedged pid=102', '6300 closed wedged pid=102']);
+        expect(h.fake.log.filter((l) => l.includes(' wedged '))).toEqual(['10 connected wedged pid=102', '1300 close wedged pid=102', '6300 closed wedged pid=102']);
         expect(h.server('wedged')).toMatchObject({ state: 'disconnected', reason: 'removed' });
       });
     });
@@ -346,8 +355,8 @@ describe('reconcile pipeline (virtual time)', () => {
         // b (1300): x's reconnect waits for the close (until 6300); c (2300) supersedes that pass,
         // and the next pass keeps x's pending attempt: it starts only when the old process is gone.
         expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
-          '300 connect x',
-          '310 connected x pid=101',
+          '0 connect x',
+          '10 connected x pid=101',
           '1300 close x pid=101',
           '6300 closed x pid=101',
           '6300 connect x',
@@ -400,8 +409,8 @@ describe('reconcile pipeline (virtual time)', () => {
         h.r.tools$.subscribe((list) => tools.push(list.filter((t) => t.server === 'x').map((t) => t.tool)));
         flush();
         expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
-          '300 connect x',
-          '350 connected x pid=101',
+          '0 connect x',
+          '50 connected x pid=101',
           // b at 1000 → pass at 1300: the new process starts while pid 101 still serves …
           '1300 connect x',
           '1350 connected x pid=102',
@@ -430,8 +439,8 @@ describe('reconcile pipeline (virtual time)', () => {
         );
         flush();
         expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
-          '300 connect x',
-          '350 connected x pid=101',
+          '0 connect x',
+          '50 connected x pid=101',
           '1300 connect x',
           '1350 failed x',
           '1350 close x pid=101',
@@ -496,8 +505,8 @@ describe('reconcile pipeline (virtual time)', () => {
         flush();
         expect(h.fake.aborts).toEqual(['1700 aborted x']);
         expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
-          '300 connect x',
-          '310 connected x pid=101',
+          '0 connect x',
+          '10 connected x pid=101',
           '1300 connect x',
           '1700 connect x',
           '1710 connected x pid=102',
@@ -638,13 +647,14 @@ describe('reconcile pipeline (virtual time)', () => {
       let h!: ReturnType<typeof harness>;
       ts.run(({ hot, flush }) => {
         h = harness(ts, hot('a', { a: input({ s: srv() }) }));
-        // Each time it is up again (connects take 10 ms), it dies 100 ms later.
-        for (const at of [410, 1520, 3630, 7740, 15850]) {
+        // The initial pass connects it at once (decision 220); each time it is up again (connects
+        // take 10 ms), it dies 100 ms later.
+        for (const at of [110, 1220, 3330, 7440, 15550]) {
           timer(at, ts).subscribe(() => h.fake.kill('s', 'process exited with code 1: boom'));
         }
         flush();
         const connects = h.fake.log.filter((l) => l.endsWith('connect s')).map((l) => Number(l.split(' ')[0]));
-        expect(connects).toEqual([300, 1410, 3520, 7630, 15740]);
+        expect(connects).toEqual([0, 1110, 3220, 7330, 15440]);
         // gaps = 110 ms up + the backoff: 1 s, 2 s, 4 s, 8 s
         expect(connects.slice(1).map((t, i) => t - connects[i]! - 110)).toEqual([1000, 2000, 4000, 8000]);
         expect(h.server('s')).toMatchObject({ state: 'error', tools: [] });

@@ -34,7 +34,8 @@ describe('reconcile pipeline: the debounce is timed from the watchers (issue 15)
       const h = harness(ts, inputs$, activity$);
       flush();
       expect(h.passes().map((p) => p.trigger)).toEqual(['initial', 'watch']);
-      expect(h.connecting('s1')).toBe(300);
+      // The initial pass goes out as the first reads end (decision 220); the save's waits its window.
+      expect(h.connecting('s1')).toBe(10);
       expect(h.connecting('s2')).toBe(1000 + 300);
     });
   });
@@ -88,16 +89,52 @@ describe('reconcile pipeline: the debounce is timed from the watchers (issue 15)
     });
   });
 
-  it('the first pass waits until every source has its first value, then for a window of its own', () => {
+  it('the first pass waits until every source has its first value and its reads ended, then goes out at once', () => {
     const ts = newScheduler();
     ts.run(({ hot, flush }) => {
-      // The files were read by 10, but one source (say, a host's stream) gives its first value at 500.
-      const inputs$ = hot('500ms a', { a: input({ s1: srv() }) });
-      const activity$ = hot<ReadActivity>(START.activity, ACTIVITY);
+      // The files were read by 10, but one source (say, a host's stream) gives its first value at
+      // 500, while a read (a watcher's check, no change) runs from 480 to 520. A save at 1000 follows.
+      const inputs$ = hot('500ms a 509ms b', { a: input({ s1: srv() }), b: input({ s1: srv(), s2: srv() }) });
+      const activity$ = hot<ReadActivity>(`${START.activity} 469ms s 39ms e 479ms (cs) 6ms e`, ACTIVITY);
+      const h = harness(ts, inputs$, activity$);
+      // Nothing before the last source's first value, nor while the read running then goes on.
+      const before: [number, string[]][] = [];
+      for (const at of [499, 519]) ts.schedule(() => before.push([at, h.events.map((e) => e.type)]), at);
+      flush();
+      expect(before).toEqual([
+        [499, []],
+        [519, []],
+      ]);
+      // The first pass as that read ends (decision 220): not when the value came (500), nor a window after it (800).
+      expect(h.connecting('s1')).toBe(520);
+      // A change afterwards settles as before: the pass 300 ms after the watcher saw it.
+      expect(h.passes().map((p) => p.trigger)).toEqual(['initial', 'watch']);
+      expect(h.connecting('s2')).toBe(1000 + 300);
+    });
+  });
+
+  it('a change reported while the first reads run does not delay the first pass; the next value waits its window', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, flush }) => {
+      // A save at 5, while the first read (0 to 10) runs: the watcher reports it, and the trailing
+      // read it causes starts as the first one ends (10) and brings the saved content at 20.
+      // Then another save at 100, read by 110.
+      const inputs$ = hot('10ms a 9ms b 89ms c', {
+        a: input({ s1: srv() }),
+        b: input({ s1: srv(), s2: srv() }),
+        c: input({ s1: srv(), s2: srv(), s3: srv() }),
+      });
+      const activity$ = hot<ReadActivity>('(cs) 1ms c 4ms (se) 6ms e 79ms (cs) 6ms e', ACTIVITY);
       const h = harness(ts, inputs$, activity$);
       flush();
-      expect(h.passes().map((p) => p.trigger)).toEqual(['initial']);
-      expect(h.connecting('s1')).toBe(800);
+      expect(h.passes().map((p) => [p.trigger, p.added])).toEqual([
+        ['initial', ['s1', 's2']],
+        ['watch', ['s3']],
+      ]);
+      // The first pass as the reads end (decision 220), not 300 ms after the change at 5 (305) …
+      expect(h.connecting('s1')).toBe(20);
+      // … and the next value waits its window: 300 ms after the change at 100.
+      expect(h.connecting('s3')).toBe(100 + 300);
     });
   });
 });
