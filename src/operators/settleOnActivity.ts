@@ -97,8 +97,11 @@ export function settleOnActivity<T>(
       subscriber.add(
         activity$.subscribe({
           next: (activity) => {
-            if (activity === 'change') open();
-            else if (activity === 'start') reading += 1;
+            // Before the first value is out (`firstAtOnce`) a change opens no window: that value
+            // waits for the reads running only; the change's own read comes after it, settled.
+            if (activity === 'change') {
+              if (!first) open();
+            } else if (activity === 'start') reading += 1;
             else {
               reading = Math.max(0, reading - 1);
               if (reading === 0 && due) emit();

@@ -7,12 +7,55 @@ import { cases, marbles, type Context } from './marbles.js';
 const ACTIVITY: Record<string, ReadActivity> = { c: 'change', s: 'start', e: 'end' };
 
 /** `source` piped through settleOnActivity(10) with `activity` as its activity. */
-function settled(m: Context, activity: string, source: string) {
+function settled(m: Context, activity: string, source: string, options?: { firstAtOnce?: boolean }) {
   // The source is made first: within one frame a read's value comes before its `end`, as in the
   // pipeline (the value goes downstream synchronously, the `end` when the read is torn down).
   const values = m.hot(source);
-  return values.pipe(settleOnActivity(m.hot<ReadActivity>(activity, ACTIVITY), 10, m.scheduler));
+  return values.pipe(settleOnActivity(m.hot<ReadActivity>(activity, ACTIVITY), 10, m.scheduler, options));
 }
+
+describe('settleOnActivity with firstAtOnce (decision 220)', () => {
+  const atOnce = { firstAtOnce: true };
+
+  it(
+    'emits the first value when its read ends, without a window; the next one settles',
+    marbles((m) => {
+      const activity = ' (cs)-e----(cs)-e-------';
+      const source = '   ----a--------b---------';
+      const expected = ' -----a--------------b--';
+      m.expect(settled(m, activity, source, atOnce)).toBeObservable(expected);
+    }),
+  );
+
+  it(
+    'waits for every read running when the first value arrives, and emits it when the last ends',
+    marbles((m) => {
+      const activity = ' (cs)s-e---e------';
+      const source = '   ----a-------------';
+      const expected = ' ----------a-------';
+      m.expect(settled(m, activity, source, atOnce)).toBeObservable(expected);
+    }),
+  );
+
+  it(
+    'a change while the first value waits for a read opens no window, whatever follows',
+    marbles((m) => {
+      // Alone, and with a second value before the read ends: the first goes out at the end alike.
+      m.expect(settled(m, ' (cs)s-e-c-e--------', '   ----a-------------', atOnce)).toBeObservable(' ----------a--------');
+      m.expect(settled(m, ' (cs)s-e-c-e--------', '   ----a---b---------', atOnce)).toBeObservable(' ----------b--------');
+    }),
+  );
+
+  it(
+    'a value arriving with no read running goes out at once the first time, settled after',
+    marbles((m) => {
+      const activity = ' -------------------';
+      const source = '   a--b---------------';
+      const expected = ' a------------b-----';
+      m.expect(settled(m, activity, source, atOnce)).toBeObservable(expected);
+    }),
+  );
+});
 
 describe('settleOnActivity', () => {
   it(
