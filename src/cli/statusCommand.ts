@@ -1,6 +1,6 @@
 import type { McpLive } from '../createMcpLive.js';
 import { lspName, serverKind } from '../model/lspConfig.js';
-import { idleText, reasonText } from '../model/messages.js';
+import { idleText, plural, reasonText } from '../model/messages.js';
 import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
 import type { ServerStatus } from '../model/status.js';
 import { terminalSafe } from '../model/terminalText.js';
@@ -100,7 +100,7 @@ export function formatStatusTable(servers: readonly ServerStatus[], mask: (text:
     s.name,
     s.scope,
     s.state,
-    s.state === 'connected' || s.state === 'idle' ? `${s.tools.length} tools, ${s.prompts.length} prompts${withheld(s)}` : '',
+    s.state === 'connected' || s.state === 'idle' ? `${plural(s.tools.length, 'tool')}, ${plural(s.prompts.length, 'prompt')}${withheld(s)}` : '',
     [why(s), withheld(s) === '' ? '' : 'withheld tools changed since approval (review them in an interactive session)'].filter((w) => w !== '').join('; '),
   ]);
   const lspRows = lsp.map((s) => [

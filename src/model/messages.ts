@@ -52,6 +52,11 @@ export function idleText(s: Pick<ServerStatus, 'idle' | 'idleTimeoutMs' | 'error
   return s.error === undefined ? why : `${why} (last process: ${s.error})`;
 }
 
+/** `1 tool`, `2 tools`, `0 capabilities` (with `words` for an irregular plural). */
+export function plural(n: number, word: string, words = `${word}s`): string {
+  return `${n} ${n === 1 ? word : words}`;
+}
+
 /**
  * A duration as a person says it: `250 ms`, `30 s`, `1.5 s`, `5 min`, `2 min 30 s`, `1 h`,
  * `1 h 30 min` — at most two units, rounded to the smaller one (an `idleTimeout` of 90 minutes

@@ -58,7 +58,7 @@ describe('mcp-live status', () => {
     ]);
     const row = (name: string) => table.split('\n').find((l) => l.startsWith(name)) ?? '';
     expect(row('lazy')).toMatch(/idle\s+2 tools, 0 prompts\s+lazy — starts on first use/);
-    expect(row('pinned')).toMatch(/connected\s+1 tools, 0 prompts, 2 withheld\s+withheld tools changed since approval/);
+    expect(row('pinned')).toMatch(/connected\s+1 tool, 0 prompts, 2 withheld\s+withheld tools changed since approval/);
   });
 });
 

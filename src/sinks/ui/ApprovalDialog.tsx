@@ -10,7 +10,7 @@ import { OptionList, optionKey, type Option } from './OptionList.js';
 import { terminalSafe } from '../../model/terminalText.js';
 import { reviewLineRisk } from './reviewLineRisk.js';
 import { ScrollView } from './ScrollView.js';
-import { plural } from './serverSummary.js';
+import { plural } from '../../model/messages.js';
 import { SurfaceDiff } from './SurfaceDiff.js';
 import { pendingSetKey } from './useApprovalPrompt.js';
 

@@ -4,7 +4,7 @@ import { createContext, useMemo, useRef, useState, type ReactNode, type RefObjec
 import { useKeys, useSyncState } from './keys.js';
 import { useLayoutSync } from './layoutSync.js';
 import { revealOffset, scrollStep, scrollWindow } from './scrollWindow.js';
-import { plural } from './serverSummary.js';
+import { plural } from '../../model/messages.js';
 
 export interface ScrollViewProps {
   children: ReactNode;

@@ -1,7 +1,7 @@
 import { Box } from 'ink';
 import { Text } from './Text.js';
 import type { ReactNode } from 'react';
-import { formatDuration } from '../../model/messages.js';
+import { formatDuration, plural } from '../../model/messages.js';
 import { entryForReview } from '../../model/secrets.js';
 import type { SurfaceChange } from '../../model/surface.js';
 import { GATED_SCOPES, type Scope } from '../../model/types.js';
@@ -10,7 +10,7 @@ import { terminalSafe } from '../../model/terminalText.js';
 import { formatClock } from './formatClock.js';
 import { KEY_PRIORITY } from './keys.js';
 import { ScrollView } from './ScrollView.js';
-import { displayName, plural, stateIcon, statusText } from './serverSummary.js';
+import { displayName, stateIcon, statusText } from './serverSummary.js';
 import { SurfaceDiff, withheldWhy } from './SurfaceDiff.js';
 import { WindowedRows } from './WindowedRows.js';
 

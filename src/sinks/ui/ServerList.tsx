@@ -3,6 +3,7 @@ import { Text } from './Text.js';
 import { useRef } from 'react';
 import type { ServerKind } from '../../model/lspConfig.js';
 import type { ServerStatus } from '../../model/status.js';
+import { plural } from '../../model/messages.js';
 import {
   countServers,
   detailCommand,
@@ -11,7 +12,6 @@ import {
   languageServerFacts,
   listCounts,
   listsTools,
-  plural,
   stateIcon,
   statusText,
   withheldCount,

@@ -1,5 +1,5 @@
 import { lspName, serverKind } from '../../model/lspConfig.js';
-import { idleText, reasonText } from '../../model/messages.js';
+import { idleText, plural, reasonText } from '../../model/messages.js';
 import type { ServerStatus } from '../../model/status.js';
 import type { ServerState } from '../../model/types.js';
 
@@ -108,8 +108,4 @@ export function listCounts(s: Pick<ServerStatus, 'tools' | 'prompts'>): string {
 export function withheldCount(s: Pick<ServerStatus, 'withheld'>): string | undefined {
   const n = s.withheld?.length ?? 0;
   return n === 0 ? undefined : `${n} withheld`;
-}
-
-export function plural(n: number, word: string, words = `${word}s`): string {
-  return `${n} ${n === 1 ? word : words}`;
 }
