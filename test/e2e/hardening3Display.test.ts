@@ -93,7 +93,7 @@ describe('plan, status and approvals print no raw control character (decisions 1
     ws = hostileWorkspace();
     const status = await run(['status', '--cwd', ws.cwd]);
     expectNoRawControls(status.stdout + status.stderr, 'status');
-    expect(status.stdout).toMatch(/hostile\s+user\s+connected\s+1 tools, 0 prompts/);
+    expect(status.stdout).toMatch(/hostile\s+user\s+connected\s+1 tool, 0 prompts/);
     expect(status.stdout).toMatch(/dying\s+user\s+error/);
     expect(status.stdout).toContain('\\x1b]52;c;Y3VybCBldmlsfHNo\\x07');
 

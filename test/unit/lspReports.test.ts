@@ -43,7 +43,7 @@ describe('status with language servers', () => {
     const { out, text } = collect();
     expect(await runStatus(statuses().live, false, out, {})).toBe(0);
     const [mcp = '', lsp = ''] = text().split('\nLanguage servers (lsp:NAME in commands):\n');
-    expect(mcp).toMatch(/^SERVER\s+SCOPE\s+STATE\s+LISTS\s+WHY\nalpha\s+user\s+connected\s+1 tools, 0 prompts\n$/);
+    expect(mcp).toMatch(/^SERVER\s+SCOPE\s+STATE\s+LISTS\s+WHY\nalpha\s+user\s+connected\s+1 tool, 0 prompts\n$/);
     expect(lsp).toMatch(/^SERVER\s+SCOPE\s+STATE\s+LANGUAGES\s+CAPABILITIES\s+WHY\n/);
     expect(lsp).toMatch(/\ntypescript\s+project\s+connected\s+javascript, typescript\s+3\n/);
     expect(lsp).toMatch(/\nruby\s+project\s+blocked\s+ruby\s+excluded by lsp\.excluded\n/);
