@@ -2,6 +2,9 @@ import { GATED_SCOPES, type AssembledServer, type DesiredState, type NotAllowedB
 import { lspName, serverKind } from './lspConfig.js';
 import { nameMatcher } from './namePatterns.js';
 
+/** The `detail` of a workspace or `.mcp.json` server in an untrusted folder. */
+export const UNTRUSTED_IGNORED_DETAIL = 'ignored: folder not trusted – run `mcp-live trust` to read its settings';
+
 /** Whether one server may connect, and if not, why (SPEC §4). */
 export type Admission =
   | { admitted: true }
@@ -51,7 +54,8 @@ export function admission(
   const sessionEnabled = new Set(gating.sessionEnabled);
   return (name, server) => {
     if (settingsError !== undefined) return { admitted: false, reason: 'settings_error', detail: settingsError };
-    if (!trusted) return { admitted: false, reason: 'untrusted_folder' };
+    // A repository's own server in an untrusted folder: its file is not read at all (decision 260).
+    if (!trusted) return GATED_SCOPES.has(server.scope) ? { admitted: false, reason: 'untrusted_folder', detail: UNTRUSTED_IGNORED_DETAIL } : { admitted: false, reason: 'untrusted_folder' };
     const kind = serverKind(name);
     const { excluded, inFlag, inSettings } = bounds[kind];
     const own = kind === 'lsp' ? lspName(name) : name;

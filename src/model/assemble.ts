@@ -26,14 +26,17 @@ export interface AssembleInput {
   sessionEnablement?: Readonly<Record<string, boolean>>;
 }
 
-/** Scopes ignored entirely in an untrusted folder: they arrive with the repository. */
+/** Scopes whose settings are ignored in an untrusted folder: they arrive with the repository. */
 const UNTRUSTED_IGNORED = GATED_SCOPES;
 
 /**
  * Sources → desired state (SPEC §2, §4, §5).
  *
  * - `trusted` = folder trust disabled, or this folder trusted. When not trusted, workspace and
- *   project sources are dropped before anything else — their servers and their `mcp` keys.
+ *   project sources count for nothing: their `mcp` keys are not read, nothing of theirs is
+ *   pending, and their servers only fill names no other source has — listed, so that the user
+ *   sees "ignored: folder not trusted" instead of nothing (decision 260); admission blocks every
+ *   server of an untrusted folder first (SPEC §4), theirs included.
  * - Servers: whole entries, later wins by name, in {@link SCOPE_PRECEDENCE} order; sources of one
  *   scope apply in the order given. Entries are not validated here (a bad entry only breaks itself,
  *   later); each carries its scope and source file.
@@ -46,7 +49,7 @@ const UNTRUSTED_IGNORED = GATED_SCOPES;
  * `servers` has a null prototype so a server called `__proto__` or `toString` is an ordinary key.
  */
 export function assemble(input: AssembleInput): DesiredState {
-  const { trusted, sources } = assemblyOrder(input);
+  const { trusted, sources, counted } = assemblyOrder(input);
   const byName = new Map<string, AssembledServer>();
   for (const source of sources) {
     const servers: unknown = source.servers;
@@ -66,22 +69,24 @@ export function assemble(input: AssembleInput): DesiredState {
     pending.push(name);
     if (standing === 'rejected') rejected.push(name);
   }
-  return desiredState(input, sources, { servers, pending, rejected, trusted });
+  return desiredState(input, counted, { servers, pending, rejected, trusted });
 }
 
 /**
- * The sources that count, in assembly order, and whether the folder is trusted (see
- * {@link assemble}): a step of its own so the incremental assembly orders exactly alike.
+ * The sources in assembly order (their servers merge in it, later wins), the sources whose
+ * settings count, and whether the folder is trusted (see {@link assemble}): a step of its own so
+ * the incremental assembly orders exactly alike. In an untrusted folder the ignored sources come
+ * first, below every other, so their servers never shadow one of a source that counts.
  */
-export function assemblyOrder(input: AssembleInput): { trusted: boolean; sources: SourceSnapshot[] } {
+export function assemblyOrder(input: AssembleInput): { trusted: boolean; sources: SourceSnapshot[]; counted: SourceSnapshot[] } {
   const { folderTrustEnabled } = mergeAdmissionSettings(input.sources);
   const trusted = !folderTrustEnabled || input.folderTrusted;
+  const ignored = (source: SourceSnapshot) => !trusted && UNTRUSTED_IGNORED.has(source.scope);
   const sources = input.sources
-    .filter((source) => trusted || !UNTRUSTED_IGNORED.has(source.scope))
     .map((source, order) => ({ source, order }))
-    .sort((a, b) => rank(a.source) - rank(b.source) || a.order - b.order)
+    .sort((a, b) => Number(ignored(b.source)) - Number(ignored(a.source)) || rank(a.source) - rank(b.source) || a.order - b.order)
     .flatMap(({ source }) => kindLayers(source));
-  return { trusted, sources };
+  return { trusted, sources, counted: trusted ? sources : sources.filter((source) => !ignored(source)) };
 }
 
 /**
@@ -157,11 +162,15 @@ export interface AssembledServers {
   trusted: boolean;
 }
 
-/** The rest of {@link assemble} once the servers are merged: admission lists, session overrides, fail-closed error. */
+/**
+ * The rest of {@link assemble} once the servers are merged: admission lists, session overrides,
+ * fail-closed error. `sources`: the ones whose settings count ({@link assemblyOrder}'s `counted`).
+ */
 export function desiredState(input: AssembleInput, sources: readonly SourceSnapshot[], merged: AssembledServers): DesiredState {
   const { servers, pending, rejected, trusted } = merged;
   const admission = mergeAdmissionSettings(sources);
-  const gating: Gating = { excluded: admission.excluded, pending, rejected };
+  // Nothing is asked in an untrusted folder: trusting it comes first (SPEC §4).
+  const gating: Gating = { excluded: admission.excluded, pending: trusted ? pending : [], rejected: trusted ? rejected : [] };
   if (admission.allowed !== undefined) gating.allowed = admission.allowed;
   if (admission.lspExcluded.length > 0) gating.lspExcluded = admission.lspExcluded;
   if (admission.lspAllowed !== undefined) gating.lspAllowed = admission.lspAllowed;

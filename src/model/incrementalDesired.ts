@@ -126,7 +126,7 @@ function createIncrementalAssembly() {
   };
 
   const assemble = (input: AssembleInput): DesiredState => {
-    const { trusted, sources } = assemblyOrder(input);
+    const { trusted, sources, counted } = assemblyOrder(input);
     const keys = slotKeys(sources);
     const dirty = new Set<string>();
     const next = new Map<string, Layer>();
@@ -161,7 +161,7 @@ function createIncrementalAssembly() {
       registerDerived(servers, base, changed);
     }
     namesByRecord.set(servers, names);
-    return desiredState(input, sources, { servers, pending, rejected, trusted });
+    return desiredState(input, counted, { servers, pending, rejected, trusted });
   };
 
   /** Every name looks for its winner again (the set or order of sources changed); returns all names. */

@@ -32,7 +32,8 @@ export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?:
     case 'not_allowed':
       return notAllowedBy === 'flag' ? 'not in --allowed-mcp-server-names' : `not in ${kind}.allowed`;
     case 'untrusted_folder':
-      return 'untrusted folder – run `mcp-live trust` to trust it';
+      // `detail`: a workspace or `.mcp.json` server, whose file is ignored (decision 260).
+      return detail ?? 'untrusted folder – run `mcp-live trust` to trust it';
     case 'disabled':
       // `detail`: "disabled for this session" (`/mcp disable`, `{"cmd":"disable"}`).
       return detail ?? 'disabled in settings';
@@ -105,7 +106,9 @@ function blockedSentence(
     case 'rejected':
       return { situation: 'was rejected', fix: 'edit its config to be asked again' };
     case 'untrusted_folder':
-      return { situation: 'is blocked because this folder is not trusted', fix: 'run `mcp-live trust` to trust it' };
+      return detail === undefined
+        ? { situation: 'is blocked because this folder is not trusted', fix: 'run `mcp-live trust` to trust it' }
+        : { situation: 'is ignored because this folder is not trusted', fix: 'run `mcp-live trust` to read its settings' };
     case 'disabled':
       return detail === undefined
         ? { situation: 'is disabled in settings', fix: 'set disabled: false' }

@@ -178,14 +178,17 @@ function folderTrusted(world: World): boolean {
   return !world.trustEnabled || world.trusted;
 }
 
-/** The entry that wins a name (SPEC §2: user < project < workspace); gated sources drop out when untrusted. */
+/**
+ * The entry that wins a name (SPEC §2: user < project < workspace). Untrusted, the gated sources
+ * rank below the user's and only fill names it lacks (decision 260): listed, blocked all the same.
+ */
 export function winner(world: World, name: Name): { scope: SourceScope; cfg: Cfg } | undefined {
-  const trusted = folderTrusted(world);
-  const ws = trusted ? world.workspace.get(name) : undefined;
-  if (ws) return { scope: 'workspace', cfg: ws };
-  const project = trusted ? world.project.get(name) : undefined;
-  if (project) return { scope: 'project', cfg: project };
   const user = world.user.get(name);
+  if (!folderTrusted(world) && user) return { scope: 'user', cfg: user };
+  const ws = world.workspace.get(name);
+  if (ws) return { scope: 'workspace', cfg: ws };
+  const project = world.project.get(name);
+  if (project) return { scope: 'project', cfg: project };
   return user ? { scope: 'user', cfg: user } : undefined;
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { admit, UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admit.js';
 import { assemble, type AssembleInput } from '../../src/model/assemble.js';
+import { createIncrementalDesired } from '../../src/model/incrementalDesired.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import { SCOPE_PRECEDENCE, type McpSettings, type Scope, type SourceSnapshot } from '../../src/model/types.js';
 
@@ -88,13 +90,30 @@ describe('assemble: folder trust', () => {
     expect(desired.gating.allowed).toEqual(['w']);
   });
 
-  it('untrusted: ignores workspace and project sources entirely, servers and mcp keys', () => {
+  it('untrusted: ignores the mcp keys of workspace and project sources; their servers are listed, never pending, never admitted (decision 260)', () => {
     const desired = assemble(input([trustOn, workspace, project, source('cli', { c: cfg('c') })], { folderTrusted: false }));
     expect(desired.trusted).toBe(false);
-    expect(Object.keys(desired.servers).sort()).toEqual(['c', 'u']);
+    expect(Object.keys(desired.servers).sort()).toEqual(['c', 'p', 'u', 'w']);
     expect(desired.gating.excluded).toEqual(['x']);
     expect(desired.gating.allowed).toBeUndefined();
     expect(desired.gating.pending).toEqual([]);
+    expect(desired.gating.rejected).toEqual([]);
+    for (const name of ['p', 'w']) {
+      expect(admit(name, desired.servers[name]!, desired)).toEqual({ admitted: false, reason: 'untrusted_folder', detail: UNTRUSTED_IGNORED_DETAIL });
+    }
+    expect(admit('u', desired.servers.u!, desired)).toEqual({ admitted: false, reason: 'untrusted_folder' });
+  });
+
+  it('untrusted: the incremental assembly lists, orders and gates exactly alike, and a trust flip moves them back', () => {
+    const incremental = createIncrementalDesired().assemble;
+    const sources = [trustOn, workspace, project, source('workspace', { u: cfg('from-workspace') })];
+    for (const folderTrusted of [false, true, false]) {
+      const once = assemble(input(sources, { folderTrusted }));
+      const step = incremental(input(sources, { folderTrusted }));
+      expect(step.servers).toEqual(once.servers);
+      expect(step.gating).toEqual(once.gating);
+      expect(step.servers.u).toMatchObject({ scope: folderTrusted ? 'workspace' : 'user' });
+    }
   });
 
   it('untrusted: a workspace entry no longer shadows the user one', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitAll } from '../../src/model/admit.js';
+import { admit, admitAll, UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admit.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import { assemble, type AssembleInput } from '../../src/model/assemble.js';
 import { languageOf, resolveLspConfig } from '../../src/model/lspConfig.js';
@@ -54,7 +54,9 @@ describe('language servers in the desired state (issue 14)', () => {
         { scope: 'project', file: '/w/.lsp.json', servers: {}, lspServers: { ts: TS } },
       ], { folderTrusted: false }),
     );
-    expect(desired.servers['lsp:ts']).toBeUndefined();
+    // Listed so the user sees why (decision 260), never admitted.
+    expect(desired.servers['lsp:ts']).toMatchObject({ scope: 'project' });
+    expect(admit('lsp:ts', desired.servers['lsp:ts']!, desired)).toEqual({ admitted: false, reason: 'untrusted_folder', detail: UNTRUSTED_IGNORED_DETAIL });
   });
 
   it('admits by lsp.excluded / lsp.allowed (own names); mcp lists and the --allowed-mcp-server-names flag do not apply to language servers', () => {
