@@ -83,19 +83,20 @@ describe('eventLogText', () => {
 describe('nextLogLines', () => {
   const error = (file: string): McpLiveEvent => ({ type: 'settings-error', ts: TS, file, error: `${file}: oops` });
 
-  it("settings-ok takes away that file's error lines, and only those", () => {
+  it("settings-ok takes away that file's error lines, and only those, and says it is fixed", () => {
     let lines: readonly LogLine[] = [];
     const events: McpLiveEvent[] = [error('/a.json'), pass(), error('/b.json'), error('/a.json')];
     events.forEach((e, i) => (lines = nextLogLines(lines, e, i, 8)));
     expect(lines.map((l) => l.id)).toEqual([0, 1, 2, 3]);
     lines = nextLogLines(lines, { type: 'settings-ok', ts: TS, file: '/a.json' }, 4, 8);
-    expect(lines.map((l) => l.id)).toEqual([1, 2]);
+    expect(lines.map((l) => l.id)).toEqual([1, 2, 4]);
     expect(lines[1]!.text).toContain('/b.json');
+    expect(lines[2]).toMatchObject({ text: 'settings ok: /a.json reads cleanly again', color: 'gray' });
+    expect(lines[2]!.file).toBeUndefined();
   });
 
   it('returns the same lines when nothing changes', () => {
     const lines = nextLogLines([], pass(), 0, 8);
-    expect(nextLogLines(lines, { type: 'settings-ok', ts: TS, file: '/a.json' }, 1, 8)).toBe(lines);
     expect(nextLogLines(lines, { type: 'ready', ts: TS }, 2, 8)).toBe(lines);
   });
 });
@@ -111,6 +112,7 @@ describe('ReconcileLog', () => {
     events.next({ type: 'settings-ok', ts: TS, file: '/w/s.json' });
     await vi.waitFor(() => expect(plain(lastFrame())).not.toContain('settings error'));
     expect(plain(lastFrame())).toContain('kept 1');
+    expect(plain(lastFrame())).toContain('settings ok: /w/s.json reads cleanly again');
   });
 
   it('prints HH:MM:SS lines for the events after mount and keeps the last ones', async () => {

@@ -47,6 +47,8 @@ export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
         color: 'red',
         file: e.file,
       };
+    case 'settings-ok':
+      return { ts: e.ts, text: `settings ok: ${one(e.file)} reads cleanly again`, color: 'gray' };
     case 'restart-required':
       return { ts: e.ts, text: `restart required for ${e.keys.map(one).join(', ')} (${one(e.file)})`, color: 'yellow' };
     case 'auth-required':
@@ -70,17 +72,16 @@ export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
 }
 
 /**
- * The log after one more event (the last `max` lines): its line appended, or — for `settings-ok`
- * — that file's error lines taken away, since what they report is fixed. `id` is the event's
- * position in the session. Returns `lines` itself when nothing changed.
+ * The log after one more event (the last `max` lines): its line appended — for `settings-ok`
+ * after that file's error lines are taken away, since what they report is fixed, so the log says
+ * it was fixed rather than going quiet. `id` is the event's position in the session. Returns
+ * `lines` itself when nothing changed.
  */
 export function nextLogLines(lines: readonly LogLine[], e: McpLiveEvent, id: number, max: number): readonly LogLine[] {
-  if (e.type === 'settings-ok') {
-    const kept = lines.filter((line) => line.file !== e.file);
-    return kept.length === lines.length ? lines : kept;
-  }
   const line = eventLogText(e);
-  return line ? [...lines, { ...line, id }].slice(-max) : lines;
+  if (line === undefined) return lines;
+  const kept = e.type === 'settings-ok' ? lines.filter((l) => l.file !== e.file) : lines;
+  return [...kept, { ...line, id }].slice(-max);
 }
 
 /** `HH:MM:SS  text`: the line as printed. */
