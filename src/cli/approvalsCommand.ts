@@ -39,13 +39,16 @@ export async function runApprovals(
     const rows = [...names].sort().map((name) => {
       const s = desired.servers[name];
       const state = s && GATED_SCOPES.has(s.scope) ? approvalState(name, approvalHash(s.config), input.approvals) : 'not configured';
-      const stored = Object.hasOwn(input.approvals, name) ? input.approvals[name]!.status : '-';
-      return { name, scope: s?.scope ?? '-', state, stored };
+      const decision = Object.hasOwn(input.approvals, name) ? input.approvals[name]! : undefined;
+      // A decision for another hash than the entry's now decides nothing: it is stale (decision 261).
+      const stale = decision !== undefined && s !== undefined && GATED_SCOPES.has(s.scope) && decision.hash !== approvalHash(s.config);
+      return { name, scope: s?.scope ?? '-', state, stored: decision?.status ?? '-', ...(stale ? { stale } : {}) };
     });
     if (json) writeJson(out, { projectRoot, approvalsFile, servers: rows }, maskingReplacer(mask), 2);
     else {
       print(mask(`Approvals for ${projectRoot} (${approvalsFile})\n`));
-      print(formatTable(['SERVER', 'SCOPE', 'NOW', 'STORED'], rows.map((r) => [r.name, r.scope, r.state, r.stored]), mask));
+      const stored = (r: (typeof rows)[number]) => ('stale' in r ? `${r.stored}, stale (for an older config)` : r.stored);
+      print(formatTable(['SERVER', 'SCOPE', 'NOW', 'STORED'], rows.map((r) => [r.name, r.scope, r.state, stored(r)]), mask));
     }
     return 0;
   }

@@ -79,7 +79,8 @@ describe('mcp-live status | plan | approvals (the built CLI)', () => {
     // the config changes → the stored approval no longer applies
     ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p', ['--tools', 'x']) } });
     list = JSON.parse((await run(['approvals', 'list', '--json', '--cwd', ws.cwd])).stdout) as { servers: unknown[] };
-    expect(list.servers).toEqual([{ name: 'p', scope: 'project', state: 'pending', stored: 'approved' }]);
+    expect(list.servers).toEqual([{ name: 'p', scope: 'project', state: 'pending', stored: 'approved', stale: true }]);
+    expect((await run(['approvals', 'list', '--cwd', ws.cwd])).stdout).toMatch(/\np\s+project\s+pending\s+approved, stale \(for an older config\)\n/);
 
     expect((await run(['approvals', 'reject', 'p', '--cwd', ws.cwd])).code).toBe(0);
     expect((await run(['approvals', 'forget', 'p', '--cwd', ws.cwd])).code).toBe(0);
