@@ -2,6 +2,7 @@ import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServerList } from '../../src/sinks/ui/ServerList.js';
 import { countServers } from '../../src/sinks/ui/serverSummary.js';
+import { UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admit.js';
 import { KEY, plain, server, tick, tool } from './fakeLive.js';
 
 afterEach(cleanup);
@@ -32,6 +33,30 @@ describe('ServerList', () => {
     expect(row('unlisted')).toContain('not in mcp.allowed');
     expect(row('untrusted')).toContain('untrusted folder');
     expect(row('broken')).toContain('spawn nope ENOENT');
+  });
+
+  it('an ignored repository server in an untrusted folder says so, not "removed" (decision 260)', () => {
+    const { lastFrame } = render(
+      <ServerList servers={[blocked('repo', { scope: 'project', reason: 'untrusted_folder', detail: UNTRUSTED_IGNORED_DETAIL })]} />,
+    );
+    expect(plain(lastFrame())).toMatch(/ repo\s+project\s+ignored: folder not trusted – run `mcp-live trust` to read its settings/);
+  });
+
+  it('a removed server keeps its row for a while, then joins one "removed" line (decision 262)', async () => {
+    const removed = (name: string, ts: number) =>
+      server(name, { state: 'disconnected', reason: 'removed', history: [{ ts: ts - 5000, state: 'connected' }, { ts, state: 'disconnected' }] });
+    const now = Date.now();
+    const { lastFrame } = render(
+      <ServerList servers={[server('kept'), removed('old1', now - 10_000), removed('old2', now - 9000), removed('fresh', now)]} removedCollapseMs={400} />,
+    );
+    const rowOf = (name: string) => plain(lastFrame()).split('\n').find((l) => l.includes(` ${name} `));
+    expect(plain(lastFrame())).toContain('○ removed from settings: old1, old2');
+    expect(rowOf('old1')).toBeUndefined();
+    expect(rowOf('fresh')).toContain('removed from settings');
+    expect(rowOf('kept')).toContain('0 tools');
+    // No render forced by anything else: the list's own timer folds the fresh one when it is due.
+    await vi.waitFor(() => expect(plain(lastFrame())).toContain('○ removed from settings: old1, old2, fresh'), { timeout: 3000 });
+    expect(rowOf('fresh')).toBeUndefined();
   });
 
   it('shows name, scope, icon and counts for a connected server', () => {

@@ -1,6 +1,6 @@
 import { Box } from 'ink';
 import { Text } from './Text.js';
-import { useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ServerKind } from '../../model/lspConfig.js';
 import type { ServerStatus } from '../../model/status.js';
 import { plural } from '../../model/messages.js';
@@ -8,6 +8,7 @@ import {
   countServers,
   detailCommand,
   displayName,
+  foldRemoved,
   isLanguageServer,
   languageServerFacts,
   listCounts,
@@ -32,6 +33,8 @@ export interface ServerListProps {
   starting?: boolean;
   /** Which kind it lists (`/mcp`: MCP servers, `/lsp`: language servers); default both. */
   show?: 'all' | ServerKind;
+  /** How long a removed server keeps its own row (decision 262). */
+  removedCollapseMs?: number;
 }
 
 /**
@@ -43,12 +46,18 @@ export interface ServerListProps {
  * (issue 14) follow the MCP servers under a title of their own, by their own names, with their
  * languages (and, connected, their capability count and pid) after the state.
  *
+ * A removed server keeps its row for a minute, then joins one line "removed: a, b" under the
+ * list (decision 262); `/mcp NAME` still shows it.
+ *
  * ↑/↓ move the selection, PgUp/PgDn by a screenful, Home/End to the ends, Enter opens it. When the
  * rows do not all fit, they scroll so that the selected one is always in view; the footer stays.
  */
-export function ServerList({ servers: all, isActive = true, onOpen, starting = false, show = 'all' }: ServerListProps) {
+export function ServerList({ servers: listed, isActive = true, onOpen, starting = false, show = 'all', removedCollapseMs }: ServerListProps) {
+  const { rows: all, folded, nextAt } = foldRemoved(listed, Date.now(), removedCollapseMs);
+  useRenderAt(nextAt);
   const mcp = show === 'lsp' ? [] : all.filter((s) => !isLanguageServer(s));
   const lsp = show === 'mcp' ? [] : all.filter(isLanguageServer);
+  const gone = folded.filter((s) => show === 'all' || isLanguageServer(s) === (show === 'lsp'));
   // The order of the rows, which ↑ ↓ follow: MCP servers, then language servers.
   const servers = [...mcp, ...lsp];
   // Selection follows the name, so a server added above it does not move the cursor.
@@ -74,7 +83,7 @@ export function ServerList({ servers: all, isActive = true, onOpen, starting = f
     { priority: KEY_PRIORITY.list, isActive },
   );
 
-  if (servers.length === 0) {
+  if (servers.length === 0 && gone.length === 0) {
     return (
       <Box flexDirection="column">
         {starting ? (
@@ -113,6 +122,12 @@ export function ServerList({ servers: all, isActive = true, onOpen, starting = f
         )}
         {lsp.map((s, i) => row(s, mcp.length + i))}
       </ScrollView>
+      {gone.length > 0 && (
+        <Text color="gray" wrap="truncate-end">
+          {/* One line: names are terminal-safe, the list cut at the edge. */}
+          ○ removed from settings: {gone.map((s) => terminalSafe(displayName(s))).join(', ')}
+        </Text>
+      )}
       <Box marginTop={1} flexDirection="column" flexShrink={0}>
         <Text>
           {/* Idle is healthy (decision 196): counted with the connected ones, how many of them said. */}
@@ -130,6 +145,16 @@ export function ServerList({ servers: all, isActive = true, onOpen, starting = f
       </Box>
     </Box>
   );
+}
+
+/** Renders again at `at` (a time in ms), so what depends on the clock changes when it is due. */
+function useRenderAt(at: number | undefined): void {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    if (at === undefined) return;
+    const timer = setTimeout(() => setTick((n) => n + 1), Math.max(0, at - Date.now()));
+    return () => clearTimeout(timer);
+  }, [at]);
 }
 
 function ServerRow({ server: s, selected, nameWidth }: { server: ServerStatus; selected: boolean; nameWidth: number }) {

@@ -109,3 +109,28 @@ export function withheldCount(s: Pick<ServerStatus, 'withheld'>): string | undef
   const n = s.withheld?.length ?? 0;
   return n === 0 ? undefined : `${n} withheld`;
 }
+
+/** How long a removed server keeps a row of its own before it joins the one "removed" line (decision 262). */
+export const REMOVED_COLLAPSE_MS = 60_000;
+
+/**
+ * The rows of a list and the removed servers folded away: a server removed from settings keeps
+ * its row (`○ name  removed from settings`) for `afterMs` after it was removed — its last history
+ * entry —, then joins one line that names them all. `nextAt`: when the next one folds, if any.
+ */
+export function foldRemoved<S extends Pick<ServerStatus, 'reason' | 'history'>>(
+  servers: readonly S[],
+  now: number,
+  afterMs = REMOVED_COLLAPSE_MS,
+): { rows: S[]; folded: S[]; nextAt?: number } {
+  const rows: S[] = [];
+  const folded: S[] = [];
+  let nextAt: number | undefined;
+  for (const s of servers) {
+    const at = s.reason === 'removed' ? (s.history.at(-1)?.ts ?? 0) + afterMs : undefined;
+    if (at === undefined || at > now) rows.push(s);
+    else folded.push(s);
+    if (at !== undefined && at > now) nextAt = Math.min(nextAt ?? at, at);
+  }
+  return nextAt === undefined ? { rows, folded } : { rows, folded, nextAt };
+}
