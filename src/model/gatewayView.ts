@@ -2,6 +2,7 @@ import equal from 'fast-deep-equal';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ListedPrompt, QualifiedTool } from './status.js';
 import type { ResourceInfo, ResourceTemplateInfo } from './types.js';
+import { boundedToolName, qualifiedFromServerScoped, serverScopedToolName, TOOL_NAME_PATTERN } from './toolNames.js';
 import { withoutUndefined } from './withoutUndefined.js';
 
 /**
@@ -10,11 +11,17 @@ import { withoutUndefined } from './withoutUndefined.js';
  */
 
 /**
- * `qualified`: the library's unique names (`mcp__<server>__<tool>`). `original`: an item's own
- * name where no other listed item has it, else the qualified one — so a client written against
- * one server (the conformance suite's `test_simple_text`) finds its tools where it expects them.
+ * How the gateway names the tools and prompts it exposes (decision 222). `server` (the default):
+ * `<server>__<tool>`, the library's qualified name without its `mcp__` — clients add their own
+ * prefix (`mcp__mcp-live__`), so a second `mcp__` would only cost characters. `qualified`: the
+ * library's unique names (`mcp__<server>__<tool>`). `original`: an item's own name where no other
+ * listed item has it, else the qualified one — so a client written against one server (the
+ * conformance suite's `test_simple_text`) finds its tools where it expects them.
  */
-export type ExposedNames = 'qualified' | 'original';
+export type ExposedNames = 'server' | 'qualified' | 'original';
+
+/** Every mode, the default first. */
+export const EXPOSED_NAME_MODES: readonly ExposedNames[] = ['server', 'qualified', 'original'];
 
 /** What the view is built from: the library's lists, each item with its server. */
 export interface LiveLists {
@@ -49,19 +56,70 @@ export const EMPTY_VIEW: GatewayView = {
 
 /**
  * The name each item is exposed under, or undefined when it has none (a prompt of a server
- * without a unique part, whose own name another server also lists). Exposed names are unique:
- * qualified names are; an own name is used only when no other item has it as its own name or
- * its qualified name.
+ * without a unique part, whose own name another server also lists). Decision 223: every name
+ * matches {@link TOOL_NAME_PATTERN} and no two are equal, whenever the qualified names are
+ * unique and match it (as the library makes them).
+ *
+ * Each item wants one name by the mode ({@link wantedName}) and gets it when that name is valid,
+ * no other item wants it, and it is no other item's qualified name; else it gets its qualified
+ * name. Each test is about the set of items, never their order, so the result is a function of
+ * the set: the same items give the same names whatever the order they are listed in, and a name
+ * changes only when another item comes to want it (or to be qualified under it).
  */
 export function exposedNames(
   items: readonly { own: string; qualified?: string }[],
   names: ExposedNames,
 ): (string | undefined)[] {
-  if (names === 'qualified') return items.map((i) => i.qualified);
-  const owners = new Map<string, number>();
-  for (const { own } of items) owners.set(own, (owners.get(own) ?? 0) + 1);
+  const wanted = items.map((item) => wantedName(item, names));
+  const wanting = new Map<string, number>();
+  for (const name of wanted) if (name !== undefined) wanting.set(name, (wanting.get(name) ?? 0) + 1);
   const qualified = new Set(items.map((i) => i.qualified));
-  return items.map((i) => (owners.get(i.own) === 1 && (i.qualified === i.own || !qualified.has(i.own)) ? i.own : i.qualified));
+  return items.map((item, i) => {
+    const name = wanted[i];
+    const usable =
+      name !== undefined && TOOL_NAME_PATTERN.test(name) && wanting.get(name) === 1 && (name === item.qualified || !qualified.has(name));
+    return usable ? name : item.qualified;
+  });
+}
+
+/**
+ * The name an item wants under `names`: its qualified name; that name without `mcp__` (a
+ * name without the prefix, such as the language servers' `lsp__hover`, stays as it is); or its
+ * own name made valid by the library's rule ({@link boundedToolName}: replaced characters, a
+ * hash suffix past 64).
+ */
+function wantedName(item: { own: string; qualified?: string }, names: ExposedNames): string | undefined {
+  switch (names) {
+    case 'qualified':
+      return item.qualified;
+    case 'server':
+      return item.qualified === undefined ? undefined : (serverScopedToolName(item.qualified) ?? item.qualified);
+    case 'original':
+      return boundedToolName(item.own, item.own);
+  }
+}
+
+/**
+ * The library names a tools/call of `name` that no route knows may have meant, the likeliest
+ * first: what the library is asked why the tool is not there (decision 224). Under `server`, the
+ * qualified name it would have been cut from, or — for a language server tool's own name — the
+ * name itself first.
+ */
+export function meantToolNames(name: string, names: ExposedNames, isOwnLibraryName: (name: string) => boolean): string[] {
+  if (names !== 'server' || serverScopedToolName(name) !== undefined) return [name];
+  const qualified = qualifiedFromServerScoped(name);
+  return isOwnLibraryName(name) ? [name, qualified] : [qualified, name];
+}
+
+/**
+ * The library's words about `meant`, about `name` (what the client called) instead: the words
+ * begin with the quoted tool name (`Tool "mcp__a__x" is not available: …`, quoted as the library
+ * quotes it), and a client that called `a__x` should read its own name there. Any other words
+ * are left as they are.
+ */
+export function inCallersWords(words: string, meant: string, name: string): string {
+  const head = `Tool "${meant}"`;
+  return meant !== name && words.startsWith(head) ? `Tool "${name}"${words.slice(head.length)}` : words;
 }
 
 /** The view of `lists` under `names`: tools and prompts renamed, resources and templates as listed. */

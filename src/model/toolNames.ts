@@ -157,9 +157,36 @@ function lonePart(server: string): string {
  * in replaced characters, `a.b` vs `a_b`, collide here; {@link qualifyTools} separates them.)
  */
 export function qualifiedToolName(server: string, tool: string, part: string = lonePart(server)): string {
-  const sanitised = `${QUALIFIED_PREFIX}${part}${SEPARATOR}${sanitise(tool)}`;
+  return boundedToolName(`${QUALIFIED_PREFIX}${part}${SEPARATOR}${tool}`, `${server}\0${tool}`);
+}
+
+/** What every exposed tool name matches: the names model APIs accept. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * `text` as a name model APIs accept (the rule of {@link qualifiedToolName}): every character
+ * outside `[A-Za-z0-9_-]` replaced by `_` (one per code point); longer than 64, cut to 55 and
+ * `_` + the first 8 hex digits of SHA-256 of `hashOf`, so two long names that share their first
+ * 55 characters stay distinct. Deterministic: the same text and `hashOf` give the same name.
+ */
+export function boundedToolName(text: string, hashOf: string): string {
+  const sanitised = sanitise(text);
   if (sanitised.length <= MAX_TOOL_NAME_LENGTH) return sanitised;
-  return withSuffix(sanitised, sha256Hex(`${server}\0${tool}`).slice(0, HASH_SUFFIX_LENGTH - 1));
+  return withSuffix(sanitised, sha256Hex(hashOf).slice(0, HASH_SUFFIX_LENGTH - 1));
+}
+
+/**
+ * A qualified name without its `mcp__`: `<part>__<tool>`, what the gateway exposes by default
+ * (decision 222) — the library's cut, hash and collision suffixes kept, so at most 59
+ * characters, and as unique as the qualified names. Undefined for a name without the prefix.
+ */
+export function serverScopedToolName(qualified: string): string | undefined {
+  return qualified.startsWith(QUALIFIED_PREFIX) ? qualified.slice(QUALIFIED_PREFIX.length) : undefined;
+}
+
+/** `<part>__<tool>` back to the qualified name it was cut from (see {@link serverScopedToolName}). */
+export function qualifiedFromServerScoped(name: string): string {
+  return `${QUALIFIED_PREFIX}${name}`;
 }
 
 /** `name` cut to leave room for `_` + `suffix` (at most 16 characters: the server part stays whole). */

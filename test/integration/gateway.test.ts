@@ -10,6 +10,7 @@ import {
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -120,21 +121,21 @@ describe('lists and requests, as the backends give them', () => {
 
     const { tools } = await client.listTools();
     const { tools: directTools } = await own.listTools();
-    for (const t of directTools) expect(tools).toContainEqual({ ...t, name: `mcp__gw__${t.name}` });
-    expect(tools.find((t) => t.name === 'mcp__gw__structured')).toMatchObject({
+    for (const t of directTools) expect(tools).toContainEqual({ ...t, name: `gw__${t.name}` });
+    expect(tools.find((t) => t.name === 'gw__structured')).toMatchObject({
       title: 'Structured Tool',
       annotations: { readOnlyHint: true },
       outputSchema: { type: 'object' },
       _meta: { 'example.com/owner': 'fixture' },
     });
-    expect(tools.find((t) => t.name === 'mcp__every__echo')).toMatchObject({ title: 'Echo Tool', annotations: { idempotentHint: true } });
+    expect(tools.find((t) => t.name === 'every__echo')).toMatchObject({ title: 'Echo Tool', annotations: { idempotentHint: true } });
     // A client cannot approve anything: no such tool exists.
     expect(tools.filter((t) => /approv/i.test(t.name))).toEqual([]);
 
     const { prompts } = await client.listPrompts();
     const { prompts: directPrompts } = await own.listPrompts();
-    for (const p of directPrompts) expect(prompts).toContainEqual({ ...p, name: `mcp__gw__${p.name}` });
-    expect(prompts.find((p) => p.name === 'mcp__gw__summary')).toMatchObject({ title: 'Summary Prompt', arguments: [{ name: 'topic' }] });
+    for (const p of directPrompts) expect(prompts).toContainEqual({ ...p, name: `gw__${p.name}` });
+    expect(prompts.find((p) => p.name === 'gw__summary')).toMatchObject({ title: 'Summary Prompt', arguments: [{ name: 'topic' }] });
 
     const { resources } = await client.listResources();
     expect(resources).toContainEqual((await own.listResources()).resources[0]);
@@ -143,16 +144,16 @@ describe('lists and requests, as the backends give them', () => {
     expect(resourceTemplates.some((t) => t.uriTemplate.startsWith('demo://resource/dynamic/'))).toBe(true);
 
     // Results unchanged: structured content, and an isError result stays a result.
-    expect(await client.callTool({ name: 'mcp__gw__structured', arguments: { n: 21 } })).toEqual(
+    expect(await client.callTool({ name: 'gw__structured', arguments: { n: 21 } })).toEqual(
       await own.callTool({ name: 'structured', arguments: { n: 21 } }),
     );
-    expect(await client.callTool({ name: 'mcp__gw__fails', arguments: {} })).toEqual({ isError: true, content: [{ type: 'text', text: 'it failed' }] });
-    expect(textOf(await client.callTool({ name: 'mcp__every__echo', arguments: { message: 'hi' } }))).toBe('Echo: hi');
+    expect(await client.callTool({ name: 'gw__fails', arguments: {} })).toEqual({ isError: true, content: [{ type: 'text', text: 'it failed' }] });
+    expect(textOf(await client.callTool({ name: 'every__echo', arguments: { message: 'hi' } }))).toBe('Echo: hi');
 
-    const prompt = await client.getPrompt({ name: 'mcp__gw__summary', arguments: { topic: 'rivers' } });
+    const prompt = await client.getPrompt({ name: 'gw__summary', arguments: { topic: 'rivers' } });
     expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Summarise rivers' } }]);
     expect((await client.readResource({ uri: 'gw://items/7' })).contents).toEqual([{ uri: 'gw://items/7', text: 'item 7' }]);
-    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'mcp__gw__summary' }, argument: { name: 'topic', value: 'a' } });
+    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'gw__summary' }, argument: { name: 'topic', value: 'a' } });
     expect(completion.completion.values).toEqual(['alpha']);
     const byTemplate = await client.complete({
       ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' },
@@ -169,14 +170,14 @@ describe('lists and requests, as the backends give them', () => {
     const { gateway } = await gatewayOver({ every: everything, gw: backend });
     const client = await clientOf(gateway);
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'mcp__every__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, undefined, {
+    const result = await client.callTool({ name: 'every__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, undefined, {
       onprogress: ({ progress: p }) => progress.push(p),
     });
     expect(textOf(result)).toContain('Steps: 4');
     expect(progress).toEqual([1, 2, 3, 4]);
 
     const controller = new AbortController();
-    const call = client.callTool({ name: 'mcp__gw__slow', arguments: {} }, undefined, { signal: controller.signal });
+    const call = client.callTool({ name: 'gw__slow', arguments: {} }, undefined, { signal: controller.signal });
     await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow started');
     controller.abort(new Error('the user stopped it'));
     await expect(call).rejects.toThrow('the user stopped it');
@@ -187,12 +188,12 @@ describe('lists and requests, as the backends give them', () => {
     const { gateway } = await gatewayOver({ gw: backend });
     const leaving = await clientOf(gateway, {}, 'leaving');
     const staying = await clientOf(gateway, {}, 'staying');
-    const call = leaving.callTool({ name: 'mcp__gw__slow', arguments: {} });
+    const call = leaving.callTool({ name: 'gw__slow', arguments: {} });
     await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow started');
     await leaving.close();
     await expect(call).rejects.toThrow();
     await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow cancelled');
-    expect(textOf(await staying.callTool({ name: 'mcp__gw__bump', arguments: {} }))).toBe('counter 1');
+    expect(textOf(await staying.callTool({ name: 'gw__bump', arguments: {} }))).toBe('counter 1');
   }, 30_000);
 
   it('a backend\'s log messages during a call reach the caller, at the level it set, with its entry\'s secrets masked', async () => {
@@ -201,7 +202,7 @@ describe('lists and requests, as the backends give them', () => {
     const logged: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void logged.push(params));
     await client.setLoggingLevel('info');
-    expect(textOf(await client.callTool({ name: 'mcp__gw__logs', arguments: {} }))).toBe('logged');
+    expect(textOf(await client.callTool({ name: 'gw__logs', arguments: {} }))).toBe('logged');
     expect(logged).toEqual([
       { level: 'info', logger: 'backend', data: 'first' },
       { level: 'error', logger: 'backend', data: 'third' },
@@ -215,10 +216,10 @@ describe('lists and requests, as the backends give them', () => {
     const updated: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => void updated.push(params.uri));
     await client.subscribeResource({ uri: 'gw://counter' });
-    expect(textOf(await client.callTool({ name: 'mcp__gw__bump', arguments: {} }))).toBe('counter 1 (subscribed)');
+    expect(textOf(await client.callTool({ name: 'gw__bump', arguments: {} }))).toBe('counter 1 (subscribed)');
     await expect.poll(() => updated).toEqual(['gw://counter']);
     await client.unsubscribeResource({ uri: 'gw://counter' });
-    expect(textOf(await client.callTool({ name: 'mcp__gw__bump', arguments: {} }))).toBe('counter 2');
+    expect(textOf(await client.callTool({ name: 'gw__bump', arguments: {} }))).toBe('counter 2');
   }, 30_000);
 });
 
@@ -227,14 +228,14 @@ describe('the live set changes', () => {
     const { gateway, ws } = await gatewayOver({ echo: echo() });
     const client = await clientOf(gateway);
     const changed = notifications(client, ToolListChangedNotificationSchema);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['mcp__echo__echo', 'mcp__echo__slow']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo__echo', 'echo__slow']);
     const pid = gateway.live.statusReport().find((s) => s.name === 'echo')!.pid;
 
     const next = changed.next();
     ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), gw: backend } });
     await next;
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['mcp__echo__echo', 'mcp__gw__logs', 'mcp__gw__structured']));
+    expect(names).toEqual(expect.arrayContaining(['echo__echo', 'gw__logs', 'gw__structured']));
     expect(gateway.live.statusReport().find((s) => s.name === 'echo')!.pid).toBe(pid);
 
     // A server that fails to start changes statuses, not the tools.
@@ -260,26 +261,60 @@ describe('the live set changes', () => {
 
     await first.close();
     await expect.poll(() => seen.at(-1)).toEqual(['stdio-2:second']);
-    expect(textOf(await second.callTool({ name: 'mcp__echo__extra', arguments: {} }))).toBe('extra');
+    expect(textOf(await second.callTool({ name: 'echo__extra', arguments: {} }))).toBe('extra');
   }, 60_000);
 });
 
 describe('what a client may not do', () => {
-  it('a gated server\'s tools are absent, and calling one gives the library\'s reason; an unknown tool is invalid params', async () => {
-    const { gateway } = await gatewayOver({ echo: echo() }, { project: { gated: echo() } });
+  /** The library's words about `qualified`, naming the tool as the client called it (`name`). */
+  const reason = (gateway: Gateway, qualified: string, name: string) =>
+    gateway.live.toolNotFoundMessage(qualified).replace(`Tool "${qualified}"`, `Tool "${name}"`);
+
+  it("a tool that is not listed is the spec's unknown tool, -32602 with the library's reason: pending, never configured, not offered, failed, removed", async () => {
+    const broken = { command: join(tmpdir(), 'mcp-live-no-such-server') };
+    const { gateway, ws } = await gatewayOver({ echo: echo(), gw: backend, broken }, { project: { gated: echo() } });
     const client = await clientOf(gateway);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['mcp__echo__echo', 'mcp__echo__slow']);
+    await expect.poll(() => gateway.live.statusReport().find((s) => s.name === 'broken')?.state, { timeout: 10_000 }).toBe('error');
+    const listed = (await client.listTools()).tools.map((t) => t.name);
+    expect(listed).toEqual(expect.arrayContaining(['echo__echo', 'echo__slow', 'gw__bump']));
+    expect(listed.filter((n) => n.startsWith('gated') || n.startsWith('broken'))).toEqual([]);
     expect(gateway.live.unavailableReason('gated')?.reason).toBe('pending_approval');
 
-    const gated = await errorOf(client.callTool({ name: 'mcp__gated__echo', arguments: { text: 'x' } }));
-    const words = gateway.live.toolNotFoundMessage('mcp__gated__echo');
-    expect(words).toMatch(/approv/);
-    expect(gated.code).toBe(-32603);
-    expect(gated.message).toBe(`MCP error -32603: ${words}`);
+    const cases: [called: string, qualified: string, says: RegExp][] = [
+      ['gated__echo', 'mcp__gated__echo', /MCP server "gated" .*approv/],
+      ['nowhere__echo', 'mcp__nowhere__echo', /no MCP server "nowhere" is configured/],
+      ['echo__nope', 'mcp__echo__nope', /MCP server "echo" does not offer it/],
+      ['broken__echo', 'mcp__broken__echo', /MCP server "broken" failed/],
+    ];
+    for (const [called, qualified, says] of cases) {
+      const error = await errorOf(client.callTool({ name: called, arguments: { text: 'x' } }));
+      const words = reason(gateway, qualified, called);
+      expect(words).toMatch(says);
+      expect(words.startsWith(`Tool "${called}" is not available: `)).toBe(true);
+      expect({ called, code: error.code, message: error.message }).toEqual({ called, code: -32602, message: `MCP error -32602: ${words}` });
+    }
 
-    const unknown = await errorOf(client.callTool({ name: 'mcp__echo__nope', arguments: {} }));
+    // Removed from the settings while the client still holds the old list.
+    const changed = notifications(client, ToolListChangedNotificationSchema).next();
+    ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), broken } });
+    await changed;
+    const removed = await errorOf(client.callTool({ name: 'gw__bump', arguments: {} }));
+    expect(removed.code).toBe(-32602);
+    expect(removed.message).toBe(`MCP error -32602: ${reason(gateway, 'mcp__gw__bump', 'gw__bump')}`);
+    // What is listed still answers.
+    expect(textOf(await client.callTool({ name: 'echo__echo', arguments: { text: 'still here' } }))).toBe('still here');
+  }, 60_000);
+
+  it("under --names qualified the library's words are the client's as they are", async () => {
+    const { gateway } = await gatewayOver({ echo: echo() }, { names: 'qualified', project: { gated: echo() } });
+    const client = await clientOf(gateway);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['mcp__echo__echo', 'mcp__echo__slow']);
+    const gated = await errorOf(client.callTool({ name: 'mcp__gated__echo', arguments: { text: 'x' } }));
+    expect(gated.code).toBe(-32602);
+    expect(gated.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('mcp__gated__echo')}`);
+    const unknown = await errorOf(client.callTool({ name: 'echo__echo', arguments: {} }));
     expect(unknown.code).toBe(-32602);
-    expect(unknown.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('mcp__echo__nope')}`);
+    expect(unknown.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('echo__echo')}`);
   }, 30_000);
 });
 
@@ -293,12 +328,12 @@ describe('elicitation and sampling', () => {
       asked.push(params.message);
       return { action: 'accept', content: { name: 'Ada' } };
     });
-    const result = await capable.callTool({ name: 'mcp__every__trigger-elicitation-request', arguments: {} });
+    const result = await capable.callTool({ name: 'every__trigger-elicitation-request', arguments: {} });
     // The form says which server asks (decision 169).
     expect(asked).toEqual(['[every] Please provide inputs for the following fields:']);
     expect(textOf(result)).toContain('- Name: Ada');
     // The caller cannot answer forms: the client that can is asked instead.
-    const viaOther = await incapable.callTool({ name: 'mcp__every__trigger-elicitation-request', arguments: {} });
+    const viaOther = await incapable.callTool({ name: 'every__trigger-elicitation-request', arguments: {} });
     expect(asked).toHaveLength(2);
     expect(textOf(viaOther)).toContain('- Name: Ada');
   }, 30_000);
@@ -312,7 +347,7 @@ describe('elicitation and sampling', () => {
       asked.push({ message: params.message, title: schema?.properties?.pw?.title });
       return { action: 'decline' };
     });
-    await client.callTool({ name: 'mcp__hostile__ask', arguments: {} });
+    await client.callTool({ name: 'hostile__ask', arguments: {} });
     expect(asked).toHaveLength(1);
     const [{ message, title }] = asked as [{ message: string; title: string }];
     expect(message).toMatch(/^\[hostile\] hostile message \\x1b\[1A\\x1b\[2K\\x1b\[8mconcealed/);
@@ -325,8 +360,8 @@ describe('elicitation and sampling', () => {
   it('with no client that can answer, a form is cancelled and sampling refused in words', async () => {
     const { gateway } = await gatewayOver({ every: everything, req: { command: process.execPath, args: [fixture('client-requests-server.mjs')] } });
     const client = await clientOf(gateway);
-    expect(textOf(await client.callTool({ name: 'mcp__every__trigger-elicitation-request', arguments: {} }))).toContain('User cancelled');
-    expect(textOf(await client.callTool({ name: 'mcp__req__sample', arguments: {} }))).toBe(
+    expect(textOf(await client.callTool({ name: 'every__trigger-elicitation-request', arguments: {} }))).toContain('User cancelled');
+    expect(textOf(await client.callTool({ name: 'req__sample', arguments: {} }))).toBe(
       'error: MCP error -32601: no client connected to the mcp-live gateway can sample (none declared the sampling capability)',
     );
   }, 30_000);
@@ -352,4 +387,32 @@ describe("names: 'original'", () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'slow']);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'plain' } }))).toBe('plain');
   }, 30_000);
+});
+
+describe("names: 'qualified' (today's before decision 222)", () => {
+  it("tools and prompts under the library's qualified names; calls and prompts are routed", async () => {
+    const { gateway } = await gatewayOver({ echo: echo(), every: everything }, { names: 'qualified' });
+    const client = await clientOf(gateway);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['mcp__echo__echo', 'mcp__echo__slow', 'mcp__every__echo', 'mcp__every__get-sum']));
+    expect(names.every((n) => n.startsWith('mcp__'))).toBe(true);
+    expect(textOf(await client.callTool({ name: 'mcp__every__echo', arguments: { message: 'q' } }))).toBe('Echo: q');
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('mcp__echo__greet');
+    const prompt = await client.getPrompt({ name: 'mcp__echo__greet', arguments: { who: 'Ada' } });
+    expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: 'Hello Ada' });
+  }, 30_000);
+
+  it('every exposed name in every mode matches ^[A-Za-z0-9_-]{1,64}$, whatever the servers call their tools', async () => {
+    // Tools named with dots, emoji and 70 characters, servers whose names collide once sanitised, a 65-character server name.
+    const odd = echo('--tools', `dot.ted,ü😀,${'x'.repeat(70)}`);
+    for (const names of ['server', 'qualified', 'original'] as const) {
+      const { gateway } = await gatewayOver({ 'my.srv': odd, my_srv: odd, [`long-${'n'.repeat(60)}`]: echo() }, { names });
+      const client = await clientOf(gateway);
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+      expect(tools.length).toBeGreaterThan(4);
+      for (const name of [...tools, ...prompts]) expect({ names, name }).toEqual({ names, name: expect.stringMatching(/^[A-Za-z0-9_-]{1,64}$/) as unknown });
+      expect(new Set(tools).size).toBe(tools.length);
+    }
+  }, 60_000);
 });

@@ -94,6 +94,13 @@ function nextListChanged(client: Client): Promise<void> {
   return new Promise((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
 }
 
+/** The library's words about `qualified`, naming the tool as the client called it (`name`). */
+function reason(gateway: Gateway, qualified: string, name: string): string {
+  const words = gateway.live.toolNotFoundMessage(qualified);
+  expect(words.startsWith(`Tool "${qualified}" is not available`)).toBe(true);
+  return words.replace(`Tool "${qualified}"`, `Tool "${name}"`);
+}
+
 async function errorOf(request: Promise<unknown>): Promise<McpError> {
   try {
     await request;
@@ -114,30 +121,30 @@ describe("progressive: 'always'", () => {
 
     const own = await directTool(echo(), 'echo');
     const [first] = await search(client, 'return the text');
-    expect(first).toEqual({ name: 'mcp__echo__echo', server: 'echo', description: own.description, inputSchema: own.inputSchema });
-    expect((await search(client, 'tool number 7'))[0]!.name).toBe('mcp__many__tool_7');
+    expect(first).toEqual({ name: 'echo__echo', server: 'echo', description: own.description, inputSchema: own.inputSchema });
+    expect((await search(client, 'tool number 7'))[0]!.name).toBe('many__tool_7');
     expect(await search(client, 'tool number', 12)).toHaveLength(12);
 
-    expect(await client.callTool({ name: 'call_tool', arguments: { name: 'mcp__echo__echo', arguments: { text: 'for real' } } })).toEqual({
+    expect(await client.callTool({ name: 'call_tool', arguments: { name: 'echo__echo', arguments: { text: 'for real' } } })).toEqual({
       content: [{ type: 'text', text: 'for real' }],
     });
-    const described = await client.callTool({ name: 'describe_tool', arguments: { name: 'mcp__echo__echo' } });
-    expect(JSON.parse(textOf(described))).toEqual({ ...own, name: 'mcp__echo__echo' });
+    const described = await client.callTool({ name: 'describe_tool', arguments: { name: 'echo__echo' } });
+    expect(JSON.parse(textOf(described))).toEqual({ ...own, name: 'echo__echo' });
     // A client that calls a found tool by its name directly gets the same answer.
-    expect(textOf(await client.callTool({ name: 'mcp__echo__echo', arguments: { text: 'direct' } }))).toBe('direct');
+    expect(textOf(await client.callTool({ name: 'echo__echo', arguments: { text: 'direct' } }))).toBe('direct');
   }, 30_000);
 
   it("call_tool answers an unknown tool as tools/call does; describe_tool in an error result; bad arguments are invalid params", async () => {
     const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'always' });
     const client = await clientOf(gateway);
-    const viaCallTool = await errorOf(client.callTool({ name: 'call_tool', arguments: { name: 'mcp__echo__nope', arguments: {} } }));
-    const direct = await errorOf(client.callTool({ name: 'mcp__echo__nope', arguments: {} }));
+    const viaCallTool = await errorOf(client.callTool({ name: 'call_tool', arguments: { name: 'echo__nope', arguments: {} } }));
+    const direct = await errorOf(client.callTool({ name: 'echo__nope', arguments: {} }));
     expect(viaCallTool.code).toBe(-32602);
     expect(viaCallTool.message).toBe(direct.message);
-    expect(viaCallTool.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('mcp__echo__nope')}`);
+    expect(viaCallTool.message).toBe(`MCP error -32602: ${reason(gateway, 'mcp__echo__nope', 'echo__nope')}`);
 
-    const described = await client.callTool({ name: 'describe_tool', arguments: { name: 'mcp__echo__nope' } });
-    expect(described).toEqual({ isError: true, content: [{ type: 'text', text: gateway.live.toolNotFoundMessage('mcp__echo__nope') }] });
+    const described = await client.callTool({ name: 'describe_tool', arguments: { name: 'echo__nope' } });
+    expect(described).toEqual({ isError: true, content: [{ type: 'text', text: reason(gateway, 'mcp__echo__nope', 'echo__nope') }] });
 
     const bad = await errorOf(client.callTool({ name: 'call_tool', arguments: { arguments: {} } }));
     expect(bad.code).toBe(-32602);
@@ -152,18 +159,19 @@ describe("progressive: 'always'", () => {
     const { tools } = await client.listTools();
     expect(tools[0]!.description).toContain('2 tools of 1 server: echo');
     // The word "tool" finds the echo server's `slow` (its description says --slow-tool); nothing of the gated one.
-    expect((await search(client, 'secret gated tool', 50)).map((t) => t.name)).toEqual(['mcp__echo__slow']);
+    expect((await search(client, 'secret gated tool', 50)).map((t) => t.name)).toEqual(['echo__slow']);
     expect((await search(client, 'echo', 50)).map((t) => t.server)).toEqual(['echo', 'echo']);
 
-    const words = gateway.live.toolNotFoundMessage('mcp__gated__secret_gated_tool');
+    const words = reason(gateway, 'mcp__gated__secret_gated_tool', 'gated__secret_gated_tool');
     expect(words).toMatch(/approv/);
-    expect(await client.callTool({ name: 'describe_tool', arguments: { name: 'mcp__gated__secret_gated_tool' } })).toEqual({
+    expect(await client.callTool({ name: 'describe_tool', arguments: { name: 'gated__secret_gated_tool' } })).toEqual({
       isError: true,
       content: [{ type: 'text', text: words }],
     });
-    const called = await errorOf(client.callTool({ name: 'call_tool', arguments: { name: 'mcp__gated__secret_gated_tool' } }));
-    expect(called.code).toBe(-32603);
-    expect(called.message).toBe(`MCP error -32603: ${words}`);
+    const called = await errorOf(client.callTool({ name: 'call_tool', arguments: { name: 'gated__secret_gated_tool' } }));
+    // Not listed, so the spec's unknown tool (decision 224), with the reason.
+    expect(called.code).toBe(-32602);
+    expect(called.message).toBe(`MCP error -32602: ${words}`);
   }, 30_000);
 
   it('a server added to the settings sends tools/list_changed; the list stays the three, and search finds its tools', async () => {
@@ -176,8 +184,8 @@ describe("progressive: 'always'", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(META);
     expect(tools[0]!.description).toContain('8 tools of 2 servers: echo, many');
-    expect((await search(client, 'tool number 3'))[0]).toMatchObject({ name: 'mcp__many__tool_3', server: 'many' });
-    expect(textOf(await client.callTool({ name: 'call_tool', arguments: { name: 'mcp__many__add_more', arguments: { n: 1 } } }))).toBe('now 6');
+    expect((await search(client, 'tool number 3'))[0]).toMatchObject({ name: 'many__tool_3', server: 'many' });
+    expect(textOf(await client.callTool({ name: 'call_tool', arguments: { name: 'many__add_more', arguments: { n: 1 } } }))).toBe('now 6');
   }, 30_000);
 });
 
@@ -187,7 +195,7 @@ describe('call_tool takes the path of a direct call', () => {
     const client = await clientOf(gateway);
     const progress: number[] = [];
     const result = await client.callTool(
-      { name: 'call_tool', arguments: { name: 'mcp__every__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } } },
+      { name: 'call_tool', arguments: { name: 'every__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } } },
       undefined,
       { onprogress: ({ progress: p }) => progress.push(p) },
     );
@@ -195,7 +203,7 @@ describe('call_tool takes the path of a direct call', () => {
     expect(progress).toEqual([1, 2, 3, 4]);
 
     const controller = new AbortController();
-    const call = client.callTool({ name: 'call_tool', arguments: { name: 'mcp__gw__slow' } }, undefined, { signal: controller.signal });
+    const call = client.callTool({ name: 'call_tool', arguments: { name: 'gw__slow' } }, undefined, { signal: controller.signal });
     await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow started');
     controller.abort(new Error('the user stopped it'));
     await expect(call).rejects.toThrow('the user stopped it');
@@ -210,7 +218,7 @@ describe('call_tool takes the path of a direct call', () => {
       asked.push(params.message);
       return { action: 'accept', content: { name: 'Ada' } };
     });
-    const result = await client.callTool({ name: 'call_tool', arguments: { name: 'mcp__every__trigger-elicitation-request' } });
+    const result = await client.callTool({ name: 'call_tool', arguments: { name: 'every__trigger-elicitation-request' } });
     expect(asked).toEqual(['[every] Please provide inputs for the following fields:']);
     expect(textOf(result)).toContain('- Name: Ada');
   }, 30_000);
@@ -220,21 +228,21 @@ describe("progressive: 'auto'", () => {
   it('switches to the three when the catalog crosses 40 tools and back when it falls under, with a tools/list_changed each time', async () => {
     const { gateway, ws } = await gatewayOver({ echo: echo() }, { progressive: 'auto' });
     const client = await clientOf(gateway);
-    expect(await listed(client)).toEqual(['mcp__echo__echo', 'mcp__echo__slow']);
+    expect(await listed(client)).toEqual(['echo__echo', 'echo__slow']);
     // Unlisted under the threshold, the three still answer (a client that missed a list_changed).
-    expect((await search(client, 'return the text'))[0]!.name).toBe('mcp__echo__echo');
+    expect((await search(client, 'return the text'))[0]!.name).toBe('echo__echo');
 
     let changed = nextListChanged(client);
     ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), many: many(45) } });
     await changed;
     expect(await listed(client)).toEqual(META);
-    expect((await search(client, 'tool number 44'))[0]!.name).toBe('mcp__many__tool_44');
+    expect((await search(client, 'tool number 44'))[0]!.name).toBe('many__tool_44');
 
     changed = nextListChanged(client);
     ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), many: many(30) } });
     await changed;
     expect(await listed(client)).toHaveLength(33);
-    expect(await listed(client)).toContain('mcp__many__tool_29');
+    expect(await listed(client)).toContain('many__tool_29');
   }, 60_000);
 
   it('the token threshold alone switches too', async () => {

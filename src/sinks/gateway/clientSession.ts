@@ -30,7 +30,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
 import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
-import type { GatewayView, ListKind } from '../../model/gatewayView.js';
+import { inCallersWords, meantToolNames, type ExposedNames, type GatewayView, type ListKind } from '../../model/gatewayView.js';
+import { lspOperationOf } from '../../model/lspTools.js';
 import { formForClient } from '../../model/elicitationForm.js';
 import type { GatewayClientInfo, GatewaySession } from './gateway.js';
 import { answerDescribe, answerSearch, CALL_TOOL, callToolTarget, DESCRIBE_TOOL, metaToolCalled, SEARCH_TOOLS, type ToolCatalog } from './progressiveTools.js';
@@ -39,6 +40,8 @@ import type { ResourceSubscriptions } from './resourceSubscriptions.js';
 /** What every client session of one gateway shares. */
 export interface GatewayCore {
   readonly live: McpLive;
+  /** How the view names tools: what an unlisted name a client calls may have meant. */
+  readonly names: ExposedNames;
   /** The current view, once the live's first pass has ended. */
   view(): Promise<GatewayView>;
   /** What tools/list answers and the gateway's own tools work from, of the same view (decision 216). */
@@ -212,7 +215,7 @@ export class ClientSession implements GatewaySession {
         case SEARCH_TOOLS:
           return answerSearch(catalog, params.arguments);
         case DESCRIBE_TOOL:
-          return answerDescribe(catalog, params.arguments, (name) => live.toolNotFoundMessage(name));
+          return answerDescribe(catalog, params.arguments, (name) => this.notFoundWords(name));
         case CALL_TOOL: {
           // A tools/call in other clothes (decision 218): the same route, progress, cancel and errors.
           const target = callToolTarget(params.arguments);
@@ -300,12 +303,23 @@ export class ClientSession implements GatewaySession {
     }
   }
 
-  /** A tool this client may not call now, in the library's words: unknown (invalid params) or its server unavailable. */
+  /**
+   * A tool that is not listed — never configured, its server removed, pending, failed, withheld
+   * — is the spec's unknown tool: invalid params, in the library's words (decision 224).
+   */
   private toolUnavailable(name: string): GatewayError {
+    return new GatewayError(ErrorCode.InvalidParams, this.notFoundWords(name));
+  }
+
+  /**
+   * Why `name` is not listed, in the library's words about the name the client meant (under
+   * `server`, `a__x` is `mcp__a__x` to the library), naming the tool as the client did.
+   */
+  private notFoundWords(name: string): string {
     const { live } = this.core;
-    const server = live.serverOfTool(name);
-    const unavailable = server !== undefined && live.unavailableReason(server) !== undefined;
-    return new GatewayError(unavailable ? ErrorCode.InternalError : ErrorCode.InvalidParams, live.toolNotFoundMessage(name));
+    const meant = meantToolNames(name, this.core.names, (n) => lspOperationOf(n) !== undefined);
+    const known = meant.find((m) => live.serverOfTool(m) !== undefined) ?? meant[0]!;
+    return inCallersWords(live.toolNotFoundMessage(known), known, name);
   }
 }
 

@@ -31,10 +31,11 @@ export interface GatewayHooks {
 
 export interface GatewayOptions {
   /**
-   * 'qualified' (default): tools and prompts under the library's qualified names (tools$ names,
+   * 'server' (default, decision 222): tools and prompts as `server__tool`, the library's
+   * qualified names without `mcp__`. 'qualified': the library's qualified names (tools$ names,
    * mcp__server__tool). 'original': a tool's/prompt's own name when no other live server lists
    * that name, else the qualified one (needed so the official conformance suite can call
-   * `test_simple_text` through the gateway).
+   * `test_simple_text` through the gateway). Every name matches `^[A-Za-z0-9_-]{1,64}$`.
    */
   names?: ExposedNames;
   /**
@@ -81,7 +82,7 @@ const DEFAULT_SERVER_INFO = { name: 'mcp-live', version: '0.1.0' };
  * (`gateway.live.start()`) and disposes it; lists and calls wait for its first pass.
  */
 export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, options: GatewayOptions = {}): Gateway {
-  const names = options.names ?? 'qualified';
+  const names = options.names ?? 'server';
   const progressive = options.progressive;
   const thresholds: ProgressiveThresholds = { ...DEFAULT_PROGRESSIVE_THRESHOLDS, ...options.progressiveThresholds };
   const serverInfo = options.serverInfo ?? DEFAULT_SERVER_INFO;
@@ -148,6 +149,7 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
 
   const core: GatewayCore = {
     live,
+    names,
     calls,
     subscriptions,
     // Lists and calls wait for the first pass, so a client started with the gateway sees its
