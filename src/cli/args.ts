@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { EXPOSED_NAME_MODES, type ExposedNames } from '../model/gatewayView.js';
 import type { TransportKind } from '../model/types.js';
 import { DEFAULT_IDLE_GRACE_MS } from '../sinks/connectionPool.js';
 import { commaList, EDITABLE_SCOPES, serverEntryFromFlags, type EditableScope } from './serverEntryFromFlags.js';
@@ -66,8 +67,11 @@ export interface ServeCommand {
   action: 'run' | 'stdio' | 'daemon' | 'print-token' | 'stop';
   /** `--port`: for `run` default {@link DEFAULT_GATEWAY_PORT}; a daemon serves HTTP only when given. 0 = any free port. */
   port?: number;
-  /** `--names`: tools under their qualified names (`mcp__server__tool`, default) or as the servers name them. */
-  names: 'qualified' | 'original';
+  /**
+   * `--names`: tools and prompts as `server__tool` (`server`, the default), under the library's
+   * qualified names (`mcp__server__tool`) or as the servers name them (decision 222).
+   */
+  names: ExposedNames;
   /**
    * `--progressive` (`always`) or `--progressive auto`: tools/list shows only search_tools,
    * call_tool and describe_tool — always, or while the catalog is over 40 tools or 10,000
@@ -78,6 +82,11 @@ export interface ServeCommand {
   ui: boolean;
   /** `--linger-ms`: how long a daemon outlives its last client (default: the pool's idle grace). */
   lingerMs?: number;
+  /**
+   * `--restart-on-change` (with `--stdio` only): the relay ends the client's session once the
+   * lists it has read change, for clients that ignore `list_changed` (decisions 226–228).
+   */
+  restartOnChange?: true;
   json: boolean;
   options: CommonOptions;
 }
@@ -133,7 +142,12 @@ Serve options:
   --stdio                             speak MCP on stdin/stdout (a client launches this)
   --port N                            HTTP port on 127.0.0.1 (default ${DEFAULT_GATEWAY_PORT}; 0: any free port; with
                                       --stdio the started gateway serves HTTP only when given)
-  --names qualified|original          tool names: mcp__server__tool (default) or as each server names them
+  --names server|qualified|original   tool and prompt names: server__tool (default), mcp__server__tool, or as
+                                      each server names them (mcp__server__tool where two share one); always
+                                      letters, digits, _ and -, at most 64 characters
+  --restart-on-change                 with --stdio: end the client's session when the tools, prompts or resources
+                                      it listed change, so a client that ignores list_changed reconnects to list
+                                      them again
   --progressive [auto]                list only search_tools, call_tool and describe_tool (the model finds the
                                       rest by search); auto: only while over 40 tools or 10,000 tokens
   --ui                                also show the interactive session (approve servers there)
@@ -326,6 +340,7 @@ const SERVE_OPTIONS = {
   port: { type: 'string' },
   names: { type: 'string' },
   progressive: { type: 'string' },
+  'restart-on-change': { type: 'boolean' },
   ui: { type: 'boolean' },
   'linger-ms': { type: 'string' },
   'print-token': { type: 'boolean' },
@@ -338,6 +353,7 @@ interface ServeFlags {
   port?: string;
   names?: string;
   progressive?: string;
+  'restart-on-change'?: boolean;
   ui?: boolean;
   'linger-ms'?: string;
   'print-token'?: boolean;
@@ -353,11 +369,13 @@ function serveCommand(flags: ServeFlags, json: boolean, options: CommonOptions):
   if (action === 'stdio' && json) throw new UsageError('serve --stdio: stdout is the MCP channel, so no --json');
   if (flags.ui === true && (action !== 'run' || json)) throw new UsageError('--ui goes with serve alone (not --stdio or --json)');
   if (action === 'print-token' || action === 'stop') {
-    const extra = (['port', 'names', 'progressive', 'ui', 'linger-ms'] as const).find((key) => flags[key] !== undefined);
+    const extra = (['port', 'names', 'progressive', 'restart-on-change', 'ui', 'linger-ms'] as const).find((key) => flags[key] !== undefined);
     if (extra !== undefined) throw new UsageError(`serve --${action} takes no --${extra}`);
   }
-  const names = flags.names ?? 'qualified';
-  if (names !== 'qualified' && names !== 'original') throw new UsageError(`--names expects "qualified" or "original", got "${names}"`);
+  // A relay's behaviour: a gateway of its own has no relay to end (decision 228).
+  if (flags['restart-on-change'] === true && action !== 'stdio') throw new UsageError('--restart-on-change goes with serve --stdio');
+  const names = flags.names ?? EXPOSED_NAME_MODES[0]!;
+  if (!isExposedNames(names)) throw new UsageError(`--names expects ${EXPOSED_NAME_MODES.map((m) => `"${m}"`).join(', ')}, got "${names}"`);
   const progressive = flags.progressive;
   if (progressive !== undefined && progressive !== 'always' && progressive !== 'auto') {
     throw new UsageError(`--progressive expects nothing, "auto" or "always", got "${progressive}"`);
@@ -373,9 +391,14 @@ function serveCommand(flags: ServeFlags, json: boolean, options: CommonOptions):
     ...(progressive === undefined ? {} : { progressive }),
     ui: flags.ui ?? false,
     ...(lingerMs === undefined ? {} : { lingerMs }),
+    ...(flags['restart-on-change'] === true ? { restartOnChange: true as const } : {}),
     json,
     options,
   };
+}
+
+function isExposedNames(text: string): text is ExposedNames {
+  return (EXPOSED_NAME_MODES as readonly string[]).includes(text);
 }
 
 function wholeNumber(flag: string, text: string, what: string): number {

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpLiveOptions } from '../createMcpLive.js';
 import { settingsPaths } from '../settingsPaths.js';
-import { attachToGateway, relayStdio, stopGateway } from '../sinks/gateway/gatewayDaemon.js';
+import { attachToGateway, relayStdio, RESTART_QUIET_MS, stopGateway } from '../sinks/gateway/gatewayDaemon.js';
 import { GATEWAY_TOKEN_FILE, gatewayToken } from '../sinks/gateway/gatewayToken.js';
 import { gatewayAddress, readGatewayRecord, type GatewayAddress } from '../sinks/gateway/localSocket.js';
 import { defaultRuntimeDir } from '../sinks/processGroupRegistry.js';
@@ -64,7 +64,9 @@ export async function runServe(
 
 /**
  * The options a gateway's live set depends on besides the profile and workspace (which name its
- * socket): a client started with other ones must not silently get this gateway's servers.
+ * socket): a client started with other ones must not silently get this gateway's servers. The
+ * names are (`--names`: a client must find the tools under the names it was started for);
+ * `--restart-on-change` is not: it is what the client's own relay does (decision 228).
  */
 function configDigest(paths: ReturnType<typeof settingsPaths>, options: McpLiveOptions, command: ServeCommand): string {
   const shape: unknown[] = [paths.system ?? null, paths.cli, paths.lspCli, options.allowedMcpServerNames ?? null, paths.approvals, options.strategy ?? 'incremental', command.names];
@@ -83,7 +85,11 @@ async function relay(command: ServeCommand, target: ServeTarget, io: ServeIo): P
         `end it with "mcp-live serve --stop --cwd ${target.cwd}" to start one with them`,
     );
   }
-  await relayStdio(socket, io.stdin, io.stdout);
+  const end = await relayStdio(socket, io.stdin, io.stdout, command.restartOnChange ? { restartOnChange: { quietMs: RESTART_QUIET_MS } } : {});
+  if (end === 'restarted') {
+    // The client is told on stdout's end; this is for its log (decision 226).
+    io.stderr.write("mcp-live: the gateway's lists changed; ending this session so the client reconnects and lists them again (--restart-on-change)\n");
+  }
   return 0;
 }
 

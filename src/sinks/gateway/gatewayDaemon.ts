@@ -3,6 +3,8 @@ import { closeSync, openSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { clientSent, gatewaySent, NEW_RELAY_WATCH, restartIn } from '../../model/relayRestart.js';
+import { BoundedLineSplitter } from '../../streams/boundedLineSplitter.js';
 import { makePrivateDirectory } from '../processGroupRegistry.js';
 import { isRunning, procfsAvailable } from '../processTable.js';
 import { connectGatewaySocket, readGatewayRecord, type GatewayAddress, type GatewayRecord } from './localSocket.js';
@@ -57,19 +59,89 @@ function startDaemon(address: GatewayAddress, daemon: DaemonCommand): void {
   }
 }
 
+/** How a relay ended: its socket closed (the client or the gateway went), or it ended the session for `--restart-on-change`. */
+export type RelayEnd = 'closed' | 'restarted';
+
+export interface RelayOptions {
+  /**
+   * `--restart-on-change` (decisions 226, 227): end the session once a list the client read has
+   * changed and stayed unchanged for `quietMs`, with none of its requests unanswered.
+   */
+  restartOnChange?: { quietMs: number };
+}
+
+/** Decision 227: one settings edit starting a few servers is one restart, not one per server. */
+export const RESTART_QUIET_MS = 1_000;
+
+/** The longest line the watch reads (a longer one still passes, unread): 16 MiB. */
+const MAX_WATCHED_LINE_BYTES = 16 * 1024 * 1024;
+
 /**
  * Byte relay between a client's stdio and the gateway's socket: the relay has no servers and no
  * session of its own. Ends when the socket closes; stdin's end (the client left) ends the socket.
+ * With `restartOnChange` it also reads the messages it passes (they pass unchanged) and ends
+ * the session itself when {@link restartIn} says so: the socket ends (the gateway and its other
+ * clients go on) and the caller exits, so the client sees its server go away.
  */
-export function relayStdio(socket: Socket, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<void> {
+export function relayStdio(socket: Socket, input: NodeJS.ReadableStream, output: NodeJS.WritableStream, options: RelayOptions = {}): Promise<RelayEnd> {
   return new Promise((resolve) => {
+    let end: RelayEnd = 'closed';
     socket.on('error', () => socket.destroy());
     // The client closed its end of our stdout: nobody reads the gateway's answers any more.
     output.on('error', () => socket.destroy());
-    socket.once('close', () => resolve());
+    socket.once('close', () => resolve(end));
     input.pipe(socket);
     socket.pipe(output, { end: false });
+    // After the pipes: a message is passed on before it is read here, so what ends the session
+    // (the answer the restart waited for) has gone out.
+    if (options.restartOnChange !== undefined) {
+      watchLists(socket, input, options.restartOnChange.quietMs, () => {
+        end = 'restarted';
+        input.unpipe(socket);
+        socket.destroy();
+      });
+    }
   });
+}
+
+function watchLists(socket: Socket, input: NodeJS.ReadableStream, quietMs: number, restart: () => void): void {
+  let watch = NEW_RELAY_WATCH;
+  let timer: NodeJS.Timeout | undefined;
+  const check = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (socket.destroyed) return;
+    const wait = restartIn(watch, Date.now(), quietMs);
+    if (wait === 0) restart();
+    else if (wait !== undefined) timer = setTimeout(check, wait);
+  };
+  const fromClient = new BoundedLineSplitter(MAX_WATCHED_LINE_BYTES);
+  const fromGateway = new BoundedLineSplitter(MAX_WATCHED_LINE_BYTES);
+  input.on('data', (chunk: Buffer | string) => {
+    for (const piece of fromClient.push(bytesOf(chunk))) if ('line' in piece && piece.line !== '') watch = clientSent(watch, parsed(piece.line));
+    check();
+  });
+  socket.on('data', (chunk: Buffer) => {
+    for (const piece of fromGateway.push(chunk)) {
+      if ('line' in piece && piece.line === '') continue;
+      watch = gatewaySent(watch, 'line' in piece ? parsed(piece.line) : undefined, Date.now());
+    }
+    check();
+  });
+  socket.once('close', () => clearTimeout(timer));
+}
+
+function bytesOf(chunk: Buffer | string): Buffer {
+  return typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+}
+
+/** The message on a line, or undefined when it is not JSON. */
+function parsed(line: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
