@@ -59,13 +59,13 @@ export async function runGatewayBench(o: GatewayBenchOptions): Promise<GatewayRe
     const ways = {
       direct: [await connect(opened, new StdioClientTransport({ command: process.execPath, args: [FIXTURE] })), 'echo'],
       directHttp: [await connect(opened, new StreamableHTTPClientTransport(new URL(httpServer.url))), 'echo'],
-      http: [await connect(opened, httpTransport(gateway)), 'mcp__echo__echo'],
+      http: [await connect(opened, httpTransport(gateway)), 'echo__echo'],
       socket: [
         await connect(
           opened,
           new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio', ...gatewayArgs(gateway)], env: envOf(gateway), stderr: 'ignore' }),
         ),
-        'mcp__echo__echo',
+        'echo__echo',
       ],
     } as const;
     const samples: Record<keyof typeof ways, number[]> = { direct: [], directHttp: [], http: [], socket: [] };
@@ -192,7 +192,7 @@ async function measureFanOut(g: Gateway, clients: number, edits: number, opened:
     const before = noticed.map((n) => n.length);
     const saved = performance.now();
     writeJson(g.settings, { mcpServers: servers });
-    const wanted = (names: string[]) => names.includes('mcp__extra__echo') === adding;
+    const wanted = (names: string[]) => names.includes('extra__echo') === adding;
     const deadline = saved + 30_000;
     while (!listed.every((l) => l.some((x) => x.at > saved && wanted(x.names)))) {
       if (performance.now() > deadline) throw new Error(`fan-out to ${clients}: not every client saw the new tools within 30 s`);

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isAlive } from '../integration/processes.js';
 import { CLI, CliSession, Workspace } from './cliSession.js';
@@ -93,7 +93,7 @@ async function toolNames(client: Client): Promise<string[]> {
 }
 
 async function echo(client: Client, text: string): Promise<string> {
-  const result = (await client.callTool({ name: 'mcp__a__echo', arguments: { text } })) as CallToolResult;
+  const result = (await client.callTool({ name: 'a__echo', arguments: { text } })) as CallToolResult;
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 }
 
@@ -116,11 +116,11 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     const w = newWorkspace();
     w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
     const first = await stdioClient(w, ['--linger-ms', '1500']);
-    await waitUntil(async () => (await toolNames(first.client)).includes('mcp__a__echo'), 'a listed');
+    await waitUntil(async () => (await toolNames(first.client)).includes('a__echo'), 'a listed');
     expect(await echo(first.client, 'hello')).toBe('hello');
 
     const second = await stdioClient(w, ['--linger-ms', '1500']);
-    expect(await toolNames(second.client)).toContain('mcp__a__echo');
+    expect(await toolNames(second.client)).toContain('a__echo');
     expect(await echo(second.client, 'again')).toBe('again');
     expect(w.starts()).toEqual(['a']);
     expect(daemons(w)).toHaveLength(1);
@@ -154,7 +154,7 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     const w = newWorkspace();
     w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
     const [one, two] = await Promise.all([stdioClient(w), stdioClient(w)]);
-    await waitUntil(async () => (await toolNames(one.client)).includes('mcp__a__echo'), 'a listed');
+    await waitUntil(async () => (await toolNames(one.client)).includes('a__echo'), 'a listed');
     expect(await echo(two.client, 'both')).toBe('both');
     // Both clients may have started a daemon: the one that lost the socket exits once it finds the
     // other accepting, which on a loaded machine can be after both clients were answered.
@@ -166,7 +166,7 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     const w = newWorkspace();
     w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
     const { client } = await stdioClient(w, ['--linger-ms', '60000']);
-    await waitUntil(async () => (await toolNames(client)).includes('mcp__a__echo'), 'a listed');
+    await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
     const [daemon] = daemons(w);
     const [backend] = backends(w);
     let closed = false;
@@ -185,14 +185,14 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     const w = newWorkspace();
     w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
     const first = await stdioClient(w);
-    await waitUntil(async () => (await toolNames(first.client)).includes('mcp__a__echo'), 'a listed');
+    await waitUntil(async () => (await toolNames(first.client)).includes('a__echo'), 'a listed');
     const [daemon] = daemons(w);
     const [backend] = backends(w);
     process.kill(daemon!.pid, 'SIGKILL');
     await waitUntil(() => daemons(w).length === 0, 'daemon killed');
 
     const next = await stdioClient(w);
-    await waitUntil(async () => (await toolNames(next.client)).includes('mcp__a__echo'), 'a listed by the new gateway');
+    await waitUntil(async () => (await toolNames(next.client)).includes('a__echo'), 'a listed by the new gateway');
     expect(await echo(next.client, 'new')).toBe('new');
     expect(daemons(w)).toHaveLength(1);
     await waitUntil(() => !isAlive(backend!.pid), 'the dead gateway’s server ended', 10_000);
@@ -204,7 +204,7 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     const other = join(w.root, 'other');
     w.write(join(other, '.mcp.json'), {});
     const one = await stdioClient(w);
-    await waitUntil(async () => (await toolNames(one.client)).includes('mcp__a__echo'), 'a listed');
+    await waitUntil(async () => (await toolNames(one.client)).includes('a__echo'), 'a listed');
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, 'serve', '--stdio', '--cwd', other],
@@ -226,15 +226,15 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     const { client } = await stdioClient(w);
     let listChanged = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
-    await waitUntil(async () => (await toolNames(client)).includes('mcp__a__echo'), 'a listed');
+    await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
     await new Promise((r) => setTimeout(r, 500));
-    expect(await toolNames(client)).not.toContain('mcp__p__echo');
+    expect(await toolNames(client)).not.toContain('p__echo');
     expect(w.starts()).toEqual(['a']);
     const before = listChanged;
 
     expect((await cli(w, ['approvals', 'approve', 'p', '--cwd', w.cwd])).code).toBe(0);
     await waitUntil(() => listChanged > before, 'tools/list_changed');
-    await waitUntil(async () => (await toolNames(client)).includes('mcp__p__echo'), 'p listed');
+    await waitUntil(async () => (await toolNames(client)).includes('p__echo'), 'p listed');
     expect(w.starts()).toEqual(['a', 'p']);
   });
 
@@ -244,6 +244,69 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no --json');
     expect(daemons(w)).toEqual([]);
+  });
+});
+
+describe('serve --stdio as real clients need it (issue 23 §1)', () => {
+  it('names are server__tool by default; an unlisted tool is -32602 with the reason; a client with other --names is refused by the running gateway', async () => {
+    const w = newWorkspace();
+    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+    w.write(w.mcpJson, { mcpServers: { p: w.server('p') } });
+    const { client } = await stdioClient(w);
+    await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
+    expect(await toolNames(client)).toEqual(['a__echo', 'a__slow']);
+    for (const [name, says] of [
+      ['p__echo', /^Tool "p__echo" is not available: MCP server "p" .*approv/],
+      ['nowhere__echo', /^Tool "nowhere__echo" is not available: no MCP server "nowhere" is configured/],
+    ] as const) {
+      const error = await client.callTool({ name, arguments: { text: 'x' } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(-32602);
+      expect((error as McpError).message.replace('MCP error -32602: ', '')).toMatch(says);
+    }
+    const qualified = await cli(w, ['serve', '--stdio', '--cwd', w.cwd, '--debounce', '100', '--names', 'qualified']);
+    expect(qualified.code).not.toBe(0);
+    expect(qualified.stderr).toContain('runs with other options than these');
+    // --restart-on-change is the relay's own: the same gateway serves it.
+    const restarting = await stdioClient(w, ['--restart-on-change']);
+    expect(await toolNames(restarting.client)).toEqual(['a__echo', 'a__slow']);
+    expect(daemons(w)).toHaveLength(1);
+  });
+
+  it('--restart-on-change: a settings edit ends that relay (it exits, the client sees it go) once the change settles; the daemon and the other client go on; a new relay lists the change', async () => {
+    const w = newWorkspace();
+    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+    const staying = await stdioClient(w, ['--linger-ms', '60000']);
+    await waitUntil(async () => (await toolNames(staying.client)).includes('a__echo'), 'a listed');
+    const restarting = await stdioClient(w, ['--restart-on-change']);
+    // Like Qwen Code: it lists once and ignores tools/list_changed.
+    expect(await toolNames(restarting.client)).toEqual(['a__echo', 'a__slow']);
+    const relay = restarting.transport.pid!;
+    let stderr = '';
+    restarting.transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let closed = false;
+    restarting.client.onclose = () => (closed = true);
+    const [daemon] = daemons(w);
+    // Nothing changed: it stays.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(closed).toBe(false);
+
+    w.atomicWrite(w.userSettings, { mcpServers: { a: w.server('a'), b: w.server('b', ['--tools', 'added']) } });
+    await waitUntil(() => closed, 'the restarting client sees its server go away');
+    await waitUntil(() => !isAlive(relay), 'the relay exited');
+    expect(stderr).toContain('ending this session so the client reconnects');
+    expect(isAlive(daemon!.pid)).toBe(true);
+    expect(daemons(w).map((d) => d.pid)).toEqual([daemon!.pid]);
+    await waitUntil(async () => (await toolNames(staying.client)).includes('b__added'), 'b listed by the client that stayed');
+    expect(await echo(staying.client, 'still here')).toBe('still here');
+    // What a client that reconnects by itself gets: the new list, from the same gateway.
+    const again = await stdioClient(w, ['--restart-on-change']);
+    expect(await toolNames(again.client)).toEqual(expect.arrayContaining(['a__echo', 'b__added']));
+    expect(daemons(w).map((d) => d.pid)).toEqual([daemon!.pid]);
+    expect(w.starts()).toEqual(['a', 'b']);
   });
 });
 
@@ -294,7 +357,7 @@ describe('mcp-live serve over Streamable HTTP', () => {
     const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
     await client.connect(transport);
     clients.push(client);
-    expect(await toolNames(client)).toContain('mcp__a__echo');
+    expect(await toolNames(client)).toContain('a__echo');
     expect(await echo(client, 'over http')).toBe('over http');
     await session.waitFor((e) => e.type === 'client-connected' && e.transport === 'http', { what: 'client-connected' });
 

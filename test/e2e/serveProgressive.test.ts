@@ -81,8 +81,8 @@ describe('mcp-live serve --stdio --progressive', () => {
     const client = await stdioClient(w, ['--progressive']);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_tools', 'call_tool', 'describe_tool']);
     const found = await client.callTool({ name: 'search_tools', arguments: { query: 'return the text' } });
-    expect((JSON.parse(textOf(found)) as { tools: { name: string }[] }).tools[0]!.name).toBe('mcp__a__echo');
-    const called = await client.callTool({ name: 'call_tool', arguments: { name: 'mcp__a__echo', arguments: { text: 'through the daemon' } } });
+    expect((JSON.parse(textOf(found)) as { tools: { name: string }[] }).tools[0]!.name).toBe('a__echo');
+    const called = await client.callTool({ name: 'call_tool', arguments: { name: 'a__echo', arguments: { text: 'through the daemon' } } });
     expect(textOf(called)).toBe('through the daemon');
     expect(processesMentioning(w.root).filter((p) => p.command.includes('serve --daemon')).map((p) => p.command)).toEqual([
       expect.stringContaining('--progressive=always') as string,

@@ -50,8 +50,8 @@ describe('serve --ui in a terminal (tmux)', () => {
     client = new Client({ name: 'serve-ui-e2e', version: '1.0.0' });
     await client.connect(transport);
     const names = async () => (await client!.listTools()).tools.map((t) => t.name);
-    expect(await names()).toContain('mcp__mine__echo');
-    expect(await names()).not.toContain('mcp__repo__echo');
+    expect(await names()).toContain('mine__echo');
+    expect(await names()).not.toContain('repo__echo');
     expect(ws.starts()).toEqual(['mine']);
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
@@ -59,7 +59,7 @@ describe('serve --ui in a terminal (tmux)', () => {
     // The user approves in the gateway's terminal.
     execFileSync('tmux', ['send-keys', '-t', SESSION, 'Enter']);
     await waitFor(() => changed > 0, 'tools/list_changed at the client');
-    expect(await names()).toContain('mcp__repo__echo');
+    expect(await names()).toContain('repo__echo');
     expect(ws.starts().sort()).toEqual(['mine', 'repo']);
 
     const relay = transport.pid!;
