@@ -65,8 +65,9 @@ export async function runServe(
 /**
  * The options a gateway's live set depends on besides the profile and workspace (which name its
  * socket): a client started with other ones must not silently get this gateway's servers. The
- * names are (`--names`: a client must find the tools under the names it was started for);
- * `--restart-on-change` is not: it is what the client's own relay does (decision 228).
+ * names are part of it (`--names`: a client must find the tools under the names it was started
+ * for, decision 225); `--restart-on-change` is not: it is what the client's own relay does
+ * (decision 228).
  */
 function configDigest(paths: ReturnType<typeof settingsPaths>, options: McpLiveOptions, command: ServeCommand): string {
   const shape: unknown[] = [paths.system ?? null, paths.cli, paths.lspCli, options.allowedMcpServerNames ?? null, paths.approvals, options.strategy ?? 'incremental', command.names];
