@@ -8,7 +8,8 @@ import { sha256Hex } from './sha256Hex.js';
 /**
  * How a server is reached, as one hash (SPEC §6): SHA-256 hex over the canonical JSON of
  * transport, command, args (ordered), cwd, env (sorted), url, headers (sorted), timeout,
- * connectTimeout, maxMessageBytes and the `oauth` block — after variable expansion, so a changed secret, or an extension that moved
+ * connectTimeout, maxMessageBytes, the `oauth` block, the `headersHelper` command and where it
+ * runs, `healthCheck` and `roots` — after variable expansion, so a changed secret, or an extension that moved
  * (`${extensionPath}`), reconnects. Both deadlines are in it because a connection keeps the ones
  * it was opened with: a changed deadline takes effect by reconnecting. View fields are not in
  * it: changing them re-filters in place. (`httpUrl` has been folded into `url` by the resolver;
@@ -30,6 +31,13 @@ export function fingerprint(resolved: ResolvedServerConfig): string {
       maxMessageBytes: resolved.maxMessageBytes,
       // How a token is got decides what the server sees; `autoStart` only when the flow begins.
       oauth: resolved.oauth === undefined ? undefined : { ...resolved.oauth, autoStart: undefined },
+      // Decisions 240, 241, 243: each is the connection's from its start (the helper's headers,
+      // the ping timer, the capability negotiated in `initialize`); absent ones are left out, so an
+      // entry without them keeps its fingerprint. The helper's output is not: it is fetched anew at
+      // each connect, and a secret never belongs in a hash.
+      headersHelper: resolved.headersHelper,
+      healthCheck: resolved.healthCheck,
+      roots: resolved.roots,
       // A language server (issue 14): how it is spoken to; its view (settings, routing…) is not in it.
       lsp:
         resolved.lsp === undefined

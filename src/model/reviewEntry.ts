@@ -27,7 +27,8 @@ export interface EntryReview {
 /**
  * What the approval dialog, `approval-required` and `plan` show of an entry: command and args,
  * `cwd`, every env key with its value as written, the URL, every header with its value as
- * written, `type`, `trust`, `timeout`, `disabled`, and the environment variables it reads — so
+ * written, the `headersHelper` command (a process it runs at every connect), every root it is
+ * given, `type`, `trust`, `timeout`, `disabled`, and the environment variables it reads — so
  * `env: {NODE_OPTIONS: "--require ./evil.cjs"}` or a header carrying `${GITHUB_TOKEN}` is never
  * approved unseen. Values are taken from {@link entryForReview}: a gated entry's (`scope`
  * `project` or `workspace`) exactly as written, another's with its literal secrets masked;
@@ -65,6 +66,10 @@ export function reviewEntry(entry: unknown, kind: ServerKind = 'mcp', scope?: Sc
     push('args', args);
   }
   push('cwd', field('cwd'));
+  // The directories a server is told it may work in (decision 243): one line each, like `cwd`.
+  const roots = field('roots');
+  if (Array.isArray(roots)) for (const root of roots as unknown[]) push('root', root);
+  else push('roots', roots);
   for (const [key, value] of entries(field('env'))) push('env', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   push('url', field('url'));
   push('httpUrl', field('httpUrl'));
@@ -75,6 +80,8 @@ export function reviewEntry(entry: unknown, kind: ServerKind = 'mcp', scope?: Sc
   for (const [key, value] of entries(field('headers'))) {
     push('header', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   }
+  // A command run on this machine at every connect (decision 240): as much a process as `command`.
+  push('headersHelper', field('headersHelper'));
   // Where a token comes from and goes (issue 12): endpoints, client, grant, scopes.
   for (const [key, value] of entries(field('oauth'))) push('oauth', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   push('trust', field('trust'));

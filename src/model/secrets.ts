@@ -356,8 +356,11 @@ function copyData(value: unknown): unknown {
   return out;
 }
 
-/** The fields `$VAR` expansion reads (see `resolveServerConfig`). */
-const EXPANDED_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'httpUrl', 'headers'];
+/**
+ * The fields that read the environment: those `$VAR` expansion reads (see `resolveServerConfig`),
+ * and `headersHelper`, whose shell reads every `$VAR` of its command (decision 240).
+ */
+const EXPANDED_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'httpUrl', 'headers', 'roots', 'headersHelper'];
 
 /** Every `$VAR` / `${VAR}` name the entry as written reads, sorted, each once ("reads from your environment"). */
 export function referencedVariables(config: unknown): string[] {

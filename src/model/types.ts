@@ -54,6 +54,15 @@ export interface ServerConfig {
   lazy?: boolean;
   /** Stop the server after this many ms without a request in flight; the next request starts it again. */
   idleTimeout?: number;
+  /**
+   * A remote server's shell command whose stdout is a JSON object of headers, merged over
+   * `headers` at each connect and again on a 401 (Claude Code's field; decision 240).
+   */
+  headersHelper?: string;
+  /** A periodic MCP `ping` (decision 241): `true` (defaults), `false` (off), or its interval and timeout. */
+  healthCheck?: boolean | { intervalMs?: number; timeoutMs?: number };
+  /** The roots this server is given (decision 243): `false` = no roots capability; paths = those roots. */
+  roots?: false | string[];
   [unknown: string]: unknown;
 }
 
@@ -107,7 +116,43 @@ export interface ResolvedServerConfig {
    * repeated in the view so that a change applies to the live connection in place.
    */
   lifecycle?: Lifecycle;
+  /**
+   * A remote server's `headersHelper` (decision 240): the shell command as written (only the
+   * built-in `${workspacePath}` / `${extensionPath}` / `${/}` expanded — the shell reads the rest
+   * of the environment itself) and the directory it runs in (the workspace).
+   */
+  headersHelper?: { command: string; cwd?: string };
+  /**
+   * The entry's `healthCheck` (decision 241): `false` turns the default off, an object sets it.
+   * Absent when not written: the connector's default applies (`healthCheckOf` in validate.ts).
+   */
+  healthCheck?: false | HealthCheck;
+  /**
+   * The entry's `roots` (decision 243): `false` advertises no roots capability; a list is what
+   * `roots/list` answers, paths resolved against the workspace as `file://` URIs. Absent: the
+   * session's roots (the workspace).
+   */
+  roots?: false | readonly Root[];
 }
+
+/** A periodic `ping` of a live connection (decision 241). */
+export interface HealthCheck {
+  /** From one answer (or the connect) to the next ping, ms. */
+  intervalMs: number;
+  /** How long a ping may go unanswered before the connection counts as lost, ms. */
+  timeoutMs: number;
+}
+
+/** One root as `roots/list` gives it. */
+export interface Root {
+  uri: string;
+  name?: string;
+}
+
+/** A remote server's health check when its entry says nothing (decision 241): a ping a minute. */
+export const DEFAULT_HEALTH_CHECK: HealthCheck = { intervalMs: 60_000, timeoutMs: 10_000 };
+/** The shortest `healthCheck.intervalMs`: a second (a ping is a request the server answers). */
+export const MIN_HEALTH_CHECK_INTERVAL_MS = 1_000;
 
 /** When a server's process runs: started on first use (`lazy`), stopped after `idleTimeoutMs` without a request. */
 export interface Lifecycle {

@@ -1,4 +1,5 @@
-import { resolve, sep } from 'node:path';
+import { basename, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   fieldProblems,
   isBoolean,
@@ -14,10 +15,14 @@ import {
 import { oauthProblems, resolveOAuthSettings } from './oauthSettings.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_HEALTH_CHECK,
   DEFAULT_TIMEOUT_MS,
   MAX_MESSAGE_BYTES_CAP,
   MAX_TIMEOUT_MS,
+  MIN_HEALTH_CHECK_INTERVAL_MS,
+  type HealthCheck,
   type Lifecycle,
+  type Root,
   type ResolvedServerConfig,
   type ServerConfig,
   type TransportKind,
@@ -56,6 +61,19 @@ const FIELD_CHECKS: readonly (FieldRule & readonly [keyof ServerConfig & string,
   ['maxMessageBytes', isPositiveWholeNumber, 'a positive whole number (bytes)'],
   ['lazy', isBoolean, 'a boolean'],
   ['idleTimeout', isPositiveNumber, 'a positive number (milliseconds)'],
+  ['headersHelper', isNonEmptyString, 'a non-empty string (a shell command)'],
+  ['healthCheck', (value) => typeof value === 'boolean' || isPlainObject(value), 'true, false or an object'],
+  ['roots', (value) => value === false || (Array.isArray(value) && value.every(isNonEmptyString)), 'false or an array of paths (non-empty strings)'],
+];
+
+/** The fields of a `healthCheck` block (decision 241). */
+const HEALTH_CHECK_CHECKS: readonly FieldRule[] = [
+  [
+    'intervalMs',
+    (value) => isPositiveNumber(value) && (value as number) >= MIN_HEALTH_CHECK_INTERVAL_MS,
+    `a number of milliseconds, at least ${MIN_HEALTH_CHECK_INTERVAL_MS}`,
+  ],
+  ['timeoutMs', isPositiveNumber, 'a positive number (milliseconds)'],
 ];
 
 /**
@@ -69,6 +87,7 @@ export function validateServerConfig(raw: unknown): { ok: true; config: ServerCo
   if (!isPlainObject(raw)) return { ok: false, error: 'server config must be an object' };
   const problems = fieldProblems(raw, FIELD_CHECKS);
   if (Object.hasOwn(raw, 'oauth') && raw.oauth !== undefined) problems.push(...oauthProblems(raw.oauth));
+  if (Object.hasOwn(raw, 'healthCheck') && isPlainObject(raw.healthCheck)) problems.push(...fieldProblems(raw.healthCheck, HEALTH_CHECK_CHECKS, 'healthCheck.'));
   return problems.length === 0 ? { ok: true, config: raw } : { ok: false, error: problems.join('; ') };
 }
 
@@ -149,6 +168,18 @@ export function expandVars(s: string, env: Environment, builtins: BuiltinVariabl
   });
 }
 
+/**
+ * Expands only the braced {@link BuiltinVariables} (and `${/}`); every other reference stays as
+ * written. For a `headersHelper` (decision 240): a shell runs it and reads the environment
+ * itself, so `$TOKEN` must reach the shell as `$TOKEN` — but `${extensionPath}` is mcp-live's.
+ */
+export function expandBuiltins(s: string, builtins: BuiltinVariables): string {
+  return s.replace(VARIABLE, (match: string, _bare: string | undefined, braced: string | undefined, fallback: string | undefined) => {
+    if (braced === undefined || fallback !== undefined) return match;
+    return builtinValue(braced, builtins) ?? match;
+  });
+}
+
 /** The warning for a variable an entry reads that is not set: names only, never values. */
 export function unsetVariableWarning(name: string): string {
   return `${name} is not set`;
@@ -193,6 +224,57 @@ export function lifecycleOf(config: Pick<ServerConfig, 'lazy' | 'idleTimeout'>, 
  */
 export function messageCap(config: Pick<ServerConfig, 'maxMessageBytes'>): { maxMessageBytes?: number } {
   return config.maxMessageBytes === undefined ? {} : { maxMessageBytes: Math.min(config.maxMessageBytes, MAX_MESSAGE_BYTES_CAP) };
+}
+
+/**
+ * `healthCheck` as resolved (decision 241): `true` is the default ping, an object fills in the
+ * default for what it leaves out (the timeout capped at {@link MAX_TIMEOUT_MS}, the interval at
+ * a day), `false` stays `false` (it turns a remote server's default off). Absent when not written,
+ * so an entry without it keeps its fingerprint.
+ */
+export function healthCheckField(config: Pick<ServerConfig, 'healthCheck'>): { healthCheck?: false | HealthCheck } {
+  const written = config.healthCheck;
+  if (written === undefined) return {};
+  if (written === false) return { healthCheck: false };
+  const block = written === true ? {} : written;
+  return {
+    healthCheck: {
+      intervalMs: Math.min(Math.ceil(block.intervalMs ?? DEFAULT_HEALTH_CHECK.intervalMs), MAX_IDLE_TIMEOUT_MS),
+      timeoutMs: capped(Math.ceil(block.timeoutMs ?? DEFAULT_HEALTH_CHECK.timeoutMs)),
+    },
+  };
+}
+
+/**
+ * The health check a connection runs (decision 241): the entry's, else a ping a minute for a
+ * remote server ({@link DEFAULT_HEALTH_CHECK}) and none for a stdio one — a stdio server that dies
+ * closes its pipes, which says so at once; a remote one can vanish without a word. Undefined: none.
+ */
+export function healthCheckOf(resolved: Pick<ResolvedServerConfig, 'transport' | 'healthCheck' | 'lsp'>): HealthCheck | undefined {
+  if (resolved.lsp !== undefined || resolved.healthCheck === false) return undefined;
+  return resolved.healthCheck ?? (resolved.transport === 'stdio' ? undefined : DEFAULT_HEALTH_CHECK);
+}
+
+/**
+ * `roots` as resolved (decision 243): `false` stays `false`; each path is `$VAR`-expanded,
+ * resolved against the workspace (like `cwd`) and given as a `file://` URI named by its last
+ * segment; a value that is a `file://` URI already is taken as it is. Absent when not written.
+ */
+export function rootsField(
+  config: Pick<ServerConfig, 'roots'>,
+  expand: (text: string) => string,
+  workspace: string | undefined,
+): { roots?: false | Root[] } {
+  if (config.roots === undefined) return {};
+  if (config.roots === false) return { roots: false };
+  return {
+    roots: config.roots.map((written) => {
+      const path = expand(written);
+      if (/^file:\/\//i.test(path)) return { uri: path };
+      const absolute = workspace === undefined ? resolve(path) : resolve(workspace, path);
+      return { uri: pathToFileURL(absolute).href, name: basename(absolute) || absolute };
+    }),
+  };
 }
 
 /** A timeout field as resolved: capped at {@link MAX_TIMEOUT_MS}. */
@@ -252,8 +334,8 @@ export interface Resolution {
  * `workspace` is also `${workspacePath}`; `extensionPath`, the directory of the extension the
  * entry comes from, is `${extensionPath}`.
  *
- * Only the fields of the chosen transport are carried over — a stdio server gets no url or
- * headers, a remote one no command, args, env or cwd — so editing a field that cannot matter
+ * Only the fields of the chosen transport are carried over — a stdio server gets no url,
+ * headers or headersHelper, a remote one no command, args, env or cwd — so editing a field that cannot matter
  * does not change the fingerprint and does not reconnect (nor warns about its variables).
  */
 export function resolveServerConfig(
@@ -272,6 +354,8 @@ export function resolveServerConfig(
   const lifecycle = view.lifecycle === undefined ? {} : { lifecycle: view.lifecycle };
   const { expand, unset } = entryExpander(env, workspace, extensionPath);
   const done = (resolved: ResolvedServerConfig): Resolution => ({ ok: true, resolved, view, unsetVariables: [...unset].sort() });
+  // Both transports: a stdio server can hang as well as a remote one, and either may ask for roots.
+  const shared = { ...healthCheckField(config), ...rootsField(config, expand, workspace) };
   if (transport === 'stdio') {
     const resolved: ResolvedServerConfig = {
       transport,
@@ -282,6 +366,7 @@ export function resolveServerConfig(
       ...deadlines(config),
       ...messageCap(config),
       ...lifecycle,
+      ...shared,
     };
     // Relative to the workspace, never to mcp-live's own directory (issue 11): `node server.js`
     // in `.mcp.json` runs the workspace's server.js from wherever mcp-live was started.
@@ -300,6 +385,16 @@ export function resolveServerConfig(
     ...deadlines(config),
     ...messageCap(config),
     ...lifecycle,
+    ...shared,
     ...(config.oauth === undefined ? {} : { oauth: resolveOAuthSettings(config.oauth, expand) }),
+    ...(config.headersHelper === undefined ? {} : { headersHelper: helperOf(config.headersHelper, workspace, extensionPath) }),
   });
+}
+
+/** A `headersHelper` as resolved (decision 240): built-ins expanded, run in the workspace. */
+function helperOf(command: string, workspace: string | undefined, extensionPath: string | undefined): { command: string; cwd?: string } {
+  const builtins: BuiltinVariables = {};
+  if (workspace !== undefined) builtins.workspacePath = workspace;
+  if (extensionPath !== undefined) builtins.extensionPath = extensionPath;
+  return { command: expandBuiltins(command, builtins), ...(workspace === undefined ? {} : { cwd: workspace }) };
 }

@@ -11,7 +11,8 @@ export interface ReviewLineRisk {
  * sends away, so they stand out in the approval dialog: every `env` line (`NODE_OPTIONS`,
  * `LD_PRELOAD` turn `node server.js` into anything), a `cwd` — or a language server's
  * `workspaceFolder`, the root it reads — that leaves the workspace or comes from the environment,
- * `trust: true` (its tool calls skip confirmation), a header that carries an environment
+ * `trust: true` (its tool calls skip confirmation), a `headersHelper` (a command run at every
+ * connect), a root outside the workspace, a header that carries an environment
  * variable, a language server's `socket` on another host (the documents it is sent leave this
  * machine), and the list of variables the entry reads — and any line whose value holds a
  * control, escape, bidi or invisible character (decision 165): shown escaped, and said so, since
@@ -34,6 +35,13 @@ function riskOfField({ label, value }: ReviewLine): ReviewLineRisk | undefined {
       return value === 'true' ? { note: 'its tool calls run without asking you' } : undefined;
     case 'socket':
       return remoteSocket(value) ? { note: 'your open files go to another machine' } : undefined;
+    case 'headersHelper':
+      // A command of the entry's own, run at every connect (decision 240).
+      return { note: 'runs this command on your machine at every connect' };
+    case 'root':
+      // A directory the server is told it may work in (decision 243).
+      if (value.startsWith('$')) return { note: 'set by your environment' };
+      return leavesWorkspace(value) || /^file:/i.test(value) ? { note: 'outside the workspace' } : undefined;
     case 'cwd':
     case 'workspaceFolder':
       if (value.startsWith('$')) return { note: 'set by your environment' };
