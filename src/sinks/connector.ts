@@ -1,3 +1,4 @@
+import { sharedSchemaValidator } from './schemaValidator.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -227,7 +228,11 @@ class McpSession implements McpConnection {
       // connecting or not (decision 181). The SDK may not fail the request itself (an SSE answer).
       onMessageTooLarge: (error) => this.end(error),
     });
-    this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
+    this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
+      capabilities: clientCapabilities(handlers),
+      // One Ajv for every client, schemas compiled on first use (decision 263).
+      jsonSchemaValidator: sharedSchemaValidator,
+    });
     this.answerServerRequests(handlers);
     this.client.onclose = () => this.onTransportClosed();
     this.client.onerror = (error) => this.onTransportError(error);
