@@ -44,14 +44,16 @@ import type {
 } from '../model/connection.js';
 import { NeedsAuthorization } from '../model/connection.js';
 import { createServerMasker, maskingReplacer } from '../model/secrets.js';
+import { mergeHelperHeaders, runHeadersHelper } from './headersHelper.js';
 import type { OAuthManager } from './oauthManager.js';
 import type { McpOAuthProvider } from './oauthProvider.js';
 import { loadedRemoteParts, loadRemoteParts } from './remoteSdk.js';
-import { connectDeadline } from '../model/validate.js';
+import { connectDeadline, healthCheckOf } from '../model/validate.js';
 import { withoutUndefined } from '../model/withoutUndefined.js';
 import { exhaustMapWithTrailing } from '../operators/exhaustMapWithTrailing.js';
 import {
   DEFAULT_TIMEOUT_MS,
+  type HealthCheck,
   type PromptInfo,
   type ResolvedServerConfig,
   type ResourceInfo,
@@ -100,7 +102,19 @@ export interface McpConnectorOptions {
    * it, a 401 is an error like any other.
    */
   oauth?: OAuthManager;
+  /**
+   * A step-up during a request (decision 242): a 403 `insufficient_scope` calls this, which starts
+   * the authorization the request needs (the session's `auth-required` event, the browser) and
+   * resolves once the new token is stored; the request is then sent again on the same connection,
+   * all within the request's timeout (`signal` aborts when it passes or the caller cancels).
+   * Absent — no one could complete a browser flow — the request fails with "needs more
+   * authorization", as it always did.
+   */
+  stepUp?: StepUpAuthorizer;
 }
+
+/** See {@link McpConnectorOptions.stepUp}. */
+export type StepUpAuthorizer = (server: string, config: ResolvedServerConfig, context: { signal: AbortSignal; scope?: string }) => Promise<void>;
 
 /** The {@link Connection} this connector hands out: its `close()` is a Promise. */
 export interface McpConnection extends Connection {
@@ -201,6 +215,19 @@ class McpSession implements McpConnection {
   private readonly changedWhileConnecting = new Set<ListKind>();
   private refreshing?: Subscription;
   private closing?: Promise<void>;
+  private readonly stepUp?: StepUpAuthorizer;
+  /**
+   * With a `headersHelper` (decision 240): the headers every request sends — the entry's, with
+   * the helper's last output over them. The transport holds this very object and reads it for
+   * each request, so a run of the helper changes what the next request sends.
+   */
+  private readonly helperHeaders?: Record<string, string>;
+  /** The helper's run under way: a second 401 meanwhile waits for it instead of starting another. */
+  private helperRun?: Promise<boolean>;
+  /** Aborted when the session ends: a helper still running is killed. */
+  private readonly stopped = new AbortController();
+  /** The next health check's ping (decision 241), while the connection is open. */
+  private healthTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly name: string,
@@ -215,7 +242,11 @@ class McpSession implements McpConnection {
     this.redact = createServerMasker({ resolved: config, env: process.env });
     this.stderr = new StderrRing(undefined, this.redact);
     this.lists$ = this.listsSubject.asObservable();
+    this.stepUp = options.stepUp;
+    if (config.headersHelper !== undefined && config.transport !== 'stdio') this.helperHeaders = { ...config.headers };
+    const helper = this.helperHeaders === undefined ? {} : { helper: { headers: this.helperHeaders, refresh: () => this.refreshHeaders() } };
     this.mcp = createTransport(config, this.stderr, {
+      ...helper,
       graces: {
         stdinGraceMs: options.stdinGraceMs ?? DEFAULT_STDIN_GRACE_MS,
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
@@ -228,12 +259,14 @@ class McpSession implements McpConnection {
       // connecting or not (decision 181). The SDK may not fail the request itself (an SSE answer).
       onMessageTooLarge: (error) => this.end(error),
     });
+    // The entry's `roots` (decision 243) decide what this server is offered, over the session's.
+    const served = handlersFor(config, handlers);
     this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
-      capabilities: clientCapabilities(handlers),
+      capabilities: clientCapabilities(served, config.roots !== undefined),
       // One Ajv for every client, schemas compiled on first use (decision 263).
       jsonSchemaValidator: sharedSchemaValidator,
     });
-    this.answerServerRequests(handlers);
+    this.answerServerRequests(served);
     this.client.onclose = () => this.onTransportClosed();
     this.client.onerror = (error) => this.onTransportError(error);
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged('tools'));
@@ -314,6 +347,8 @@ class McpSession implements McpConnection {
 
   /** Connects, fetches the lists and hands itself out. The overall deadline is the caller's. */
   async open(): Promise<McpConnection> {
+    // The helper's headers go with the very first request (decision 240); a helper that fails fails the connect.
+    if (this.helperHeaders !== undefined) await this.refreshHeaders();
     await this.client.connect(this.mcp.transport, { timeout: this.connectTimeoutMs });
     this.server = identityOf(this.client.getServerVersion(), this.client.getInstructions());
     const lists = await this.fetchLists();
@@ -341,7 +376,60 @@ class McpSession implements McpConnection {
       .subscribe((update) => this.listsSubject.next(update));
     for (const kind of this.changedWhileConnecting) this.refresh$.next(kind);
     this.changedWhileConnecting.clear();
+    this.scheduleHealthCheck();
     return this;
+  }
+
+  /** Runs the helper (one run at a time) and sends its headers from now on; true when they changed. */
+  private refreshHeaders(): Promise<boolean> {
+    this.helperRun ??= this.runHelper().finally(() => (this.helperRun = undefined));
+    return this.helperRun;
+  }
+
+  private async runHelper(): Promise<boolean> {
+    const output = await runHeadersHelper(this.config.headersHelper!, { server: this.name, url: this.config.url ?? '', signal: this.stopped.signal });
+    const merged = mergeHelperHeaders(this.config.headers, output);
+    const headers = this.helperHeaders!;
+    const changed = Object.keys(headers).length !== Object.keys(merged).length || Object.entries(merged).some(([k, v]) => headers[k] !== v);
+    for (const name of Object.keys(headers)) delete headers[name];
+    // Defined, not assigned: a `__proto__` header stays a header.
+    for (const [name, value] of Object.entries(merged)) Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
+    return changed;
+  }
+
+  /**
+   * The next health check (decision 241): a `ping` `intervalMs` after the connect or the last
+   * answer — never two at once. The timer does not keep the process alive, and ends with the
+   * connection. A lazy server's idle connection has no session, hence no ping.
+   */
+  private scheduleHealthCheck(): void {
+    const check = healthCheckOf(this.config);
+    if (check === undefined || this.state !== 'open') return;
+    this.healthTimer = setTimeout(() => void this.checkHealth(check), Math.min(check.intervalMs, MAX_TIMER_MS));
+    this.healthTimer.unref();
+  }
+
+  /**
+   * One ping. No answer in `timeoutMs`, or a server that cannot be reached, is a lost connection:
+   * `lists$` errors, and the supervisor reconnects with its backoff. Any answer — an error one
+   * too — says the server is there.
+   */
+  private async checkHealth(check: HealthCheck): Promise<void> {
+    this.healthTimer = undefined;
+    if (this.state !== 'open') return;
+    try {
+      await this.client.ping({ timeout: Math.min(check.timeoutMs, MAX_TIMER_MS) });
+    } catch (error) {
+      if (this.state !== 'open') return;
+      if (isTimeout(error)) return this.end(new Error(`connection lost: no answer to ping within ${check.timeoutMs} ms (healthCheck)`));
+      const needsAuth = this.authorizationNeeded(error);
+      if (needsAuth) {
+        if (needsAuth.why !== 'scope') return this.end(needsAuth);
+      } else if (isNetworkFailure(error) || (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number))) {
+        return this.lose(error);
+      }
+    }
+    this.scheduleHealthCheck();
   }
 
   /** The error an attempt reports: why the server died if it did, else what went wrong, masked. */
@@ -363,70 +451,111 @@ class McpSession implements McpConnection {
     const { signal, onProgress } = options;
     const ms = Math.min(deadline(options.timeout, this.timeoutMs), MAX_TIMER_MS);
     return this.request(
-      () =>
+      (timeout) =>
         // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
         // reason. Progress is always asked for, so that a server that reports it keeps a long call
         // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
         this.client.callTool({ name: tool, arguments: args }, undefined, {
-          timeout: ms,
+          timeout,
           signal,
           resetTimeoutOnProgress: true,
           onprogress: ({ progress, total, message }) => onProgress?.(withoutUndefined({ progress, total, message })),
         }),
+      ms,
       signal,
       options.timeout === undefined ? undefined : callTimedOut(ms),
     );
   }
 
   getPrompt(prompt: string, args: Record<string, string>, { signal }: RequestOptions = {}): Promise<unknown> {
-    return this.request(() => this.client.getPrompt({ name: prompt, arguments: args }, { timeout: this.timeoutMs, signal }), signal);
+    return this.request((timeout) => this.client.getPrompt({ name: prompt, arguments: args }, { timeout, signal }), this.timeoutMs, signal);
   }
 
   readResource(uri: string, { signal }: RequestOptions = {}): Promise<unknown> {
-    return this.request(() => this.client.readResource({ uri }, { timeout: this.timeoutMs, signal }), signal);
+    return this.request((timeout) => this.client.readResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
   }
 
   async subscribeResource(uri: string, { signal }: RequestOptions = {}): Promise<void> {
-    await this.request(() => this.client.subscribeResource({ uri }, { timeout: this.timeoutMs, signal }), signal);
+    await this.request((timeout) => this.client.subscribeResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
   }
 
   async unsubscribeResource(uri: string, { signal }: RequestOptions = {}): Promise<void> {
-    await this.request(() => this.client.unsubscribeResource({ uri }, { timeout: this.timeoutMs, signal }), signal);
+    await this.request((timeout) => this.client.unsubscribeResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
   }
 
   complete(params: CompleteRequestParams, { signal }: RequestOptions = {}): Promise<CompleteResult> {
-    return this.request(() => this.client.complete(params, { timeout: this.timeoutMs, signal }), signal);
+    return this.request((timeout) => this.client.complete(params, { timeout, signal }), this.timeoutMs, signal);
   }
 
   /**
-   * Sends one request of an open connection and words its failure: the signal's reason when it
-   * was cancelled, "not connected" when the connection went away meanwhile, `timedOutMessage`
-   * (else the entry's `timeout` wording) when it timed out.
+   * Sends one request of an open connection, `ms` its timeout, and words its failure: the
+   * signal's reason when it was cancelled, "not connected" when the connection went away
+   * meanwhile, `timedOutMessage` (else the entry's `timeout` wording) when it timed out. A
+   * request refused for want of scope is sent again once the step-up authorization it starts
+   * has completed (decision 242), within the same `ms`.
    */
-  private async request<T>(send: () => Promise<T>, signal?: AbortSignal, timedOutMessage?: string): Promise<T> {
+  private async request<T>(send: (timeoutMs: number) => Promise<T>, ms: number, signal?: AbortSignal, timedOutMessage?: string): Promise<T> {
     if (this.state !== 'open') throw this.notConnected();
+    const started = Date.now();
     try {
-      return await send();
+      return await send(ms);
+    } catch (error) {
+      const needsScope = this.stepUp === undefined || signal?.aborted ? undefined : this.authorizationNeeded(error);
+      if (needsScope?.why !== 'scope') throw this.failure(error, signal, timedOutMessage);
+      await this.stepUpWithin(needsScope, ms - (Date.now() - started), signal, timedOutMessage ?? timedOut(ms, 'timeout'));
+      const left = ms - (Date.now() - started);
+      if (left <= 0) throw new Error(timedOutMessage ?? timedOut(ms, 'timeout'), { cause: error });
+      try {
+        return await send(left);
+      } catch (again) {
+        throw this.failure(again, signal, timedOutMessage);
+      }
+    }
+  }
+
+  /**
+   * Waits for the authorization a refused request needs (decision 242), at most `ms`: it starts
+   * it ({@link McpConnectorOptions.stepUp}), and the token it stores is what this connection
+   * sends from then on. A flow that fails, is refused or is already under way (`/mcp auth`)
+   * leaves the request refused as before; one that outlasts `ms` ends the request with its timeout.
+   */
+  private async stepUpWithin(needed: NeedsAuthorization, ms: number, signal: AbortSignal | undefined, timedOutMessage: string): Promise<void> {
+    if (ms <= 0) throw new Error(timedOutMessage);
+    const deadline = AbortSignal.timeout(Math.min(ms, MAX_TIMER_MS));
+    const stop = AbortSignal.any([deadline, this.stopped.signal, ...(signal === undefined ? [] : [signal])]);
+    try {
+      await this.stepUp!(this.name, this.config, { signal: stop, ...(needed.scope === undefined ? {} : { scope: needed.scope }) });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      // The transport may have reported the refusal first (and been closed for it).
-      const needsAuth = this.authorizationNeeded(error) ?? (this.deathError instanceof NeedsAuthorization ? this.deathError : undefined);
-      if (needsAuth) {
-        // A refused token that could not be renewed: nothing on this connection works now.
-        if (needsAuth.why !== 'scope' && this.state === 'open') this.end(needsAuth);
-        throw needsAuth;
+      if (deadline.aborted) {
+        throw new Error(`${timedOutMessage} while waiting for the authorization it needs${needed.scope ? ` (scope "${needed.scope}")` : ''}`, { cause: error });
       }
-      if (timedOutMessage !== undefined && isTimeout(error)) throw new Error(timedOutMessage, { cause: error });
-      // The SDK rejects calls in flight as soon as the transport closes; say why.
       if (this.state !== 'open') throw this.notConnected();
-      // A remote server that resets or refuses the request's connection is gone, whether or not
-      // its event stream has noticed yet.
-      if (this.mcp.kind !== 'stdio' && isNetworkFailure(error)) {
-        this.lose(error);
-        throw this.notConnected();
-      }
-      throw this.explain(error);
+      throw error instanceof NeedsAuthorization ? error : needed;
     }
+    if (this.state !== 'open') throw this.notConnected();
+  }
+
+  /** A request's failure in words (see {@link request}); ends the connection when the failure means it is gone. */
+  private failure(error: unknown, signal: AbortSignal | undefined, timedOutMessage: string | undefined): unknown {
+    if (signal?.aborted) return signal.reason;
+    // The transport may have reported the refusal first (and been closed for it).
+    const needsAuth = this.authorizationNeeded(error) ?? (this.deathError instanceof NeedsAuthorization ? this.deathError : undefined);
+    if (needsAuth) {
+      // A refused token that could not be renewed: nothing on this connection works now.
+      if (needsAuth.why !== 'scope' && this.state === 'open') this.end(needsAuth);
+      return needsAuth;
+    }
+    if (timedOutMessage !== undefined && isTimeout(error)) return new Error(timedOutMessage, { cause: error });
+    // The SDK rejects calls in flight as soon as the transport closes; say why.
+    if (this.state !== 'open') return this.notConnected();
+    // A remote server that resets or refuses the request's connection is gone, whether or not
+    // its event stream has noticed yet.
+    if (this.mcp.kind !== 'stdio' && isNetworkFailure(error)) {
+      this.lose(error);
+      return this.notConnected();
+    }
+    return this.explain(error);
   }
 
   stderrTail(): readonly string[] {
@@ -448,6 +577,7 @@ class McpSession implements McpConnection {
     const wasOpen = this.state === 'open';
     if (this.state !== 'dead') this.state = 'closing';
     this.refreshing?.unsubscribe();
+    this.stopWork();
     if (wasOpen && this.mcp.kind === 'http') await this.terminateHttpSession();
     await this.client.close().catch(() => undefined);
     // Protocol.close() skips the transport when it never got that far; ours is idempotent.
@@ -500,8 +630,12 @@ class McpSession implements McpConnection {
   private authorizationNeeded(error: unknown): NeedsAuthorization | undefined {
     if (error instanceof NeedsAuthorization) return error;
     const remote = loadedRemoteParts();
-    if (this.oauth === undefined || remote === undefined || !(error instanceof remote.UnauthorizedError || error instanceof remote.AuthorizationRequired)) return undefined;
+    if (this.oauth === undefined || remote === undefined) return undefined;
     const { stepUp, scope } = this.oauth.challenge;
+    // The SDK tries a step-up once per challenge; asked again before a new token came, it says
+    // "Server returned 403 after trying upscoping" — the same need for more scope.
+    if (stepUp === true && error instanceof remote.StreamableHTTPError && error.code === 403) return new NeedsAuthorization('scope', scope);
+    if (!(error instanceof remote.UnauthorizedError || error instanceof remote.AuthorizationRequired)) return undefined;
     if (stepUp === true) return new NeedsAuthorization('scope', scope);
     return new NeedsAuthorization(this.state === 'open' ? 'refused' : 'required', scope);
   }
@@ -512,7 +646,15 @@ class McpSession implements McpConnection {
     this.state = 'dead';
     this.deathReason = reason;
     this.refreshing?.unsubscribe();
+    this.stopWork();
     this.listsSubject.error(error);
+  }
+
+  /** Stops what runs beside the requests: the health check's timer, a helper still running, a step-up's wait. */
+  private stopWork(): void {
+    clearTimeout(this.healthTimer);
+    this.healthTimer = undefined;
+    this.stopped.abort(new Error(`server "${this.name}" is not connected`));
   }
 
   private describeLoss(): string {
@@ -636,14 +778,27 @@ function toResourceTemplateInfo(template: ResourceTemplate): ResourceTemplateInf
 
 /**
  * What the client offers, from the handlers it has: form elicitation with the schema's defaults
- * applied to what the user left out, roots that may change, sampling only with a model.
+ * applied to what the user left out, roots (the session's may change; an entry's own list is
+ * fixed — a change reconnects), sampling only with a model.
  */
-function clientCapabilities({ elicit, sample, roots }: ServerRequestHandlers): ClientCapabilities {
+function clientCapabilities({ elicit, sample, roots }: ServerRequestHandlers, fixedRoots = false): ClientCapabilities {
   return {
     ...(elicit ? { elicitation: { form: { applyDefaults: true } } } : {}),
-    ...(roots ? { roots: { listChanged: true } } : {}),
+    ...(roots ? { roots: fixedRoots ? {} : { listChanged: true } } : {}),
     ...(sample ? { sampling: {} } : {}),
   };
+}
+
+/**
+ * The session's handlers as one server gets them (decision 243): an entry's `roots: false` takes
+ * the roots capability away (a server given its directories in its args keeps them), a list of
+ * its own answers `roots/list` instead of the session's, absent leaves the session's.
+ */
+function handlersFor(config: ResolvedServerConfig, handlers: ServerRequestHandlers): ServerRequestHandlers {
+  const own = config.roots;
+  if (own === undefined) return handlers;
+  const { roots: _session, ...rest } = handlers;
+  return own === false ? rest : { ...rest, roots: () => own };
 }
 
 function identityOf(info: { name: string; version: string; title?: string } | undefined, instructions: string | undefined): ServerIdentity {

@@ -4,6 +4,6 @@
  * with {@link loadRemoteParts} from remoteSdk.ts, so a session of stdio servers never pays for it.
  */
 export { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+export { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 export { UnauthorizedError, auth } from '@modelcontextprotocol/sdk/client/auth.js';
 export { AuthorizationInProgress, AuthorizationRequired, McpOAuthProvider } from './oauthProvider.js';

@@ -27,6 +27,13 @@ export interface TransportOptions {
   maxMessageBytes?: number;
   /** A message passed {@link maxMessageBytes}: the connection is unusable from here (stdio reports it through `onerror`). */
   onMessageTooLarge?: (error: MessageTooLarge) => void;
+  /**
+   * Remote servers with a `headersHelper` (decision 240): the headers every request sends, an
+   * object the caller keeps up to date (the SDK reads it anew for each request), and how to run
+   * the helper again; it resolves true when the headers changed. A request answered 401 that
+   * carried them is sent once more with the new ones before the 401 reaches OAuth.
+   */
+  helper?: { headers: Record<string, string>; refresh: () => Promise<boolean> };
 }
 
 export type McpTransport =
@@ -53,12 +60,15 @@ export function createTransport(
     }
     case 'sse': {
       // The SDK sends requestInit.headers on the event stream's GET as well as on every POST.
-      const transport = new (remoteParts().SSEClientTransport)(remoteUrl(config), { requestInit: { headers: config.headers }, ...fetchOptions(options) });
+      const transport = new (remoteParts().SSEClientTransport)(remoteUrl(config), {
+        requestInit: { headers: options.helper?.headers ?? config.headers },
+        ...fetchOptions(options),
+      });
       return { kind: 'sse', transport };
     }
     case 'http': {
       const transport = new (remoteParts().StreamableHTTPClientTransport)(remoteUrl(config), {
-        requestInit: { headers: config.headers },
+        requestInit: { headers: options.helper?.headers ?? config.headers },
         ...fetchOptions(options),
         ...(options.httpReconnection ? { reconnectionOptions: options.httpReconnection } : {}),
       });
@@ -76,9 +86,37 @@ export function createTransport(
  * every body — the server's answers, its event stream, OAuth metadata and tokens — is counted;
  * with OAuth, the provider's on top, which sees every challenge.
  */
-function fetchOptions({ oauth, maxMessageBytes, onMessageTooLarge }: TransportOptions): { authProvider?: McpOAuthProvider; fetch: FetchLike } {
+function fetchOptions({ oauth, maxMessageBytes, onMessageTooLarge, helper }: TransportOptions): { authProvider?: McpOAuthProvider; fetch: FetchLike } {
   const bounded = boundedFetch(maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (error) => onMessageTooLarge?.(error));
-  return oauth === undefined ? { fetch: bounded } : { authProvider: oauth, fetch: oauth.observe(bounded) };
+  // Under OAuth's observer: the provider sees only the answer to the retried request.
+  const fetch = helper === undefined ? bounded : retryingWithFreshHeaders(bounded, helper);
+  return oauth === undefined ? { fetch } : { authProvider: oauth, fetch: oauth.observe(fetch) };
+}
+
+/**
+ * A request answered 401 that carried the helper's headers (decision 240) runs the helper again
+ * and, when that changed them, is sent once more with the new ones: a short-lived token is
+ * renewed before OAuth or the user is bothered. Requests that did not carry them (OAuth's own
+ * discovery and token requests) are left alone, so the helper's headers never reach them.
+ */
+function retryingWithFreshHeaders(fetchFn: FetchLike, helper: NonNullable<TransportOptions['helper']>): FetchLike {
+  return async (input, init) => {
+    const response = await fetchFn(input, init);
+    if (response.status !== 401 || !carries(init?.headers, helper.headers)) return response;
+    if (!(await helper.refresh().catch(() => false))) return response;
+    await response.body?.cancel().catch(() => undefined);
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(helper.headers)) headers.set(name, value);
+    return fetchFn(input, { ...init, headers });
+  };
+}
+
+/** Whether a request's headers hold every one of `expected` (the SDK merged them in). */
+function carries(sent: ConstructorParameters<typeof Headers>[0], expected: Readonly<Record<string, string>>): boolean {
+  const names = Object.keys(expected);
+  if (names.length === 0 || sent === undefined) return false;
+  const headers = new Headers(sent);
+  return names.every((name) => headers.get(name) === expected[name]);
 }
 
 /**
