@@ -53,7 +53,7 @@ import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from '.
 import { settingsPaths } from './settingsPaths.js';
 import type { ConnectionPool } from './sinks/connectionPool.js';
 import { createElicitationQueue, type PendingElicitation } from './sinks/elicitationQueue.js';
-import { createMcpConnector } from './sinks/connector.js';
+import { createMcpConnector, type StepUpAuthorizer } from './sinks/connector.js';
 import { lazyConnector } from './sinks/lazyConnector.js';
 import { searchTools, type ToolMatch, type ToolSearchOptions } from './model/toolSearch.js';
 import { createSurfaceStore } from './sinks/surfaceStore.js';
@@ -155,6 +155,15 @@ export interface McpLiveOptions {
    * opens browsers itself. The `auth-required` event carries the same URL either way.
    */
   onAuthorizationUrl?: (server: string, url: string) => void;
+  /**
+   * Someone can complete an authorization in a browser (decision 242): a UI, or a program that
+   * opens the `auth-required` URLs. A request refused for want of scope (403
+   * `insufficient_scope`) then starts the authorization itself — `auth-required`, as `/mcp auth`
+   * does — and is sent again once it completes, within the request's timeout. Without it the
+   * request fails with "needs more authorization" and the fix. Default: true when
+   * `onAuthorizationUrl` is given, else false. (Not with `pool`: its connector is the pool's.)
+   */
+  interactiveAuth?: boolean;
 }
 
 /** An authorization under way ({@link McpLive.authenticate}). */
@@ -479,7 +488,18 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const pool = options.pool;
   // Language servers (issue 14): the one document store of the session, and their connector beside the MCP one.
   const documents = new LspDocuments({ base: paths.cwd });
-  const mcpConnector = options.pool?.connector ?? options.connector ?? createMcpConnector({ oauth });
+  // A step-up during a request starts its own authorization, without a reconnect: the connection
+  // sends the new token from then on (decision 242).
+  const stepUp: StepUpAuthorizer = (name, config, { signal }) =>
+    oauth.authenticate(name, config, {
+      signal: AbortSignal.any([signal, sessionEnded.signal]),
+      onAuthorizationUrl: (url) => {
+        events.next({ type: 'auth-required', server: name, url, ts: now() });
+        options.onAuthorizationUrl?.(name, url);
+      },
+    });
+  const interactiveAuth = options.interactiveAuth ?? options.onAuthorizationUrl !== undefined;
+  const mcpConnector = options.pool?.connector ?? options.connector ?? createMcpConnector({ oauth, ...(interactiveAuth ? { stepUp } : {}) });
   // Loaded with the first language server: the LSP library costs a session without one ~20 MB of
   // RSS and its load time (measured by the idle and cold-start benches).
   let lspConnector: Promise<LspConnector> | undefined;

@@ -69,8 +69,9 @@ async function run(command: Exclude<CliCommand, { kind: 'help' | 'version' }>, o
       return (await import('./serveCommand.js')).runServe(command, options);
     case 'session': {
       const { createMcpLive } = await import('../createMcpLive.js');
-      // Fix hints name what works where they are read: a JSON command, or `/mcp` in the UI.
-      const live = createMcpLive({ ...options, hints: command.json ? 'json' : 'ui' });
+      // Fix hints name what works where they are read: a JSON command, or `/mcp` in the UI. Both
+      // have someone who can open an `auth-required` URL: a step-up starts by itself (decision 242).
+      const live = createMcpLive({ ...options, hints: command.json ? 'json' : 'ui', interactiveAuth: true });
       if (command.json) return (await import('./runJsonSession.js')).runJsonSession(live, { stdin: process.stdin, stdout });
       // Ink shows only the final frame when it believes it runs in CI (CI=true); a session the
       // user opened in a terminal is interactive whatever the environment says. Ink reads the
