@@ -222,6 +222,13 @@ describe('a remote server with a headersHelper', () => {
     await until(live, 'keyed', (s) => s.state === 'connected');
     expect(textOf(await live.callTool('mcp__keyed__echo', { text: 'ok' }))).toBe('ok');
 
+    // A rotated key under a session that has OAuth: the helper is asked before OAuth is (no needs_auth).
+    const rotated = 'sekrit-api-key-rotated-2';
+    api.accepted = rotated;
+    writeFileSync(join(dir, 'token'), rotated);
+    expect(textOf(await live.callTool('mcp__keyed__echo', { text: 'rotated' }))).toBe('rotated');
+    expect(live.statusReport().find((s) => s.name === 'keyed')?.state).toBe('connected');
+
     // The server now refuses the key, quoting it back in a 500: the error text masks it.
     api.accepted = 'another';
     api.echoRefusedKey = true;
@@ -236,6 +243,7 @@ describe('a remote server with a headersHelper', () => {
     const everything = JSON.stringify(events) + JSON.stringify(live.statusReport()) + call + live.stderrTail('keyed').join('\n');
     expect(api.seen.some((h) => h['x-api-key'] === secret)).toBe(true);
     expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(rotated);
   }, 30_000);
 
   it("a repository's helper never runs before approval; approved, it runs and the server connects", async () => {
