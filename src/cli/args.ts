@@ -91,7 +91,7 @@ export interface ServeCommand {
   options: CommonOptions;
 }
 
-/** `mcp-live mcp add | remove | list | get`: managing servers without an editor. */
+/** `mcp-live mcp add | remove | list | get | enable | disable`: managing servers without an editor. */
 export type McpCommand =
   | {
       kind: 'mcp';
@@ -109,7 +109,9 @@ export type McpCommand =
   /** Without `scope`: the one editable scope that defines it. */
   | { kind: 'mcp'; action: 'remove'; server: string; scope?: EditableScope; json: boolean; options: CommonOptions }
   | { kind: 'mcp'; action: 'list'; json: boolean; options: CommonOptions }
-  | { kind: 'mcp'; action: 'get'; server: string; json: boolean; options: CommonOptions };
+  | { kind: 'mcp'; action: 'get'; server: string; json: boolean; options: CommonOptions }
+  /** Writes (`disable`) or removes (`enable`) `disabled: true` in the user settings file (decision 250). */
+  | { kind: 'mcp'; action: 'enable' | 'disable'; server: string; json: boolean; options: CommonOptions };
 
 export const USAGE = `Usage:
   mcp-live [options]            interactive session
@@ -122,6 +124,7 @@ export const USAGE = `Usage:
   mcp-live mcp remove NAME [--scope S]   remove it (without --scope: from the one scope defining it)
   mcp-live mcp list [--json]             every server: scope, source file, admission (the plan view)
   mcp-live mcp get NAME [--json]         one entry as written (secrets masked), its scope and admission
+  mcp-live mcp disable|enable NAME       write or remove "disabled": true in your user settings (comments kept)
   mcp-live trust [DIR] | untrust [DIR]   trust the folder (default: the workspace) or mark it untrusted
   mcp-live auth NAME                     authorize a remote server (OAuth): prints the URL, waits, stores the token
   mcp-live auth logout NAME              forget its stored tokens
@@ -196,6 +199,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
         ...MCP_ADD_OPTIONS,
+        ...MCP_TOGGLE_OPTIONS,
         ...SERVE_OPTIONS,
       },
     });
@@ -251,6 +255,9 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
     (key) => values[key as keyof typeof values] !== undefined && !(command === 'mcp' && (rest[0] === 'add' || (key === 'scope' && rest[0] === 'remove'))),
   );
   if (misplaced !== undefined) throw new UsageError(`--${misplaced} goes with mcp add${misplaced === 'scope' ? ' | mcp remove' : ''}`);
+  if (values.session !== undefined && !(command === 'mcp' && (rest[0] === 'enable' || rest[0] === 'disable'))) {
+    throw new UsageError(command === 'mcp' ? `Unknown option '--session'${MCP_ARGS_HINT}` : '--session goes with mcp enable | mcp disable');
+  }
   const serveFlag = Object.keys(SERVE_OPTIONS).find((key) => values[key as keyof typeof values] !== undefined && command !== 'serve');
   if (serveFlag !== undefined) {
     // `mcp add x node s.js --port 3`: the server's option, as parseArgs says of the ones it does not know.
@@ -332,6 +339,14 @@ const MCP_ADD_OPTIONS = {
   timeout: { type: 'string' },
   description: { type: 'string' },
   force: { type: 'boolean' },
+} as const;
+
+/**
+ * `--session` of `mcp enable|disable` (Gemini CLI's): parsed only to be refused with the way to
+ * do it, since no command reaches a running session (decision 250).
+ */
+const MCP_TOGGLE_OPTIONS = {
+  session: { type: 'boolean' },
 } as const;
 
 /** The options of `serve` (`--daemon` is internal: the gateway `--stdio` starts in the background). */
@@ -417,9 +432,10 @@ interface McpFlags {
   timeout?: string;
   description?: string;
   force?: boolean;
+  session?: boolean;
 }
 
-/** `mcp add|remove|list|get …` (the words after `mcp`, `--` words included in order). */
+/** `mcp add|remove|list|get|enable|disable …` (the words after `mcp`, `--` words included in order). */
 function mcpCommand(words: readonly string[], flags: McpFlags, json: boolean, options: CommonOptions): McpCommand {
   const [action, server, ...more] = words;
   const needsName = (): string => {
@@ -460,8 +476,26 @@ function mcpCommand(words: readonly string[], flags: McpFlags, json: boolean, op
     case 'list':
       if (words.length > 1) throw new UsageError(`mcp list takes no arguments, got "${words.slice(1).join(' ')}"`);
       return { kind: 'mcp', action, json, options };
+    case 'enable':
+    case 'disable': {
+      const name = needsName();
+      if (more.length > 0) throw new UsageError(`mcp ${action}: unexpected "${more.join(' ')}"`);
+      if (flags.session === true) {
+        // Gemini CLI's `--session` is session-only; no command of ours reaches a running session (decision 250).
+        const cmd = JSON.stringify({ cmd: action, server: name });
+        throw new UsageError(
+          `mcp ${action} --session: no command reaches a running session; in it, use /mcp ${action} ${name} (or ${cmd} with --json). ` +
+            `Without --session, mcp ${action} writes your user settings, which a running session follows`,
+        );
+      }
+      return { kind: 'mcp', action, server: name, json, options };
+    }
     default:
-      throw new UsageError(action === undefined ? 'mcp needs an action: add, remove, list or get' : `mcp: unknown action "${action}" (add, remove, list, get)`);
+      throw new UsageError(
+        action === undefined
+          ? 'mcp needs an action: add, remove, list, get, enable or disable'
+          : `mcp: unknown action "${action}" (add, remove, list, get, enable, disable)`,
+      );
   }
 }
 

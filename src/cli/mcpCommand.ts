@@ -1,9 +1,10 @@
 import type { McpLiveOptions } from '../createMcpLive.js';
 import { settingsPaths } from '../settingsPaths.js';
-import { addServerEntry, removeServerEntry, serversIn } from '../model/serverEntryEdits.js';
-import { reviewEntry } from '../model/reviewEntry.js';
+import { addServerEntry, removeServerEntry, serversIn, setServerDisabled } from '../model/serverEntryEdits.js';
+import { reviewEntry, type ReviewLine } from '../model/reviewEntry.js';
 import { createOutputMasks, createTextMasker } from '../model/secrets.js';
-import { terminalSafe } from '../model/terminalText.js';
+import { hasUnsafeCharacters, terminalSafe, UNSAFE_TEXT_NOTE } from '../model/terminalText.js';
+import { isPlainObject } from '../streams/ownProperties.js';
 import { terminalWriter, writeJson } from './terminalWriter.js';
 import { GATED_SCOPES, type Scope } from '../model/types.js';
 import { transportKind, validateServerConfig } from '../model/validate.js';
@@ -12,7 +13,7 @@ import { editJsoncFile } from '../sinks/editJsoncFile.js';
 import type { EditableScope, McpCommand } from './args.js';
 import { formatReview } from './approvalsCommand.js';
 import { EDITABLE_SCOPES } from './serverEntryFromFlags.js';
-import { formatTable } from './statusCommand.js';
+import { alignColumns, formatTable } from './statusCommand.js';
 import { UsageError } from './usageError.js';
 
 /**
@@ -32,10 +33,12 @@ interface Definition {
 class McpCommandError extends Error {}
 
 /**
- * `mcp-live mcp add | remove | list | get`. `add` and `remove` edit one file — user settings,
- * `.mcp.json` (project) or the workspace settings — keeping its comments and layout
- * (`editJsoncFile`); a running session applies the change through its watcher like any edit.
- * Everything printed passes the session-wide secret net, as `plan` does.
+ * `mcp-live mcp add | remove | list | get | enable | disable`. `add` and `remove` edit one file —
+ * user settings, `.mcp.json` (project) or the workspace settings — keeping its comments and
+ * layout (`editJsoncFile`); `enable` and `disable` edit the user settings file only, as
+ * `/mcp enable|disable --persist` does (decision 250). A running session applies the change
+ * through its watcher like any edit. Everything printed passes the session-wide secret net, as
+ * `plan` does.
  */
 export async function runMcpCommand(options: McpLiveOptions, command: McpCommand, out: NodeJS.WritableStream): Promise<number> {
   // Terminal-safe (decisions 164, 168); a repository's entry masked by value only (decision 167).
@@ -53,6 +56,9 @@ export async function runMcpCommand(options: McpLiveOptions, command: McpCommand
         return await list(options, command.json ? printJson : undefined, print);
       case 'get':
         return await get(options, command.server, command.json ? printJson : undefined, print, write);
+      case 'enable':
+      case 'disable':
+        return await setDisabled(options, command.server, command.action === 'disable', command.json ? printJson : undefined, print);
     }
   } catch (error) {
     // A file that does not parse, a refused write (symlink, another user's file), a missing name.
@@ -168,9 +174,78 @@ async function get(options: McpLiveOptions, server: string, json: JsonOut, print
   ];
   // Masked line by line before escaping; a repository's entry by value only (decision 167).
   const { mask, forScope } = createOutputMasks(options.env ?? process.env);
-  write(`${terminalSafe(mask(server))}\n${formatReview(head, mask)}${formatReview(planned.review, forScope(planned.scope))}`);
+  // One table, so the values line up after the longest label (`extensionToLanguage`, `headersHelper`).
+  const rows = [...reviewRows(head, mask), ...reviewRows(planned.review, forScope(planned.scope))];
+  write(`${terminalSafe(mask(server))}\n${alignColumns(rows)}`);
   if (overridden.length > 0) print(`  also defined in ${describe(overridden)} (overridden by this one)\n`);
   return 0;
+}
+
+/**
+ * Review lines as the rows of {@link alignColumns}: `  label` (`! label` when the value needed
+ * escapes, decision 165) and the value, masked by `mask` and then made terminal-safe — what
+ * `formatReview` prints, in columns.
+ */
+function reviewRows(lines: readonly ReviewLine[], mask: (text: string) => string): string[][] {
+  return lines.map((l) => {
+    const value = mask(l.value);
+    const unsafe = hasUnsafeCharacters(value);
+    return [`${unsafe ? '!' : ' '} ${terminalSafe(l.label)}`, `${terminalSafe(value)}${unsafe ? `  (${UNSAFE_TEXT_NOTE})` : ''}`];
+  });
+}
+
+/**
+ * `mcp disable NAME` writes `disabled: true` into the entry, `mcp enable NAME` removes the key —
+ * in the user settings file only, the one file that is the user's own, through the edit
+ * `/mcp enable|disable --persist` makes (decision 250). An entry from anywhere else is refused
+ * with what to do instead; so is a language server (its entries are `lspServers`). Writing what
+ * the file already says writes nothing.
+ */
+async function setDisabled(options: McpLiveOptions, server: string, disabled: boolean, json: JsonOut, print: (t: string) => void): Promise<number> {
+  const action = disabled ? 'disable' : 'enable';
+  const planned = (await planReport(options)).servers.find((s) => s.name === server);
+  if (planned === undefined) throw new McpCommandError(await notDefinedIn(options, server, undefined));
+  if (planned.kind === 'lsp') {
+    throw new McpCommandError(
+      `"${server}" is a language server: mcp ${action} edits MCP servers; ${disabled ? 'set "disabled": true in' : 'remove "disabled" from'} its entry in ${planned.scope} settings (${planned.source})`,
+    );
+  }
+  const userFile = settingsPaths(options).user;
+  if (planned.scope !== 'user') throw new McpCommandError(await notTheUsersOwn(options, planned, disabled, userFile));
+  const file = planned.source;
+  let was = false;
+  const { changed } = await editJsoncFile(file, (text) => {
+    const entry = serversIn(text, file)[server];
+    was = isPlainObject(entry) && entry.disabled === true;
+    return was === disabled ? text : setServerDisabled(text, server, disabled, file);
+  });
+  const after = (await planReport(options)).servers.find((s) => s.name === server);
+  if (json) {
+    json({ ok: true, action: disabled ? 'disabled' : 'enabled', server, scope: planned.scope, file, changed, ...admissionJson(after) });
+    return 0;
+  }
+  const where = `user settings (${file})`;
+  if (disabled) {
+    print(changed ? `Disabled ${server} in ${where}; a running session disconnects it when it reads the file.\n` : `${server} is already disabled in ${where}; nothing was written.\n`);
+    return 0;
+  }
+  const head = changed ? `Enabled ${server} in ${where}` : `${server} is not disabled in ${where}; nothing was written`;
+  if (after !== undefined && !after.admitted) print(`${head} — it stays blocked: ${after.error ?? after.message ?? after.reason ?? 'blocked'}\n`);
+  else print(changed ? `${head}; a running session connects it when it reads the file.\n` : `${head}.\n`);
+  return 0;
+}
+
+/** Why `enable`/`disable` leaves an entry of another scope alone, and what the user can do instead. */
+async function notTheUsersOwn(options: McpLiveOptions, planned: PlannedServer, disabled: boolean, userFile: string): Promise<string> {
+  const { name, scope, source } = planned;
+  const action = disabled ? 'disable' : 'enable';
+  const shadowed = (await definitionsOf(options, name)).some((d) => d.scope === 'user');
+  const head =
+    `${name} comes from ${scope} settings (${source}); mcp ${action} writes only your user settings (${userFile})` +
+    (shadowed ? `, whose entry of that name the ${scope} one overrides` : '');
+  if (!disabled) return `${head}: remove "disabled" from that file yourself`;
+  const reject = GATED_SCOPES.has(scope) ? `reject it (mcp-live approvals reject ${name}), ` : '';
+  return `${head}: ${reject}add "${name}" to mcp.excluded in your user settings, or edit that file yourself`;
 }
 
 /** Every source that defines `name` (before precedence), in assembly order. */

@@ -142,10 +142,16 @@ export function formatWarnings(servers: readonly { name: string; warnings?: read
  * `mask` (the secret net) runs on each cell first: an escape must never split a secret.
  */
 export function formatTable(header: string[], rows: string[][], mask: (text: string) => string = same): string {
-  const all = [header, ...rows.map((row) => row.map((cell) => terminalSafe(mask(cell))))];
+  return alignColumns([header, ...rows.map((row) => row.map((cell) => terminalSafe(mask(cell))))]);
+}
+
+/** Rows of cells already masked and terminal-safe, each column padded to its widest cell, two spaces apart. */
+export function alignColumns(rows: readonly (readonly string[])[]): string {
+  if (rows.length === 0) return '';
   // A fold, not Math.max(...cells): a spread of 100,000 arguments overflows the stack.
-  const widths = header.map((_, i) => all.reduce((width, r) => Math.max(width, (r[i] ?? '').length), 0));
-  return all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+  const columns = rows.reduce((n, r) => Math.max(n, r.length), 0);
+  const widths = Array.from({ length: columns }, (_, i) => rows.reduce((width, r) => Math.max(width, (r[i] ?? '').length), 0));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
 }
 
 function same(text: string): string {
