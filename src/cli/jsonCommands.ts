@@ -1,7 +1,9 @@
+import { firstValueFrom } from 'rxjs';
 import type { CallProgress } from '../model/connection.js';
 import { checkAnswer } from '../model/elicitationForm.js';
 import type { ResultEvent } from '../model/events.js';
 import type { McpLive } from '../createMcpLive.js';
+import type { QualifiedTool } from '../model/status.js';
 import { untilAborted } from '../model/untilAborted.js';
 
 /** Answer to one stdin line, plus whether the session should stop. */
@@ -85,6 +87,10 @@ export async function runJsonCommand(
       }
       case 'status':
         return ok(id, { servers: live.statusReport() });
+      case 'tools': {
+        if (cmd.schemas !== undefined && typeof cmd.schemas !== 'boolean') throw new CommandError('"schemas" must be true or false');
+        return ok(id, { tools: (await firstValueFrom(live.tools$)).map((tool) => listedTool(tool, cmd.schemas === true)) });
+      }
       case 'call': {
         if (typeof cmd.tool !== 'string') throw new CommandError('"call" needs "tool"');
         const timeout = timeoutOf(cmd);
@@ -122,7 +128,7 @@ export async function runJsonCommand(
       default:
         return fail(
           id,
-          `unknown cmd ${JSON.stringify(cmd.cmd)} (approve, approve-all, reject, enable, disable, reload, reconnect, status, call, ` +
+          `unknown cmd ${JSON.stringify(cmd.cmd)} (approve, approve-all, reject, enable, disable, reload, reconnect, status, tools, call, ` +
             `elicit, get-prompt, read-resource, auth, logout, quit)`,
         );
     }
@@ -132,6 +138,26 @@ export async function runJsonCommand(
 }
 
 class CommandError extends Error {}
+
+/**
+ * One tool of `{"cmd":"tools"}` (decision 251): what the agent is offered now — `tools$`, so a
+ * lazy server's recorded tools are there and withheld or blocked ones are not. Its qualified
+ * name (what `call` takes), server, own name and description; the schemas with `"schemas": true`.
+ */
+function listedTool(tool: QualifiedTool, schemas: boolean): Json {
+  return {
+    name: tool.name,
+    server: tool.server,
+    tool: tool.tool,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    ...(schemas && tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
+    ...(schemas && tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+  };
+}
+
+/** The commands that list what the session has (they wait for the first pass to have ended). */
+export const LISTINGS: ReadonlySet<unknown> = new Set(['status', 'tools']);
 
 /** The commands that send a request to a server (they wait for the first pass to have ended). */
 export const SERVER_REQUESTS: ReadonlySet<unknown> = new Set(['call', 'get-prompt', 'read-resource']);

@@ -3,7 +3,7 @@ import type { ResultEvent } from '../model/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
 import { formatBytes } from '../model/formatBytes.js';
 import { BoundedLineSplitter, type LinePiece } from '../streams/boundedLineSplitter.js';
-import { CANCELLED_ON_QUIT, SERVER_REQUESTS, peekCommand, runJsonCommand } from './jsonCommands.js';
+import { CANCELLED_ON_QUIT, LISTINGS, SERVER_REQUESTS, peekCommand, runJsonCommand } from './jsonCommands.js';
 
 /**
  * The longest command line read (decision 184): a longer one is answered `line too long` and
@@ -89,14 +89,14 @@ export async function runJsonSession(
   // Handled here and by each command that waits for it; a failed start fails `runJsonSession` below.
   firstPass.catch(() => undefined);
   /**
-   * What a command waits for: `status`, `get-prompt` and `read-resource` for the first pass to end
-   * (before, it would list servers still unknown, and a prompt or resource would be routed among
+   * What a command waits for: `status`, `tools`, `get-prompt` and `read-resource` for the first pass
+   * to end (before, it would list servers still unknown, and a prompt or resource would be routed among
    * the servers connected so far); `call` for nothing here (the library waits while its tool is not
    * listed); the others — decisions, reloads, answers to forms — for the first pass to have decided
    * about every server and published the approval prompt, which a hung connect does not hold back.
    */
   const gate = (cmd: unknown): Promise<void> =>
-    cmd === 'call' ? Promise.resolve() : cmd === 'status' || SERVER_REQUESTS.has(cmd) ? firstPass : live.planned();
+    cmd === 'call' ? Promise.resolve() : LISTINGS.has(cmd) || SERVER_REQUESTS.has(cmd) ? firstPass : live.planned();
 
   const run = (line: string): void => {
     const { cmd, id } = peekCommand(line);

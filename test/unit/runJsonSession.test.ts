@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { Subject } from 'rxjs';
+import { BehaviorSubject, Subject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runJsonSession } from '../../src/cli/runJsonSession.js';
 import type { McpLive } from '../../src/createMcpLive.js';
@@ -29,6 +29,7 @@ function harness() {
     planned: () => planned.promise,
     dispose: () => Promise.resolve(),
     statusReport: () => [{ name: 'memory', state: 'connected' }],
+    tools$: new BehaviorSubject([{ name: 'mcp__memory__echo', server: 'memory', tool: 'echo', trust: false, description: 'Echoes', inputSchema: { type: 'object' } }]),
     approve: (name: string) => {
       calls.push(`approve ${name}`);
       return approval.promise;
@@ -62,6 +63,21 @@ afterEach(() => {
 });
 
 describe('runJsonSession: commands never lie and never stall', () => {
+  it('tools waits for the first pass, like status (decision 251)', async () => {
+    const h = harness();
+    stdin = h.stdin;
+    h.send({ id: 't', cmd: 'tools' });
+    h.planned.resolve();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.results()).toEqual([]);
+    h.started.resolve();
+    await vi.waitFor(() =>
+      expect(h.results()).toEqual([{ id: 't', ok: true, data: { tools: [{ name: 'mcp__memory__echo', server: 'memory', tool: 'echo', description: 'Echoes' }] } }]),
+    );
+    h.send({ id: 'q', cmd: 'quit' });
+    await h.session;
+  });
+
   it('status waits for the first pass, decisions for the plan, a call for nothing here', async () => {
     const h = harness();
     stdin = h.stdin;
