@@ -150,6 +150,7 @@ export class LanguageServers {
         servers: () => this.connected().map(({ server }) => lspName(server)),
         languages: () =>
           [...new Set(this.deps.list().filter(isLanguageServerStatus).flatMap((s) => { const view = this.deps.view(s.name); return view === undefined ? [] : languagesOf(view); }))].sort(),
+        unavailableFor: (path) => this.unavailableFor(path),
         documents: this.deps.documents,
         diagnostics: (path) => this.deps.documents.diagnostics(path),
         pullDiagnostics: (path) => this.pullDiagnostics(path),
@@ -197,6 +198,11 @@ export class LanguageServers {
     return Object.assign(Object.create(connection) as LanguageServerConnection, {
       lsp: { capabilities: lsp.capabilities, languageOf: (path: string) => lsp.languageOf(path), request },
     });
+  }
+
+  /** The configured language servers that take `path` and are not connected (a removed one is not configured). */
+  private unavailableFor(path: string): ServerStatus[] {
+    return this.deps.list().filter((s) => isLanguageServerStatus(s) && s.state !== 'connected' && s.reason !== 'removed' && this.takes(s.name, path));
   }
 
   /** Why no connected server takes `path`: no configured one does, or the one that would is not connected. */

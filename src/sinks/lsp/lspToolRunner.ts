@@ -14,6 +14,7 @@ import type {
 import type { RequestOptions } from '../../model/connection.js';
 import type { LanguageServerConnection } from '../../model/languageServer.js';
 import { lspName } from '../../model/lspConfig.js';
+import { lspUnavailableText, type UnavailableLanguageServer } from '../../model/lspMessages.js';
 import { columnToCharacter, positionEncodingOf, splitLines, type PositionEncoding } from '../../model/lspPositions.js';
 import {
   displayPath,
@@ -61,6 +62,11 @@ export interface LspToolDeps {
   servers(): readonly string[];
   /** The language ids the configured language servers take, for the error about a file none takes. */
   languages(): readonly string[];
+  /**
+   * The configured language servers that take `path` but are not connected (pending approval,
+   * disabled, excluded, failed …), for the error that says why and how to fix it (decision 252).
+   */
+  unavailableFor?(path: string): readonly UnavailableLanguageServer[];
   documents: LspToolDocuments;
   /** The cached diagnostics of `path` (absolute), or of every document. */
   diagnostics(path?: string): readonly FileDiagnostics[];
@@ -150,7 +156,7 @@ async function openTarget(file: string, operation: LspOperation, deps: LspToolDe
   const path = resolve(deps.workspace, file);
   const shown = displayPath(pathToFileURL(path).href, deps.workspace);
   const routed = deps.route(path);
-  if (routed === undefined) throw new ToolFailure(noServerText(path, deps.languages()));
+  if (routed === undefined) throw new ToolFailure(noServerText(path, deps));
   const name = lspName(routed.server);
   const provider = providerOf(operation);
   if (provider !== undefined && !routed.connection.lsp.capabilities[provider]) {
@@ -167,9 +173,16 @@ async function openTarget(file: string, operation: LspOperation, deps: LspToolDe
   return { path, uri: document.uri, shown, lines: splitLines(document.text), name, connection: routed.connection, encoding: positionEncodingOf(capabilities), opened };
 }
 
-function noServerText(path: string, languages: readonly string[]): string {
+/**
+ * Why no connected server takes `path`: the configured ones that would, each with why it cannot
+ * and the fix (decision 252); or, when none is configured for it, the languages some are.
+ */
+function noServerText(path: string, deps: Pick<LspToolDeps, 'languages' | 'unavailableFor'>): string {
   const ext = extname(path);
   const files = ext === '' ? `files without an extension like ${basename(path)}` : `${ext} files`;
+  const unavailable = deps.unavailableFor?.(path) ?? [];
+  if (unavailable.length > 0) return unavailable.map((server) => lspUnavailableText(files, server)).join('\n');
+  const languages = deps.languages();
   const configured = languages.length === 0 ? 'no language server is configured' : `language servers are configured for ${[...languages].sort().join(', ')}`;
   return `no language server handles ${files} (${configured})`;
 }
