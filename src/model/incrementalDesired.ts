@@ -506,6 +506,9 @@ function sameGate(a: Gate, b: Gate): boolean {
   return (
     sameList(x.allowed, y.allowed) &&
     sameList(x.excluded, y.excluded) &&
+    // The language servers' own bounds (issue 14): without them an edit of lsp.excluded kept the old rules.
+    sameList(x.lspAllowed, y.lspAllowed) &&
+    sameList(x.lspExcluded, y.lspExcluded) &&
     sameList(x.pending, y.pending) &&
     sameList(x.rejected, y.rejected) &&
     sameList(x.sessionDisabled, y.sessionDisabled) &&
