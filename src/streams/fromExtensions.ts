@@ -1,6 +1,7 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { Observable, Subscription, defer, finalize, from } from 'rxjs';
+import { foreignManifests, foreignManifestWarning } from '../model/extensionManifests.js';
 import type { SourceSnapshot } from '../model/types.js';
 import { isEditorArtifact } from './editorArtifacts.js';
 import { fromExtension } from './fromExtension.js';
@@ -25,7 +26,10 @@ export interface ExtensionsEvent {
    * extension was uninstalled; the extensions directory listed again): each `settings-ok` once.
    */
   cleared: string[];
-  /** Conflicts new since the previous emission: a later extension's server ignored, naming both. */
+  /**
+   * Warnings new since the previous emission: a later extension's server ignored, naming both;
+   * an extension of another client (its manifest, not the profile's) that is not read.
+   */
   warnings: string[];
 }
 
@@ -34,6 +38,8 @@ export interface ExtensionsDeps extends Omit<SettingsFileDeps, 'kind'> {
   listDirectories?: (dir: string) => Promise<string[]>;
   /** When the extension at this path was installed, in ms (default {@link installTimeOnDisk}). */
   installTime?: (path: string) => Promise<number>;
+  /** Whether a path exists (not following a final symlink; default `lstat`). */
+  exists?: (path: string) => Promise<boolean>;
 }
 
 /**
@@ -75,11 +81,38 @@ async function listDirectoriesOnDisk(dir: string): Promise<string[]> {
   return checked.filter((name): name is string => name !== undefined);
 }
 
+async function existsOnDisk(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The warning for an extension directory without the profile's manifest and with another
+ * client's (decision 253), or null. Looked at on each read of the manifest: when the extension
+ * is installed (copied in), and whenever its manifest changes.
+ */
+async function foreignManifestOf(extensionsDir: string, name: string, manifest: string, exists: (path: string) => Promise<boolean>): Promise<string | null> {
+  const dir = join(extensionsDir, name);
+  if (await exists(join(dir, manifest))) return null;
+  for (const found of foreignManifests(manifest)) {
+    if (!(await exists(join(dir, found.manifest)))) continue;
+    const otherDir = join(dirname(dirname(extensionsDir)), `.${found.profile}`, 'extensions');
+    return foreignManifestWarning({ extension: name, dir, manifest, found, otherDir });
+  }
+  return null;
+}
+
 interface Installed {
   subscription: Subscription;
   snapshot: SourceSnapshot | undefined;
   /** Read once when the directory is first seen, so an order never changes while it stays installed. */
   installedAt: number | undefined;
+  /** The warning for another client's manifest in place of ours, null for none; undefined while it is looked for. */
+  foreign: string | null | undefined;
+  /** Counts the looks: only the latest one's answer is kept. */
+  looks: number;
 }
 
 /**
@@ -157,6 +190,7 @@ export function fromExtensions(
 ): Observable<ExtensionsEvent> {
   const listDirectories = deps.listDirectories ?? listDirectoriesOnDisk;
   const installTime = deps.installTime ?? installTimeOnDisk;
+  const exists = deps.exists ?? existsOnDisk;
   return new Observable<ExtensionsEvent>((subscriber) => {
     const installed = new Map<string, Installed>();
     let errors: SettingsFileError[] = [];
@@ -181,15 +215,18 @@ export function fromExtensions(
 
     const emitWhenComplete = (): void => {
       if (!listed) return;
-      const ready: { name: string; snapshot: SourceSnapshot; installedAt: number }[] = [];
-      for (const [name, { snapshot, installedAt }] of installed) {
-        if (snapshot === undefined || installedAt === undefined) return;
-        ready.push({ name, snapshot, installedAt });
+      const ready: { name: string; snapshot: SourceSnapshot; installedAt: number; foreign: string | null }[] = [];
+      for (const [name, { snapshot, installedAt, foreign }] of installed) {
+        if (snapshot === undefined || installedAt === undefined || foreign === undefined) return;
+        ready.push({ name, snapshot, installedAt, foreign });
       }
       ready.sort((a, b) => a.installedAt - b.installedAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const { snapshots, conflicts } = firstInstalledWins(ready);
-      const warnings = [...conflicts].filter(([key]) => !reported.has(key)).map(([, message]) => message);
-      reported = new Set(conflicts.keys());
+      const notes = new Map(conflicts);
+      for (const { name, foreign } of ready) if (foreign !== null) notes.set(`manifest\0${name}\0${foreign}`, foreign);
+      // Each once: while it stays, later emissions do not repeat it.
+      const warnings = [...notes].filter(([key]) => !reported.has(key)).map(([, message]) => message);
+      reported = new Set(notes.keys());
       const raised = errors;
       const mended = cleared;
       errors = [];
@@ -198,7 +235,21 @@ export function fromExtensions(
     };
 
     const install = (name: string): void => {
-      const entry: Installed = { subscription: new Subscription(), snapshot: undefined, installedAt: undefined };
+      const entry: Installed = { subscription: new Subscription(), snapshot: undefined, installedAt: undefined, foreign: undefined, looks: 0 };
+      /** Looks for another client's manifest in place of ours; the extension's emission waits for the answer. */
+      const lookForForeignManifest = (): void => {
+        const look = ++entry.looks;
+        entry.foreign = undefined;
+        deps.onActivity?.('start');
+        void foreignManifestOf(extensionsDir, name, manifestName, exists)
+          .catch(() => null)
+          .then((foreign) => {
+            deps.onActivity?.('end');
+            if (look !== entry.looks || installed.get(name) !== entry) return;
+            entry.foreign = foreign;
+            emitWhenComplete();
+          });
+      };
       installed.set(name, entry);
       // A read like the manifest's: the debounce waits for it rather than restarting at its end.
       entry.subscription.add(
@@ -215,8 +266,10 @@ export function fromExtensions(
       entry.subscription.add(
         fromExtension(join(extensionsDir, name), manifestName, deps).subscribe({
           next: (event) => {
-            if (event.kind === 'content') entry.snapshot = event.snapshot;
-            else if (event.kind === 'ok') clear(event.file);
+            if (event.kind === 'content') {
+              entry.snapshot = event.snapshot;
+              lookForForeignManifest();
+            } else if (event.kind === 'ok') clear(event.file);
             else fail(event);
             emitWhenComplete();
           },
