@@ -235,7 +235,9 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
     expect(cli.servers().get('u')).toMatchObject({ state: 'blocked', reason: 'untrusted_folder' });
-    expect(cli.servers().has('p')).toBe(false);
+    // Listed as ignored (decision 260), never started, never asked about.
+    expect(cli.servers().get('p')).toMatchObject({ state: 'blocked', reason: 'untrusted_folder', detail: expect.stringContaining('ignored: folder not trusted') });
+    expect(cli.events.some((e) => e.type === 'approval-required')).toBe(false);
     expect(ws.starts()).toEqual([]);
 
     const mark = cli.events.length;
