@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { withParentDeathSignal } from './parentDeathSignal.js';
+import { signalTree, type KillTreeDeps } from './platform/killTree.js';
+import { spawnCommand, type SpawnDeps } from './platform/spawnCommand.js';
 import type { ProcessGroupRegistry } from './processGroupRegistry.js';
 import {
   descendantsOutsideGroup,
@@ -30,6 +31,11 @@ import type { StderrRing } from './stderrRing.js';
  * the next mcp-live can end it if this one is SIGKILLed; the kernel's parent-death signal
  * (parentDeathSignal.ts) reaches the server itself. stderr goes into a {@link StderrRing}, never
  * into our terminal.
+ *
+ * On win32 (decisions 270, 271) the command starts through cross-spawn (`npx`, `.cmd` shims:
+ * platform/spawnCommand.ts), not detached, so libuv's kill-on-close job object ends the direct
+ * child if we die; SIGTERM and SIGKILL become `taskkill /T` and `taskkill /T /F` of the tree
+ * (platform/killTree.ts), and nothing is recorded (no process groups, no start times).
  */
 
 export interface ServerLaunch {
@@ -60,6 +66,8 @@ export interface ServerProcessOptions {
    * reached over a socket. stderr is always read into the ring.
    */
   stdio?: 'pipe' | 'ignore';
+  /** The platform and the spawn / taskkill behind it; tests run the win32 branch on Linux with fakes. */
+  system?: SpawnDeps & KillTreeDeps;
 }
 
 export interface ProcessExit {
@@ -100,8 +108,6 @@ const GROUP_POLL_MS = 50;
 /** After SIGKILL, how long we wait for the rest of the group to die before we stop looking. */
 const KILL_SETTLE_MS = 500;
 
-const usesProcessGroups = process.platform !== 'win32';
-
 export class ServerProcess {
   /** Called once: the process is gone and its output drained, or {@link stop} has finished. */
   onclose?: () => void;
@@ -122,6 +128,8 @@ export class ServerProcess {
   private recordedIn?: ProcessGroupRegistry;
   /** Descendants outside the group, read when the stop began; signalled with the group. */
   private outsiders: ProcessIdentity[] = [];
+  /** POSIX: the child leads a process group of its own (not on win32). */
+  private readonly usesProcessGroups: boolean;
 
   constructor(
     private readonly launch: ServerLaunch,
@@ -137,6 +145,7 @@ export class ServerProcess {
       };
     });
     this.hurried = new Promise<void>((resolve) => (this.hurry = resolve));
+    this.usesProcessGroups = (options.system?.platform ?? process.platform) !== 'win32';
   }
 
   /** The child's pid once started. */
@@ -167,17 +176,14 @@ export class ServerProcess {
     return new Promise<void>((resolve, reject) => {
       let child: ChildProcess;
       try {
-        const launch = withParentDeathSignal({ command, args }, env, cwd);
-        child = spawn(launch.command, [...launch.args], {
-          env,
-          cwd,
-          stdio: [io, io, 'pipe'],
-          shell: false,
-          detached: usesProcessGroups,
-          windowsHide: true,
-        });
+        child = spawnCommand(
+          { command, args },
+          { env, cwd, stdio: [io, io, 'pipe'], shell: false, detached: this.usesProcessGroups, windowsHide: true },
+          this.options.system,
+        );
       } catch (error) {
-        // spawn throws synchronously for arguments it cannot pass (a NUL byte, a bad cwd type).
+        // spawn throws synchronously for arguments it cannot pass (a NUL byte, a bad cwd type);
+        // on win32 also for a command not on the PATH and an argument cmd.exe cannot take.
         this.markExited({ code: null, signal: null });
         reject(this.startError(error));
         return;
@@ -224,7 +230,7 @@ export class ServerProcess {
   private async shutdown(askToExit: () => unknown): Promise<void> {
     const child = this.child;
     // Before anything ends: a dying parent's children are reparented and no longer descend from it.
-    if (child?.pid !== undefined && usesProcessGroups) {
+    if (child?.pid !== undefined && this.usesProcessGroups) {
       this.outsiders = descendantsOutsideGroup(child.pid, processTable() ?? []);
     }
     if (child && this.groupRunning(child)) {
@@ -241,7 +247,7 @@ export class ServerProcess {
   /** Records the child's group (POSIX with /proc, and a registry given). */
   private async recordGroup(child: ChildProcess): Promise<void> {
     const registry = this.options.recording?.registry;
-    if (!usesProcessGroups || !registry || child.pid === undefined || this.exitInfo) return;
+    if (!this.usesProcessGroups || !registry || child.pid === undefined || this.exitInfo) return;
     const leader = readProcessStat(child.pid);
     if (!leader || leader.pgid !== child.pid) return;
     this.recordedIn = registry;
@@ -263,14 +269,14 @@ export class ServerProcess {
 
   /**
    * SIGTERM, then SIGKILL after the grace, until the child, everything in its group and the
-   * descendants outside it are gone.
+   * descendants outside it are gone (win32: `taskkill /T`, then `taskkill /T /F`).
    */
   private async stopGroup(child: ChildProcess): Promise<void> {
     const running = () => this.running(child);
     if (!running()) return;
-    this.signal(child, 'SIGTERM');
+    await this.signal(child, 'SIGTERM');
     if (await this.endWithin(running, this.graces.killGraceMs)) return;
-    this.signal(child, 'SIGKILL');
+    await this.signal(child, 'SIGKILL');
     await this.exited;
     // SIGKILL cannot be refused; give the kernel a moment to deliver it to the rest of the group.
     await this.endWithin(running, KILL_SETTLE_MS);
@@ -284,7 +290,7 @@ export class ServerProcess {
   /** Whether the child — or, on POSIX, anything left in its process group — still runs. */
   private groupRunning(child: ChildProcess): boolean {
     if (!this.exitInfo) return true;
-    if (!usesProcessGroups || child.pid === undefined) return false;
+    if (!this.usesProcessGroups || child.pid === undefined) return false;
     return groupAlive(child.pid);
   }
 
@@ -304,21 +310,10 @@ export class ServerProcess {
     return !running();
   }
 
-  private signal(child: ChildProcess, signal: NodeJS.Signals): void {
+  private async signal(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
     signalIfRunning(this.outsiders, signal);
-    if (usesProcessGroups && child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, signal);
-        return;
-      } catch {
-        // No such group (already gone) or not permitted: fall back to the child itself.
-      }
-    }
-    try {
-      child.kill(signal);
-    } catch {
-      // Already gone.
-    }
+    // The group on POSIX, the tree on win32; the child itself where neither can be reached.
+    await signalTree(child, signal, this.options.system);
   }
 
   private onExit(child: ChildProcess, exit: ProcessExit): void {
