@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clientSent, gatewaySent, NEW_RELAY_WATCH, restartIn } from '../../model/relayRestart.js';
 import { BoundedLineSplitter } from '../../streams/boundedLineSplitter.js';
+import { signalTree, type KillTreeDeps } from '../platform/killTree.js';
 import { makePrivateDirectory } from '../processGroupRegistry.js';
 import { isRunning, procfsAvailable } from '../processTable.js';
-import { connectGatewaySocket, readGatewayRecord, type GatewayAddress, type GatewayRecord } from './localSocket.js';
+import { connectGateway, readGatewayRecord, type GatewayAddress, type GatewayRecord } from './localSocket.js';
 
 /**
  * The process model of `mcp-live serve --stdio` (issue 16): one gateway per profile and
@@ -22,6 +24,8 @@ export interface DaemonCommand {
 }
 
 const POLL_MS = 50;
+/** win32: after `taskkill /T` of a gateway, how long before `taskkill /T /F` (decision 273). */
+const WINDOWS_STOP_GRACE_MS = 2_000;
 
 /**
  * A connection to the workspace's gateway: the running one, or a daemon started for it (detached,
@@ -29,15 +33,20 @@ const POLL_MS = 50;
  * daemon; one takes the socket and the other exits (see `claimGatewaySocket`), and both clients
  * attach to the one that took it. Fails with the log's path when nothing accepts within `timeoutMs`.
  */
-export async function attachToGateway(address: GatewayAddress, daemon: DaemonCommand, timeoutMs = 15_000): Promise<Socket> {
-  const running = await connectGatewaySocket(address.socket);
+export async function attachToGateway(
+  address: GatewayAddress,
+  daemon: DaemonCommand,
+  timeoutMs = 15_000,
+  platform: NodeJS.Platform = process.platform,
+): Promise<Socket> {
+  const running = await connectGateway(address, platform);
   if (running) return running;
-  await makePrivateDirectory(dirname(address.socket));
+  await makePrivateDirectory(dirname(address.record));
   startDaemon(address, daemon);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     await sleep(POLL_MS);
-    const socket = await connectGatewaySocket(address.socket);
+    const socket = await connectGateway(address, platform);
     if (socket) return socket;
   }
   throw new Error(`the gateway did not accept connections within ${Math.round(timeoutMs / 1000)} s; see its log ${address.log}`);
@@ -50,6 +59,8 @@ function startDaemon(address: GatewayAddress, daemon: DaemonCommand): void {
       detached: true,
       stdio: ['ignore', log, log],
       env: process.env,
+      // win32: detached means a console of its own; no window for it.
+      windowsHide: true,
     });
     // A spawn failure (ENOMEM, EAGAIN) shows as the timeout above, with the log to read.
     child.on('error', () => undefined);
@@ -147,21 +158,50 @@ function parsed(line: string): unknown {
 /**
  * Ends the gateway recorded at `address` (SIGTERM: it ends its servers and removes the socket)
  * and waits until it has exited. `none` when no gateway runs there.
+ *
+ * On win32 (decision 273) there is no SIGTERM to handle — `process.kill` is TerminateProcess of
+ * the gateway alone, and its servers' children would be left — so the gateway's tree ends:
+ * `taskkill /T`, then `taskkill /T /F` after a grace, and its record goes with it.
  */
-export async function stopGateway(address: GatewayAddress, timeoutMs = 20_000): Promise<'stopped' | 'none'> {
+export async function stopGateway(
+  address: GatewayAddress,
+  timeoutMs = 20_000,
+  system: KillTreeDeps = {},
+): Promise<'stopped' | 'none'> {
+  const platform = system.platform ?? process.platform;
   const record = await readGatewayRecord(address.record);
-  if (!record || !(await isGatewayAlive(record, address))) return 'none';
+  if (!record || !(await isGatewayAlive(record, address, platform))) return 'none';
+  if (platform === 'win32') return stopWindowsGateway(record, address, timeoutMs, system);
   try {
     process.kill(record.pid, 'SIGTERM');
   } catch {
     return 'none';
   }
-  const deadline = Date.now() + timeoutMs;
+  if (await exitWithin(record, timeoutMs)) return 'stopped';
+  throw new Error(`the gateway (pid ${record.pid}) did not exit within ${Math.round(timeoutMs / 1000)} s of SIGTERM`);
+}
+
+async function stopWindowsGateway(record: GatewayRecord, address: GatewayAddress, timeoutMs: number, system: KillTreeDeps): Promise<'stopped'> {
+  const gateway = { pid: record.pid, kill: (signal?: NodeJS.Signals) => process.kill(record.pid, signal) };
+  await signalTree(gateway, 'SIGTERM', system);
+  if (!(await exitWithin(record, Math.min(WINDOWS_STOP_GRACE_MS, timeoutMs)))) {
+    await signalTree(gateway, 'SIGKILL', system);
+    if (!(await exitWithin(record, timeoutMs))) {
+      throw new Error(`the gateway (pid ${record.pid}) did not exit within ${Math.round(timeoutMs / 1000)} s of taskkill /F`);
+    }
+  }
+  // Killed, it removed nothing; a record naming a dead pid is ignored anyway, but not left behind.
+  if ((await readGatewayRecord(address.record))?.pid === record.pid) await unlink(address.record).catch(() => undefined);
+  return 'stopped';
+}
+
+async function exitWithin(record: GatewayRecord, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (!processAlive(record)) return 'stopped';
+    if (!processAlive(record)) return true;
     await sleep(POLL_MS);
   }
-  throw new Error(`the gateway (pid ${record.pid}) did not exit within ${Math.round(timeoutMs / 1000)} s of SIGTERM`);
+  return !processAlive(record);
 }
 
 /**
@@ -169,9 +209,9 @@ export async function stopGateway(address: GatewayAddress, timeoutMs = 20_000): 
  * where start times are unknown — the socket accepts, so a pid recycled by another program is
  * never signalled.
  */
-async function isGatewayAlive(record: GatewayRecord, address: GatewayAddress): Promise<boolean> {
+async function isGatewayAlive(record: GatewayRecord, address: GatewayAddress, platform: NodeJS.Platform): Promise<boolean> {
   if (record.startTime !== undefined && procfsAvailable()) return isRunning({ pid: record.pid, startTime: record.startTime });
-  const socket = await connectGatewaySocket(address.socket);
+  const socket = await connectGateway(address, platform);
   socket?.destroy();
   return socket !== undefined && processAlive(record);
 }

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { lock } from 'proper-lockfile';
 import { readRegularFile } from '../../streams/readRegularFile.js';
 import { errorCode, parseJsonObject } from '../ownedJsonFile.js';
+import { isListeningPipeOf, listeningPipe, localEndpoint, usesNamedPipes } from '../platform/localAddress.js';
 import { makePrivateDirectory } from '../processGroupRegistry.js';
 import { ownIdentity } from '../processTable.js';
 import { writeOwnedFile } from '../writeOwnedFile.js';
@@ -19,8 +20,13 @@ import { writeOwnedFile } from '../writeOwnedFile.js';
  *   <runtimeDir>/gateway-<profile>-<hash>.json   who holds it: { pid, startTime, cwd, config }
  *   <runtimeDir>/gateway-<profile>-<hash>.lock   held while a gateway checks for a running one and takes the socket
  *   <runtimeDir>/gateway-<profile>-<hash>.log    a daemon's output: its NDJSON events and errors
+ *
+ * On win32 (decision 272) the socket is a named pipe, `\\.\pipe\mcp-live-<profile>-<hash>`
+ * plus the random suffix of the gateway that listens, which its record names (`pipe`); the
+ * record, lock and log stay in the runtime directory. See platform/localAddress.ts.
  */
 export interface GatewayAddress {
+  /** POSIX: the socket file. win32: the pipe name shared by this workspace's gateways (a prefix). */
   socket: string;
   record: string;
   lock: string;
@@ -35,6 +41,8 @@ export interface GatewayRecord {
   cwd: string;
   /** Digest of the options that shape the live set beyond the workspace (see `serveConfigDigest`). */
   config: string;
+  /** win32: the pipe this gateway listens on (`GatewayAddress.socket` and its random suffix). */
+  pipe?: string;
 }
 
 /** A socket taken by this process. */
@@ -44,26 +52,43 @@ export interface GatewaySocket {
   close(): Promise<void>;
 }
 
-/** sun_path holds 108 bytes on Linux, 104 on macOS (with the terminating NUL). */
-const MAX_SOCKET_PATH = 103;
-
 const LOCK_OPTIONS = {
   realpath: false,
   stale: 10_000,
   retries: { retries: 100, factor: 1.2, minTimeout: 10, maxTimeout: 200, randomize: true },
 } as const;
 
-export function gatewayAddress(runtimeDir: string, profile: string, key: { userSettings: string; cwd: string }): GatewayAddress {
+export function gatewayAddress(
+  runtimeDir: string,
+  profile: string,
+  key: { userSettings: string; cwd: string },
+  platform: NodeJS.Platform = process.platform,
+): GatewayAddress {
   const hash = createHash('sha256').update(`${key.userSettings}\0${key.cwd}`).digest('hex').slice(0, 16);
   const base = join(runtimeDir, `gateway-${profile}-${hash}`);
-  const address = { socket: `${base}.sock`, record: `${base}.json`, lock: `${base}.lock`, log: `${base}.log` };
-  if (Buffer.byteLength(address.socket) > MAX_SOCKET_PATH) {
-    throw new Error(
-      `the gateway's socket path is too long for the system (${address.socket}); ` +
-        'set XDG_RUNTIME_DIR to a short directory of yours, or use a shorter home directory',
-    );
+  return { socket: localEndpoint(base, profile, platform), record: `${base}.json`, lock: `${base}.lock`, log: `${base}.log` };
+}
+
+/**
+ * A connection to the gateway at `address`, or undefined when none accepts there. On win32 only
+ * to the pipe the record of a live gateway names (decision 272): a pipe of that name created by
+ * someone else is never spoken to.
+ */
+export async function connectGateway(address: GatewayAddress, platform: NodeJS.Platform = process.platform): Promise<Socket | undefined> {
+  if (!usesNamedPipes(platform)) return connectGatewaySocket(address.socket);
+  const record = await readGatewayRecord(address.record);
+  if (record?.pipe === undefined || !isListeningPipeOf(address.socket, record.pipe) || !pidAlive(record.pid)) return undefined;
+  return connectGatewaySocket(record.pipe);
+}
+
+/** A gateway of ours runs as us: EPERM (another user's process holds the pid now) counts as gone. */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
-  return address;
 }
 
 /** A connection to the gateway's socket, or undefined when nothing accepts there. */
@@ -85,9 +110,9 @@ export async function readGatewayRecord(path: string): Promise<GatewayRecord | u
   try {
     const parsed = parseJsonObject(new TextDecoder().decode(await readRegularFile(path, { maxBytes: 64 * 1024 })));
     if (!parsed.ok) return undefined;
-    const { pid, startTime, cwd, config } = parsed.root;
+    const { pid, startTime, cwd, config, pipe } = parsed.root;
     if (typeof pid !== 'number' || typeof cwd !== 'string' || typeof config !== 'string') return undefined;
-    return { pid, ...(typeof startTime === 'number' ? { startTime } : {}), cwd, config };
+    return { pid, ...(typeof startTime === 'number' ? { startTime } : {}), cwd, config, ...(typeof pipe === 'string' ? { pipe } : {}) };
   } catch {
     return undefined;
   }
@@ -96,23 +121,27 @@ export async function readGatewayRecord(path: string): Promise<GatewayRecord | u
 /**
  * Takes the socket unless a gateway accepts on it already (then `running` says which). Under the
  * lock, so of two gateways starting at once exactly one takes it: the other finds it accepting.
- * A socket file nothing accepts on is a dead gateway's and is replaced.
+ * A socket file nothing accepts on is a dead gateway's and is replaced. On win32 the pipe is a
+ * fresh one (decision 272), and there is no file to inspect, narrow or remove.
  */
 export async function claimGatewaySocket(
   address: GatewayAddress,
   identity: { cwd: string; config: string },
   onConnection: (socket: Socket) => void,
+  platform: NodeJS.Platform = process.platform,
 ): Promise<{ ok: true; socket: GatewaySocket } | { ok: false; running?: GatewayRecord }> {
-  await makePrivateDirectory(dirname(address.socket));
+  const pipes = usesNamedPipes(platform);
+  await makePrivateDirectory(dirname(address.record));
   return withLock(address, async () => {
-    const existing = await connectGatewaySocket(address.socket);
+    const existing = await connectGateway(address, platform);
     if (existing) {
       existing.destroy();
       return { ok: false, running: await readGatewayRecord(address.record) };
     }
-    await removeStaleSocket(address.socket);
+    if (!pipes) await removeStaleSocket(address.socket);
+    const listenOn = pipes ? listeningPipe(address.socket) : address.socket;
     const me = ownIdentity();
-    const record: GatewayRecord = { pid: process.pid, ...(me ? { startTime: me.startTime } : {}), ...identity };
+    const record: GatewayRecord = { pid: process.pid, ...(me ? { startTime: me.startTime } : {}), ...identity, ...(pipes ? { pipe: listenOn } : {}) };
     await writeOwnedFile(address.record, `${JSON.stringify(record)}\n`, { mode: 0o600, durable: false });
     const connections = new Set<Socket>();
     const server = createServer((socket) => {
@@ -122,21 +151,22 @@ export async function claimGatewaySocket(
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(address.socket, () => {
+      server.listen(listenOn, () => {
         server.removeListener('error', reject);
         resolve();
       });
     });
-    await chmod(address.socket, 0o600);
+    // A pipe has no mode: it keeps the default security descriptor (platform/localAddress.ts).
+    if (!pipes) await chmod(address.socket, 0o600);
     const close = (): Promise<void> =>
       // Under the lock: a gateway starting meanwhile must not take the path between our close and unlink.
       withLock(address, async () => {
         for (const socket of connections) socket.destroy();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        await unlink(address.socket).catch(() => undefined);
+        if (!pipes) await unlink(address.socket).catch(() => undefined);
         if ((await readGatewayRecord(address.record))?.pid === process.pid) await unlink(address.record).catch(() => undefined);
       });
-    return { ok: true, socket: { path: address.socket, close } };
+    return { ok: true, socket: { path: listenOn, close } };
   });
 }
 
