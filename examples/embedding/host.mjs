@@ -2,14 +2,18 @@
 // A host that embeds mcp-live and composes in a settings source of its own: servers from the
 // environment variable MCP_LIVE_EXTRA (a JSON `mcpServers` map), next to the usual settings files.
 //
-//   MCP_LIVE_EXTRA='{"demo":{"command":"node","args":["server.mjs"]}}' node examples/embedding/host.mjs [WORKSPACE]
+//   node node_modules/mcp-live/examples/embedding/host.mjs [WORKSPACE]
+//   MCP_LIVE_EXTRA='{"mine":{"command":"node","args":["server.mjs"]}}' node …/host.mjs [WORKSPACE]
 //
+// Without MCP_LIVE_EXTRA it runs the demo's clock server, which ships with the package.
 // It waits for the first reconcile pass, lists the tools, calls the first `echo` tool it finds,
 // and shuts everything down again.
+import { fileURLToPath } from 'node:url';
 import { of } from 'rxjs';
 import { createMcpLive } from 'mcp-live';
 
-const fromEnv = of(JSON.parse(process.env.MCP_LIVE_EXTRA ?? '{}'));
+const clock = { command: process.execPath, args: [fileURLToPath(new URL('../demo/servers/clock-server.mjs', import.meta.url))] };
+const fromEnv = of(process.env.MCP_LIVE_EXTRA ? JSON.parse(process.env.MCP_LIVE_EXTRA) : { demo: clock });
 
 const live = createMcpLive({
   cwd: process.argv[2] ?? process.cwd(),

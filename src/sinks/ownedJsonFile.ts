@@ -14,11 +14,24 @@ import { assertWritableTarget, writeOwnedFile } from './writeOwnedFile.js';
  * byte for byte, to `<file>.corrupt-<timestamp>.bak`.
  */
 
+/** proper-lockfile's retry options, as its `retries` takes them. */
+export interface LockRetries {
+  retries?: number;
+  factor?: number;
+  minTimeout?: number;
+  maxTimeout?: number;
+  randomize?: boolean;
+}
+
 export interface OwnedJsonFileOptions {
   /** The uid the file must belong to (default: `process.getuid()`). */
   ownerUid?: number;
-  /** proper-lockfile retry options: how long a write waits for another writer. */
-  lockRetries?: LockOptions['retries'];
+  /**
+   * How long a write waits for another writer: proper-lockfile's retry options (the `retry`
+   * package's). Declared here, not as `LockOptions['retries']`: the public types must not need a
+   * dev-only `@types/*` package (decision 264).
+   */
+  lockRetries?: number | LockRetries;
   /** A lock older than this (ms) belongs to a dead process and is taken over (min 2000). */
   staleLockMs?: number;
   /** Clock for the backup file name (tests pin it). */
@@ -44,7 +57,7 @@ export interface OwnedJsonFile {
   update(change: (root: Record<string, unknown>, backUp: () => Promise<void>) => boolean | Promise<boolean>): Promise<void>;
 }
 
-const DEFAULT_LOCK_RETRIES: LockOptions['retries'] = { retries: 200, factor: 1.3, minTimeout: 5, maxTimeout: 100, randomize: true };
+const DEFAULT_LOCK_RETRIES: LockRetries = { retries: 200, factor: 1.3, minTimeout: 5, maxTimeout: 100, randomize: true };
 const utf8 = new TextDecoder('utf-8');
 
 export function parseJsonObject(text: string): ParsedJsonObject {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './cliSession.js';
 
@@ -17,7 +17,7 @@ describe('npm pack', () => {
   it('ships the CLI, the demo and the examples, no demo runtime state, and the packed CLI prints its version', () => {
     const pkg = join(COPY, 'pkg');
     mkdirSync(pkg, { recursive: true });
-    for (const entry of ['package.json', 'README.md', 'dist/src', 'examples']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
+    for (const entry of ['package.json', 'README.md', 'LICENSE', 'docs', 'dist/src', 'examples']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
     // What demo runs wrote into the demo home before issue 13, and what one might write.
     const home = join(pkg, 'examples/demo/home/.qwen');
     mkdirSync(join(home, 'run'), { recursive: true });
@@ -48,5 +48,64 @@ describe('npm pack', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(COPY, 'package', 'node_modules'));
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(execFileSync(process.execPath, [join(COPY, 'package/dist/src/cli/main.js'), '--version'], { encoding: 'utf8' })).toBe(`${version}\n`);
-  }, 60_000);
+
+    // Issue 23 §2: the licence, and every document the README links to, are in the package.
+    const installed = join(COPY, 'package');
+    expect(files).toContain('LICENSE');
+    const links = [...readFileSync(join(installed, 'README.md'), 'utf8').matchAll(/\]\(((?:docs|examples)\/[^)#\s]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(3);
+    expect(links.filter((link) => !existsSync(join(installed, link)))).toEqual([]);
+
+    // A CommonJS project requires it (require(esm), Node >= 20.19, through the `require` condition).
+    const cjs = join(COPY, 'cjs');
+    mkdirSync(join(cjs, 'node_modules'), { recursive: true });
+    symlinkSync(installed, join(cjs, 'node_modules', 'mcp-live'));
+    writeFileSync(join(cjs, 'package.json'), '{"type":"commonjs"}');
+    writeFileSync(join(cjs, 'index.js'), "const { createMcpLive, terminalSafe } = require('mcp-live'); console.log(typeof createMcpLive, terminalSafe('\\u001b'));\n");
+    expect(execFileSync(process.execPath, [join(cjs, 'index.js')], { encoding: 'utf8' })).toBe('function \\x1b\n');
+
+    // The embedding example runs from the installed package, with the demo server it ships.
+    const userHome = join(COPY, 'home');
+    mkdirSync(userHome, { recursive: true });
+    const env = { ...process.env, HOME: userHome, MCP_LIVE_EXTRA: '' };
+    const example = execFileSync(process.execPath, [join(installed, 'examples/embedding/host.mjs'), userHome], { encoding: 'utf8', env, timeout: 30_000 });
+    expect(example).toContain('server demo: connected');
+    expect(example).toContain('hello from the host');
+  }, 90_000);
+});
+
+/**
+ * Issue 23 §2: the public types compile for a strict consumer (`skipLibCheck: false`) that has
+ * only the package's dependencies. Every module specifier reachable from `index.d.ts` is relative,
+ * `node:`, or a dependency that ships its own types — never a package whose types come from a
+ * dev-only `@types/*` (proper-lockfile's leaked before, TS7016; decision 264).
+ */
+describe('the published types', () => {
+  it('reach only dependencies with types of their own', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const [, spec] of text.matchAll(/(?:from\s+|import\()\s*['"]([^'"]+)['"]/g)) {
+        if (spec!.startsWith('.')) visit(resolve(dirname(file), spec!.replace(/\.js$/, '.d.ts')));
+        else bare.add(spec!);
+      }
+    };
+    visit(join(ROOT, 'dist/src/index.d.ts'));
+    expect(seen.size).toBeGreaterThan(10);
+    const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2) : spec.split('/').slice(0, 1)).join('/');
+    const offending = [...bare]
+      .filter((spec) => !spec.startsWith('node:'))
+      .map(packageOf)
+      .filter((name) => {
+        if (!Object.hasOwn(pkg.dependencies, name)) return true;
+        const own = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as Record<string, unknown>;
+        const hasTypes = own.types !== undefined || own.typings !== undefined || JSON.stringify(own.exports ?? {}).includes('"types"') || existsSync(join(ROOT, 'node_modules', name, 'index.d.ts'));
+        return !hasTypes;
+      });
+    expect([...new Set(offending)]).toEqual([]);
+  });
 });
