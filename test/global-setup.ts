@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 /**
  * Builds the package once before the suite so end-to-end tests can spawn the real CLI
@@ -6,9 +7,13 @@ import { spawnSync } from 'node:child_process';
  * (`npm run check`: typecheck and lint); here tsc still emits despite them, so that one test
  * file can be run while another file does not compile yet, and its exit status is not fatal.
  * MCP_LIVE_SKIP_BUILD=1 skips it when only pure unit tests are run.
+ *
+ * tsc is the project's own, run with this Node from its JS entry: no `npx` (a `.cmd` on
+ * Windows, which Node does not spawn without a shell) and no PATH lookup (issue 25).
  */
 export default function setup(): void {
   if (process.env.MCP_LIVE_SKIP_BUILD === '1') return;
-  const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   if (r.error) throw r.error;
 }
