@@ -9,7 +9,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const nodeDir = dirname(process.execPath);
 
-describe('withParentDeathSignal (Linux with util-linux setpriv)', () => {
+// Skipped elsewhere (issue 25): setpriv --pdeathsig, /bin/sh scripts and mode bits are Linux's.
+describe.runIf(process.platform === 'linux')('withParentDeathSignal (Linux with util-linux setpriv)', () => {
   it('wraps a command found on the child PATH, keeping the command as written', () => {
     const launch = withParentDeathSignal({ command: 'node', args: ['server.mjs', '--flag'] }, { PATH: nodeDir }, undefined);
     expect(launch.command).toMatch(/\/setpriv$/);

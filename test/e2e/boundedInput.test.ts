@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { linuxOnly } from '../platforms.js';
 import { CliSession, Workspace } from './cliSession.js';
 
 /**
@@ -51,7 +52,7 @@ describe('mcp-live --json: bounded command lines', () => {
     expect(await cli.waitFor((e) => e.type === 'result' && e.id === 3)).toMatchObject({ ok: true });
   });
 
-  it('a 128 MiB line is skipped as it arrives: the CLI`s memory does not grow with it', async () => {
+  linuxOnly('/proc memory figures').it('a 128 MiB line is skipped as it arrives: the CLI`s memory does not grow with it', async () => {
     ws = new Workspace();
     ws.write(ws.userSettings, { mcpServers: {} });
     cli = CliSession.start(ws);

@@ -5,6 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import { CLI, FIXTURES, Workspace } from './cliSession.js';
 import { TmuxTerminal } from './tmuxTerminal.js';
+import { posixOnly } from '../platforms.js';
 
 /**
  * What the reviewer sees is what runs (decisions 161–169), against the built CLI: entries from a
@@ -115,7 +116,7 @@ describe('plan, status and approvals print no raw control character (decisions 1
   }, 60_000);
 });
 
-describe('the approval dialog in a real terminal (tmux)', () => {
+posixOnly('tmux').describe('the approval dialog in a real terminal (tmux)', () => {
   const terminal = new TmuxTerminal(`mcp-live-hardening3-${process.pid}`);
   afterEach(() => terminal.kill());
 

@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
+import { linuxOnly } from '../platforms.js';
 import { CliSession, FIXTURES, Workspace } from './cliSession.js';
 
 /**
@@ -48,7 +49,7 @@ function peakRss(pid: number): number {
   return Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 }
 
-describe('mcp-live --json with hostile servers', () => {
+linuxOnly('/proc memory figures').describe('mcp-live --json with hostile servers', () => {
   it('endless JSON body, endless SSE event, endless stdio line: each server fails alone, the session lives, memory stays bounded', async () => {
     ws = new Workspace();
     const [json, sse] = await Promise.all([hostileHttp('json'), hostileHttp('sse')]);

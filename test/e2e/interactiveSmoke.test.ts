@@ -1,8 +1,9 @@
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { CLI, ROOT } from './cliSession.js';
 import { TmuxTerminal } from './tmuxTerminal.js';
+import { linuxOnly } from '../platforms.js';
 
 /**
  * The real CLI in a real terminal: tmux runs `mcp-live --demo` (on a copy of the demo, inside the
@@ -34,7 +35,7 @@ afterAll(() => {
   rmSync(COPY, { recursive: true, force: true });
 });
 
-describe('interactive session in a terminal (tmux)', () => {
+linuxOnly('tmux, /proc').describe('interactive session in a terminal (tmux)', () => {
   it('starts the demo, approves through the dialog, follows an edit, and /quit leaves no process behind', async () => {
     expect(TmuxTerminal.available(), 'tmux is needed for this test (.ci/run installs it)').toBe(true);
     mkdirSync(join(ROOT, '.tmp-test'), { recursive: true });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { linuxOnly } from '../platforms.js';
 import { CLI, CliSession, Workspace } from './cliSession.js';
 
 /**
@@ -77,7 +78,7 @@ describe('many gated entries (decisions 171–175)', () => {
     expect(out).not.toMatch(/needs approval/);
   });
 
-  it('SIGTERM during a pass of 10,000 gated entries: the session ends promptly, every server closed', async () => {
+  linuxOnly('/proc: which servers are left; a SIGTERM to handle').it('SIGTERM during a pass of 10,000 gated entries: the session ends promptly, every server closed', async () => {
     ws = new Workspace();
     ws.write(ws.mcpJson, { mcpServers: gated(MAX) });
     ws.write(ws.workspaceSettings, { mcpServers: gated(MAX, 'w') });

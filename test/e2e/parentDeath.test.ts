@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { withParentDeathSignal } from '../../src/sinks/parentDeathSignal.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../integration/processes.js';
+import { linuxOnly } from '../platforms.js';
 import { CliSession, Workspace } from './cliSession.js';
 
 /**
@@ -23,8 +24,8 @@ afterAll(async () => {
 });
 
 describe('servers do not outlive a SIGKILLed session', () => {
-  it('a server that ignores stdin EOF gets SIGTERM from the kernel when the CLI is killed', async () => {
-    // The machines this runs on are Linux with util-linux (Debian's `setpriv`); elsewhere this fails loudly.
+  linuxOnly('setpriv --pdeathsig').it('a server that ignores stdin EOF gets SIGTERM from the kernel when the CLI is killed', async () => {
+    // The machines this runs on are Linux with util-linux (Debian's `setpriv`); without it this fails loudly.
     const launch = withParentDeathSignal({ command: process.execPath, args: [] }, process.env, undefined);
     expect(launch.command, 'Linux with a util-linux setpriv that knows --pdeathsig').toMatch(/\/setpriv$/);
     ws = new Workspace();

@@ -7,8 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { isAlive } from '../integration/processes.js';
+import { linuxOnly } from '../platforms.js';
 import { CLI, CliSession, Workspace } from './cliSession.js';
 
 /**
@@ -111,7 +112,7 @@ afterAll(() => {
   expect(roots.flatMap((root) => processesMentioning(root))).toEqual([]);
 });
 
-describe('mcp-live serve --stdio (one gateway per profile and workspace)', () => {
+linuxOnly('/proc, unix socket mode bits').describe('mcp-live serve --stdio (one gateway per profile and workspace)', () => {
   it('a second client attaches to the first one’s gateway: one daemon, every server started once; a killed relay leaves the other client working; the daemon lingers, then exits with its servers', async () => {
     const w = newWorkspace();
     w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
@@ -247,7 +248,7 @@ describe('mcp-live serve --stdio (one gateway per profile and workspace)', () =>
   });
 });
 
-describe('serve --stdio as real clients need it (issue 23 §1)', () => {
+linuxOnly('/proc').describe('serve --stdio as real clients need it (issue 23 §1)', () => {
   it('names are server__tool by default; an unlisted tool is -32602 with the reason; a client with other --names is refused by the running gateway', async () => {
     const w = newWorkspace();
     w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
@@ -332,7 +333,7 @@ function rawPost(url: string, headers: Record<string, string>): Promise<number> 
   });
 }
 
-describe('mcp-live serve over Streamable HTTP', () => {
+linuxOnly('/proc, mode bits').describe('mcp-live serve over Streamable HTTP', () => {
   let session: CliSession | undefined;
   afterEach(async () => {
     await session?.stop();

@@ -3,8 +3,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { textOf } from '../integration/mcpServers.js';
+import { linuxOnly } from '../platforms.js';
 import { CLI, Workspace } from './cliSession.js';
 
 /**
@@ -72,7 +73,7 @@ afterAll(() => {
   expect(roots.flatMap((root) => processesMentioning(root))).toEqual([]);
 });
 
-describe('mcp-live serve --stdio --progressive', () => {
+linuxOnly('/proc').describe('mcp-live serve --stdio --progressive', () => {
   it('the started gateway lists the three tools and calls through call_tool; a client without the flag is refused by it', async () => {
     const w = new Workspace();
     roots.push(w.root);

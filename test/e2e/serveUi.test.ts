@@ -2,8 +2,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { isAlive } from '../integration/processes.js';
+import { posixOnly } from '../platforms.js';
 import { CLI, Workspace } from './cliSession.js';
 
 /**
@@ -33,7 +34,7 @@ afterAll(async () => {
   ws.cleanup();
 });
 
-describe('serve --ui in a terminal (tmux)', () => {
+posixOnly('tmux').describe('serve --ui in a terminal (tmux)', () => {
   it('approving in the gateway UI gives an attached client the server, with tools/list_changed; /quit ends every server', async () => {
     expect(spawnSync('tmux', ['-V']).status, 'tmux is needed for this test (.ci/run installs it)').toBe(0);
     ws.write(ws.userSettings, { mcpServers: { mine: ws.server('mine') } });

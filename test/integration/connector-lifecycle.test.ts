@@ -13,6 +13,7 @@ import {
   textOf,
   track,
 } from './mcpServers.js';
+import { posixOnly } from '../platforms.js';
 import { isAlive, sleep, waitForNoLeftovers } from './processes.js';
 
 /** stdio, a live connection: calls, death, close, stderr, secrets. */
@@ -82,7 +83,7 @@ describe('connectMcp over stdio: a live connection', () => {
     await connection.close();
   });
 
-  it.skipIf(process.platform === 'win32')('ends what a wrapper started: the whole process group goes', async () => {
+  posixOnly('sh, process groups').it('ends what a wrapper started: the whole process group goes', async () => {
     const log = scratch('wrapped.log');
     // sh forks node (a list is not exec'd) and outlives SIGTERM's effect on it only by a moment;
     // the stubborn grandchild ignores stdin EOF and SIGTERM.

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { createMcpLive, type McpLive } from '../../src/createMcpLive.js';
 import type { McpLiveEvent } from '../../src/model/events.js';
 import { createMcpConnector } from '../../src/sinks/connector.js';
@@ -17,6 +17,7 @@ import {
 } from '../../src/sinks/processGroupRegistry.js';
 import { isRunning, readProcessStat, type ProcessIdentity } from '../../src/sinks/processTable.js';
 import { closeTracked, connectOnce, fixture, nodeServer, textOf, track } from './mcpServers.js';
+import { linuxOnly } from '../platforms.js';
 import { isAlive, sleep, waitForExit } from './processes.js';
 
 /**
@@ -132,7 +133,7 @@ async function reap(dir: string): Promise<string[]> {
 const leftoverLine = (count: number, name: string, pgid: number, owner: number) =>
   `ended ${count} leftover process${count === 1 ? '' : 'es'} of server "${name}" (pgid ${pgid}) from an mcp-live that died (pid ${owner})`;
 
-describe.skipIf(process.platform !== 'linux')('a graceful close', () => {
+linuxOnly('/proc, setpriv, sh').describe('a graceful close', () => {
   it('ends the server, its group, and the detached processes it and its children started', async () => {
     const dir = tempDir();
     const registry = new ProcessGroupRegistry(dir);
@@ -155,7 +156,7 @@ describe.skipIf(process.platform !== 'linux')('a graceful close', () => {
   });
 });
 
-describe.skipIf(process.platform !== 'linux')('reapLeftoverProcessGroups', () => {
+linuxOnly('/proc start times and boot id, sh').describe('reapLeftoverProcessGroups', () => {
   /** The owner script: starts the fixture as mcp-live would (own group, parent-death signal) and waits. */
   const OWNER = `
     const [command, ...args] = JSON.parse(process.argv[1]);
@@ -263,7 +264,7 @@ describe.skipIf(process.platform !== 'linux')('reapLeftoverProcessGroups', () =>
   });
 });
 
-describe.skipIf(process.platform !== 'linux')('the runtime directory', () => {
+linuxOnly('/proc, mode bits').describe('the runtime directory', () => {
   it('is $XDG_RUNTIME_DIR/mcp-live when that is an absolute directory of ours, else <home>/.<profile>/run', () => {
     const xdg = tempDir();
     expect(defaultRuntimeDir('qwen', '/h', { XDG_RUNTIME_DIR: xdg })).toBe(join(xdg, 'mcp-live'));
@@ -287,7 +288,7 @@ describe.skipIf(process.platform !== 'linux')('the runtime directory', () => {
   });
 });
 
-describe.skipIf(process.platform !== 'linux')('createMcpLive and the process group registry', () => {
+linuxOnly('/proc start times').describe('createMcpLive and the process group registry', () => {
   function workspace() {
     const root = tempDir();
     const home = join(root, 'home');

@@ -3,13 +3,23 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 /**
  * Process checks for integration tests: which processes this test process left behind, and
- * whether a pid is gone. Linux reads /proc; elsewhere `ps` answers.
+ * whether a pid is gone. Linux reads /proc; Windows asks CIM through PowerShell (backslashes in
+ * command lines read as `/`, so the patterns below match); elsewhere `ps` answers.
  */
 
 export interface ProcessInfo {
   pid: number;
   ppid: number;
   command: string;
+}
+
+/** Windows has no /proc and no ps: every process with its parent and command line, from CIM. */
+function windowsProcesses(): ProcessInfo[] {
+  const script = 'Get-CimInstance Win32_Process | Select-Object ProcessId,ParentProcessId,CommandLine | ConvertTo-Json -Compress';
+  const json = execFileSync('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', script], { encoding: 'utf8', windowsHide: true });
+  const parsed = JSON.parse(json) as unknown;
+  const rows = (Array.isArray(parsed) ? parsed : [parsed]) as { ProcessId: number; ParentProcessId: number; CommandLine: string | null }[];
+  return rows.map((row) => ({ pid: row.ProcessId, ppid: row.ParentProcessId, command: (row.CommandLine ?? '').replaceAll('\\', '/') }));
 }
 
 /** Every live process (zombies excluded: they have exited and only wait to be reaped). */
@@ -31,6 +41,7 @@ function allProcesses(): ProcessInfo[] {
     }
     return found;
   }
+  if (process.platform === 'win32') return windowsProcesses();
   return execFileSync('ps', ['-A', '-o', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' })
     .split('\n')
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))

@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createMcpLive } from '../../src/createMcpLive.js';
 import { createGateway, type Gateway } from '../../src/sinks/gateway/gateway.js';
 import { relayStdio, type RelayEnd } from '../../src/sinks/gateway/gatewayDaemon.js';
-import { claimGatewaySocket, connectGatewaySocket, gatewayAddress, type GatewayAddress, type GatewaySocket } from '../../src/sinks/gateway/localSocket.js';
+import { claimGatewaySocket, connectGateway, gatewayAddress, type GatewayAddress, type GatewaySocket } from '../../src/sinks/gateway/localSocket.js';
 import { SocketServerTransport } from '../../src/sinks/gateway/socketTransport.js';
 import { Workspace } from '../e2e/cliSession.js';
 import { fixture } from './mcpServers.js';
@@ -68,7 +68,8 @@ interface Relayed {
 
 /** A relay over a new connection to the gateway's socket, with an SDK client on its stdin and stdout. */
 async function relayed(address: GatewayAddress, restartOnChange: boolean): Promise<Relayed> {
-  const socket = await connectGatewaySocket(address.socket);
+  // The gateway's socket, or on Windows the pipe its record names (decision 272).
+  const socket = await connectGateway(address);
   if (!socket) throw new Error('the gateway does not accept');
   const toRelay = new PassThrough();
   const fromRelay = new PassThrough();

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { surfaceHash, surfaceOf, type ServerSurface } from '../../src/model/surface.js';
 import { createSurfaceStore, type SurfaceRecord, type SurfaceStoreOptions } from '../../src/sinks/surfaceStore.js';
 import { writeOwnedFile } from '../../src/sinks/writeOwnedFile.js';
+import { posixOnly } from '../platforms.js';
 import { makeTempDir, removeDir, waitFor } from '../streams/streamTestKit.js';
 
 const surfaceWith = (description: string): ServerSurface =>
@@ -68,7 +69,7 @@ describe('surface store', () => {
     expect(warnings).toStrictEqual([]);
   });
 
-  it('writes mode 0600, also over a wider existing file', async () => {
+  posixOnly('mode bits').it('writes mode 0600, also over a wider existing file', async () => {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, '{}');
     await chmod(file, 0o644);
@@ -224,7 +225,7 @@ describe('surface store', () => {
     expect((await readdir(dirname(file))).filter((name) => name.endsWith('.bak'))).toHaveLength(1);
   });
 
-  it('refuses to write through a symlink, leaving its target as it was, and writes once the link is gone', async () => {
+  posixOnly('symlinks').it('refuses to write through a symlink, leaving its target as it was, and writes once the link is gone', async () => {
     const target = join(dir, 'bashrc');
     await writeFile(target, 'export PATH\n');
     await mkdir(dirname(file), { recursive: true });
@@ -243,7 +244,7 @@ describe('surface store', () => {
     expect(await onDisk()).toStrictEqual({ version: 1, servers: { f1: record('f1', 1) } });
   });
 
-  it("reads another user's file as empty with a warning", async () => {
+  posixOnly('uids').it("reads another user's file as empty with a warning", async () => {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, JSON.stringify({ version: 1, servers: { f1: record('f1', 1) } }));
     const uid = (process.getuid?.() ?? 0) + 4242;

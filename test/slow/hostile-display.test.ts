@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { CLI, Workspace } from '../e2e/cliSession.js';
 import { TmuxTerminal } from '../e2e/tmuxTerminal.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../integration/processes.js';
+import { linuxOnly } from '../platforms.js';
 import { MB, fixturePath, mb, report, waitUntil } from './kit.js';
 
 /**
@@ -75,7 +76,7 @@ afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
 
-describe('hostile display and hostile servers', () => {
+linuxOnly('tmux, /proc memory figures').describe('hostile display and hostile servers', () => {
   it('nothing raw reaches the terminal, memory stays bounded, the session lives, kill switches apply', async () => {
     expect(TmuxTerminal.available(), 'tmux is needed for this test (.ci/run installs it)').toBe(true);
     ws = new Workspace();

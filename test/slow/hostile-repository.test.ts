@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { Workspace, type CliSession, type Ev } from '../e2e/cliSession.js';
 import { isAlive, leftoverServers, waitForExit, waitForNoLeftovers } from '../integration/processes.js';
+import { posixOnly } from '../platforms.js';
 import { EXPANDED_SECRET, expectNoSecrets, expectScannerWorks, fixturePath, report, sdkFixture, startCli, stopAndScan, tiny, waitUntil } from './kit.js';
 
 /**
@@ -33,7 +34,7 @@ const URL_TOKEN = 'ghp_URLQUERYSECRET0123456789abcdefghij';
 const ARG_SECRET = 'sk-ARGSECRET-0f9e8d7c6b5a';
 
 describe('a hostile repository', () => {
-  it('never gets past approval, never freezes the session, never shows a secret', async () => {
+  posixOnly('mkfifo').it('never gets past approval, never freezes the session, never shows a secret', async () => {
     ws = new Workspace();
     const w = ws;
     const argvLog = join(w.root, 'argv.log');

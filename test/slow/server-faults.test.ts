@@ -12,6 +12,7 @@ import { createReconciler, type Reconciler, type ReconcilerDeps } from '../../sr
 import { connectMcp } from '../../src/sinks/connector.js';
 import { freePort, startServerEverything, textOf, type RemoteServerProcess } from '../integration/mcpServers.js';
 import { isAlive, leftoverServers, sleep, waitForNoLeftovers } from '../integration/processes.js';
+import { linuxOnly, posixOnly } from '../platforms.js';
 import {
   expectNoSecrets,
   expectScannerWorks,
@@ -146,7 +147,7 @@ describe('misbehaving stdio servers', () => {
     report('hang forever', { passMs: ms, timeoutMs: 1500 });
   });
 
-  it('10 MB of stderr: connected, calls answered, at most 200 lines kept, no secret in them, memory bounded', async () => {
+  linuxOnly('/proc memory figures').it('10 MB of stderr: connected, calls answered, at most 200 lines kept, no secret in them, memory bounded', async () => {
     fullGc();
     const heapBefore = process.memoryUsage().heapUsed;
     const started = Date.now();
@@ -333,7 +334,7 @@ describe('secrets in every way a remote server can fail', () => {
   });
 });
 
-describe('every process is gone after dispose', () => {
+posixOnly('/bin/sh').describe('every process is gone after dispose', () => {
   it('a mixed session of 6 servers leaves nothing behind', async () => {
     const { rec } = await start({
       a: tiny('a'),

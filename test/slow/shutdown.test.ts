@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SERVER_EVERYTHING } from '../integration/mcpServers.js';
 import { waitForNoLeftovers } from '../integration/processes.js';
+import { linuxOnly } from '../platforms.js';
 import { Workspace, type CliSession } from '../e2e/cliSession.js';
 import { expectNoSecrets, expectScannerWorks, fixturePath, groupMembers, report, sdkFixture, secretEnv, startCli, tiny, waitUntil } from './kit.js';
 
@@ -67,7 +68,7 @@ async function startAll(w: Workspace): Promise<{ c: CliSession; pgids: Map<strin
   return { c, pgids };
 }
 
-describe('shutdown', () => {
+linuxOnly('/bin/sh, process groups, setpriv --pdeathsig').describe('shutdown', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal}: exit 0, and no server process of any kind survives (a connecting one included)`, async () => {
       ws = new Workspace();

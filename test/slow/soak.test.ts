@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { createMcpLive, type McpLive } from '../../src/createMcpLive.js';
 import type { ServerStatus } from '../../src/model/status.js';
 import { leftoverServers, sleep, waitForNoLeftovers } from '../integration/processes.js';
+import { linuxOnly } from '../platforms.js';
 import { expectNoSecrets, fdCount, fullGc, mb, MB, report, rssOf, SECRET_PROCESS_ENV, tiny } from './kit.js';
 
 /**
@@ -79,7 +80,7 @@ function liveOf(statuses: readonly ServerStatus[]): Map<string, string> {
   );
 }
 
-describe('soak', () => {
+linuxOnly('/proc memory and descriptor counts').describe('soak', () => {
   it(`${EDITS} edits at random intervals against ${SERVERS} servers: every edit applied, memory flat, nothing leaked`, async () => {
     const seed = Number(process.env.MCP_LIVE_SOAK_SEED ?? Date.now() % 2 ** 31);
     const random = prng(seed);

@@ -7,6 +7,7 @@ import type { ApprovalRecord } from '../../src/model/types.js';
 import { createApprovalsStore, projectRoot, type ApprovalsStore } from '../../src/sinks/approvalsStore.js';
 import { writeOwnedFile } from '../../src/sinks/writeOwnedFile.js';
 import { fromApprovals } from '../../src/streams/fromApprovals.js';
+import { posixOnly } from '../platforms.js';
 import { mkfifo, settlesWithin } from './specialFileKit.js';
 import { makeTempDir, record, removeDir, waitFor } from './streamTestKit.js';
 
@@ -57,7 +58,7 @@ describe('approvals store', () => {
     expect(await stored()).toEqual({ '/other': { fs: rejected('h3') } });
   });
 
-  it('writes the file with mode 0600, also over a wider existing file', async () => {
+  posixOnly('mode bits').it('writes the file with mode 0600, also over a wider existing file', async () => {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, '{}');
     await chmod(file, 0o644);
@@ -135,7 +136,7 @@ for (let i = 0; i < Number(count); i++) {
     expect(decisions['q-14']).toEqual(approved('q14'));
   });
 
-  it('reads a corrupt file as no decisions with a warning, and backs it up before the first write', async () => {
+  posixOnly('mode bits').it('reads a corrupt file as no decisions with a warning, and backs it up before the first write', async () => {
     const corrupt = `{ "${P}": { "fs": { "hash": "h1", "status": "approved" } }`; // truncated
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, corrupt);
@@ -258,7 +259,7 @@ describe('fromApprovals (real chokidar)', () => {
   });
 });
 
-describe('approvals store: special files, links and other owners (issue 11, items 1 and 10)', () => {
+posixOnly('mkfifo, /dev/zero, symlinks, uids').describe('approvals store: special files, links and other owners (issue 11, items 1 and 10)', () => {
   let dir: string;
   let file: string;
   beforeEach(async () => {
@@ -270,7 +271,8 @@ describe('approvals store: special files, links and other owners (issue 11, item
     await removeDir(dir);
   });
 
-  const me = process.getuid!();
+  // Read when the tests are collected, also where they skip (no uids on Windows).
+  const me = process.getuid?.() ?? -1;
   const approvalsOf = (server: string, hash: string): string => JSON.stringify({ [P]: { [server]: approved(hash) } });
   /** Everything in .qwen but the approvals file: no lock, temp file or backup may be left. */
   const leftovers = async (): Promise<string[]> => (await readdir(dirname(file))).filter((name) => name !== 'mcpApprovals.json');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addServerEntry, removeServerEntry } from '../../src/model/serverEntryEdits.js';
 import { editJsoncFile } from '../../src/sinks/editJsoncFile.js';
+import { posixOnly } from '../platforms.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 
 const USER_SETTINGS = `{
@@ -28,14 +29,14 @@ describe('editJsoncFile: read-modify-write of a settings file on disk', () => {
 
   const add = (name: string) => (text: string) => addServerEntry(text, name, { command: 'node', args: ['s.js'] }, { label: file }).text;
 
-  it('creates a missing file (and directory) readable by the user only', async () => {
+  posixOnly('mode bits').it('creates a missing file (and directory) readable by the user only', async () => {
     expect(await editJsoncFile(file, add('fs'))).toEqual({ created: true, changed: true });
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ mcpServers: { fs: { command: 'node', args: ['s.js'] } } });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, '.qwen'))).mode & 0o777).toBe(0o700);
   });
 
-  it('keeps every comment byte for byte, and the file’s mode (0644 stays 0644)', async () => {
+  posixOnly('mode bits').it('keeps every comment byte for byte, and the file’s mode (0644 stays 0644)', async () => {
     await editJsoncFile(file, () => USER_SETTINGS);
     await chmod(file, 0o644);
     expect(await editJsoncFile(file, add('fs'))).toEqual({ created: false, changed: true });
@@ -57,7 +58,7 @@ describe('editJsoncFile: read-modify-write of a settings file on disk', () => {
     expect(await readdir(join(dir, '.qwen'))).toEqual(['settings.json']);
   });
 
-  it('refuses to write through a symlink (writeOwnedFile), leaving its target alone', async () => {
+  posixOnly('symlinks').it('refuses to write through a symlink (writeOwnedFile), leaving its target alone', async () => {
     const target = join(dir, 'dotfiles-settings.json');
     await writeFile(target, USER_SETTINGS);
     await editJsoncFile(join(dir, '.qwen', 'other.json'), () => '{}');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOAuthTokenStore, oauthRecordKey } from '../../src/sinks/oauthTokenStore.js';
+import { posixOnly } from '../platforms.js';
 
 /** The token file (issue 12) under the rules of every file mcp-live owns. */
 
@@ -21,7 +22,7 @@ const key = oauthRecordKey('https://mcp.example.com/mcp', 'dynamic');
 const tokens = { access_token: 'access-abcdef', token_type: 'Bearer', refresh_token: 'refresh-abcdef' };
 
 describe('the OAuth token store', () => {
-  it('stores a record per server URL and client, mode 0600, and forgets a server on logout', async () => {
+  posixOnly('mode bits').it('stores a record per server URL and client, mode 0600, and forgets a server on logout', async () => {
     const store = createOAuthTokenStore(file);
     await store.update(key, () => ({ server: 'gh', tokens, expiresAt: 1 }));
     await store.update(oauthRecordKey('https://other/mcp', 'client:app'), () => ({ server: 'other', tokens }));
@@ -47,7 +48,7 @@ describe('the OAuth token store', () => {
     expect(await createOAuthTokenStore(file).get(key)).toEqual({ server: 'gh' });
   });
 
-  it('refuses to write through a symlink, and reads a FIFO as no tokens without blocking', async () => {
+  posixOnly('symlinks, mkfifo').it('refuses to write through a symlink, and reads a FIFO as no tokens without blocking', async () => {
     const target = join(dir, 'elsewhere.txt');
     await writeFile(target, 'keep me');
     await symlink(target, file);

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromSettingsFile, type SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { readJsonc, type JsoncReadResult } from '../../src/streams/readJsonc.js';
 import { MAX_SETTINGS_FILE_BYTES, readRegularFile } from '../../src/streams/readRegularFile.js';
+import { linuxOnly, posixOnly } from '../platforms.js';
 import { mkfifo, settlesWithin, unblockFifo } from './specialFileKit.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
@@ -29,31 +30,31 @@ describe('readJsonc on special files (the default reader)', () => {
     await removeDir(dir);
   });
 
-  it('refuses a FIFO promptly, with nothing writing to it', async () => {
+  posixOnly('mkfifo').it('refuses a FIFO promptly, with nothing writing to it', async () => {
     mkfifo(file);
     const result = await settlesWithin(readJsonc(file), 3000, file);
     expect(failure(result)).toBe(`${file}: is a FIFO (named pipe), not a regular file`);
   });
 
-  it('refuses a symlink to /dev/zero, naming where it leads (it used to read until 7.7 GB)', async () => {
+  posixOnly('/dev/zero, symlinks').it('refuses a symlink to /dev/zero, naming where it leads (it used to read until 7.7 GB)', async () => {
     await symlink('/dev/zero', file);
     const result = await settlesWithin(readJsonc(file), 3000);
     expect(failure(result)).toBe(`${file}: links to /dev/zero, which is a character device, not a regular file`);
   });
 
-  it('refuses a symlink to /dev/null (a character device, not an empty file)', async () => {
+  posixOnly('/dev/null, symlinks').it('refuses a symlink to /dev/null (a character device, not an empty file)', async () => {
     await symlink('/dev/null', file);
     expect(failure(await readJsonc(file))).toBe(`${file}: links to /dev/null, which is a character device, not a regular file`);
   });
 
-  it('refuses a symlink to /dev/stdin without reading the input', async () => {
+  posixOnly('/dev/stdin, symlinks').it('refuses a symlink to /dev/stdin without reading the input', async () => {
     await symlink('/dev/stdin', file);
     const result = await settlesWithin(readJsonc(file), 3000);
     // Whatever fd 0 is here (a pipe, /dev/null, a terminal), it is not a regular file.
     expect(failure(result)).toMatch(new RegExp(`^${file}: links to .+, which is (a FIFO \\(named pipe\\)|a character device|a socket), not a regular file$`));
   });
 
-  it('refuses a unix socket', async () => {
+  posixOnly('unix sockets').it('refuses a unix socket', async () => {
     const listening = createServer();
     server = listening;
     await new Promise<void>((done) => listening.listen(file, done));
@@ -92,13 +93,13 @@ describe('readJsonc on special files (the default reader)', () => {
 });
 
 describe('readRegularFile', () => {
-  it('reads files whose size says 0 (as in /proc) to the end', async () => {
+  linuxOnly('/proc').it('reads files whose size says 0 (as in /proc) to the end', async () => {
     const text = Buffer.from(await readRegularFile('/proc/self/status')).toString('utf8');
     expect(text).toMatch(/^Name:/);
     expect(text).toMatch(/\nPid:\s+\d+\n/);
   });
 
-  it('stops at the limit + 1 byte when a file holds more than its size says', async () => {
+  linuxOnly('/proc').it('stops at the limit + 1 byte when a file holds more than its size says', async () => {
     // /proc/self/status says size 0 and has a kilobyte: like a file that grew after fstat.
     const read = readRegularFile('/proc/self/status', { maxBytes: 64 });
     await expect(read).rejects.toMatchObject({
@@ -107,7 +108,7 @@ describe('readRegularFile', () => {
     });
   });
 
-  it('refuses a file of another owner when an owner is required', async () => {
+  posixOnly('uids').it('refuses a file of another owner when an owner is required', async () => {
     const dir = await makeTempDir();
     try {
       const file = join(dir, 'a.json');
@@ -124,7 +125,7 @@ describe('readRegularFile', () => {
   });
 });
 
-describe('fromSettingsFile when the file turns into a FIFO mid-session (real chokidar)', () => {
+posixOnly('mkfifo').describe('fromSettingsFile when the file turns into a FIFO mid-session (real chokidar)', () => {
   let dir: string;
   let recording: Recording<SettingsFileEvent> | undefined;
   beforeEach(async () => {

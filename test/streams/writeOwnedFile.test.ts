@@ -1,7 +1,8 @@
 import { lstat, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { assertWritableTarget, writeOwnedFile } from '../../src/sinks/writeOwnedFile.js';
+import { posixOnly } from '../platforms.js';
 import { mkfifo } from './specialFileKit.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 
@@ -18,7 +19,7 @@ describe('writeOwnedFile (issue 11, item 10)', () => {
 
   const refusal = (why: string): string => `refusing to write ${file}: ${why}; mcp-live writes only regular files it owns`;
 
-  it('creates a missing file with mode 0600, and replaces its own file', async () => {
+  posixOnly('mode bits').it('creates a missing file with mode 0600, and replaces its own file', async () => {
     await writeOwnedFile(file, 'one');
     expect(await readFile(file, 'utf8')).toBe('one');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
@@ -27,7 +28,7 @@ describe('writeOwnedFile (issue 11, item 10)', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o640);
   });
 
-  it('refuses a symlink, also a dangling one, and writes nothing anywhere', async () => {
+  posixOnly('symlinks').it('refuses a symlink, also a dangling one, and writes nothing anywhere', async () => {
     const victim = join(dir, 'victim');
     await writeFile(victim, 'mine');
     await symlink(victim, file);
@@ -42,7 +43,7 @@ describe('writeOwnedFile (issue 11, item 10)', () => {
     expect((await readdir(dir)).sort()).toEqual(['dangling.json', 'state.json', 'victim']);
   });
 
-  it('refuses a FIFO and a directory', async () => {
+  posixOnly('mkfifo').it('refuses a FIFO and a directory', async () => {
     mkfifo(file);
     await expect(assertWritableTarget(file)).rejects.toThrow(refusal('it is a FIFO (named pipe), not a regular file'));
     await expect(writeOwnedFile(file, 'x')).rejects.toThrow(/FIFO/);
@@ -52,7 +53,7 @@ describe('writeOwnedFile (issue 11, item 10)', () => {
     await expect(writeOwnedFile(file, 'x')).rejects.toThrow(refusal('it is a directory, not a regular file'));
   });
 
-  it("refuses a file that is someone else's", async () => {
+  posixOnly('uids').it("refuses a file that is someone else's", async () => {
     await writeFile(file, 'theirs');
     const { uid } = await stat(file);
     // Another user's file, seen from here: the same lstat check with the owner the file lacks.

@@ -9,6 +9,7 @@ import type { LanguageServerConnection } from '../../src/model/languageServer.js
 import { LspDocuments } from '../../src/sinks/lsp/documents.js';
 import { runLspTool, type LspToolDeps } from '../../src/sinks/lsp/lspToolRunner.js';
 import { MAX_DOCUMENT_BYTES } from '../../src/streams/readRegularFile.js';
+import { posixOnly } from '../platforms.js';
 import { mkfifo, settlesWithin } from '../streams/specialFileKit.js';
 
 /**
@@ -62,12 +63,12 @@ async function hoverError(file: string, fifo?: string): Promise<string> {
 }
 
 describe('lsp__* tools read the named file bounded', () => {
-  it('a FIFO is refused at once, named as one (it used to hold a libuv thread until a writer came)', async () => {
+  posixOnly('mkfifo').it('a FIFO is refused at once, named as one (it used to hold a libuv thread until a writer came)', async () => {
     mkfifo(join(workspace, 'pipe.ts'));
     expect(await hoverError('pipe.ts', join(workspace, 'pipe.ts'))).toBe('cannot read pipe.ts: it is a FIFO (named pipe), not a regular file');
   });
 
-  it('a link to /dev/zero is refused, naming where it leads (it used to be read until memory ran out)', async () => {
+  posixOnly('/dev/zero, symlinks').it('a link to /dev/zero is refused, naming where it leads (it used to be read until memory ran out)', async () => {
     await symlink('/dev/zero', join(workspace, 'zero.ts'));
     expect(await hoverError('zero.ts')).toBe('cannot read zero.ts: it links to /dev/zero, which is a character device, not a regular file');
   });
@@ -84,7 +85,7 @@ describe('lsp__* tools read the named file bounded', () => {
     expect(await hoverError('missing.ts')).toBe('cannot read missing.ts: no such file');
   });
 
-  it('a location a server names in a FIFO is answered without its line, not waited for', async () => {
+  posixOnly('mkfifo').it('a location a server names in a FIFO is answered without its line, not waited for', async () => {
     mkfifo(join(workspace, 'pipe.ts'));
     const at = (file: string): Location => ({ uri: pathToFileURL(join(workspace, file)).href, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } });
     references = [at('ok.ts'), at('pipe.ts')];
@@ -97,7 +98,7 @@ describe('lsp__* tools read the named file bounded', () => {
 });
 
 describe('LspDocuments.open reads the file bounded', () => {
-  it('refuses a FIFO, a device and a file over the cap, naming each; opens a regular file', async () => {
+  posixOnly('mkfifo, /dev/zero').it('refuses a FIFO, a device and a file over the cap, naming each; opens a regular file', async () => {
     mkfifo(join(workspace, 'pipe.ts'));
     await symlink('/dev/zero', join(workspace, 'zero.ts'));
     await writeFile(join(workspace, 'big.ts'), '');
