@@ -91,11 +91,21 @@ export function describeProcessExit(exit: ProcessExit | undefined, lastStderr: s
   return lastStderr ? `${how}: ${lastStderr}` : how;
 }
 
-/** SPEC §3: a server's child gets the process environment overlaid with its entry's `env`. */
-export function childEnvironment(overlay: Readonly<Record<string, string>>): Record<string, string> {
+/**
+ * SPEC §3: a server's child gets the process environment overlaid with its entry's `env`. On
+ * win32 names are case-blind (decision 275): an entry's `PATH` replaces the inherited `Path`
+ * rather than standing beside it, where which of the two the child (and cross-spawn's lookup)
+ * would see is a matter of order.
+ */
+export function childEnvironment(
+  overlay: Readonly<Record<string, string>>,
+  base: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
+  const overridden = platform === 'win32' ? new Set(Object.keys(overlay).map((key) => key.toUpperCase())) : undefined;
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(base)) {
+    if (value !== undefined && !overridden?.has(key.toUpperCase())) env[key] = value;
   }
   return { ...env, ...overlay };
 }
