@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -98,7 +98,7 @@ async function cliClient(name, w) {
   const add = await attempt('mcp add', () => run(bin(name), ['mcp', 'add', 'mcp-live', ...(name === 'claude' ? ['--'] : []), command, ...args], opts));
   const list = await attempt('mcp list', () => run(bin(name), ['mcp', 'list'], opts));
   // Gemini CLI prints its list on stderr.
-  const text = `${list.stdout ?? ''}\n${list.stderr ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '');
+  const text = stripVTControlCharacters(`${list.stdout ?? ''}\n${list.stderr ?? ''}`);
   const line = lines(text).find((l) => l.includes('mcp-live')) ?? '';
   return { add: add.error ?? 'ok', list: list.error ?? lines(text).slice(-6), connected: /connected/i.test(line) && !/disconnected|failed/i.test(line), line };
 }
