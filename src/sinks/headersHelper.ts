@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { holdSecrets } from '../model/secrets.js';
 import { terminalSafe } from '../model/terminalText.js';
 import { childEnvironment } from './serverProcess.js';
+import { signalTree } from './platform/killTree.js';
 
 /**
  * A remote server's `headersHelper` (Claude Code's field; decision 240): a shell command whose
@@ -86,7 +87,8 @@ export function runHeadersHelper(helper: HeadersHelper, run: HeadersHelperRun): 
     };
     const giveUp = (message: string): void =>
       finish(() => {
-        killGroup(child.pid, () => child.kill('SIGKILL'));
+        // Its whole tree: the process group on POSIX, `taskkill /T /F` on Windows (decision 271).
+        void signalTree(child, 'SIGKILL');
         reject(new HeadersHelperFailed(message));
       });
     const timer = setTimeout(() => giveUp(`timed out after ${timeoutMs} ms`), timeoutMs);
@@ -145,19 +147,6 @@ function firstLine(stderr: string): string {
   const line = stderr.split(/\r?\n/).find((l) => l.trim() !== '')?.trim() ?? '';
   const cut = line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line;
   return terminalSafe(cut);
-}
-
-/** SIGKILL to the helper's whole process group (POSIX), else to the shell itself. */
-function killGroup(pid: number | undefined, fallback: () => void): void {
-  if (pid !== undefined && process.platform !== 'win32') {
-    try {
-      process.kill(-pid, 'SIGKILL');
-      return;
-    } catch {
-      // Gone already, or not a group of its own.
-    }
-  }
-  fallback();
 }
 
 /**
