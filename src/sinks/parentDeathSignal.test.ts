@@ -41,3 +41,12 @@ describe.runIf(process.platform === 'linux')('withParentDeathSignal (Linux with 
     expect(withParentDeathSignal(notExecutable, {}, undefined)).toBe(notExecutable);
   });
 });
+
+describe('withParentDeathSignal elsewhere (issue 25, decision 282)', () => {
+  it('leaves the launch as it is on macOS and Windows: no parent-death signal there, the next start reaps', () => {
+    for (const platform of ['darwin', 'win32', 'freebsd'] as const) {
+      const launch = { command: 'node', args: ['server.mjs'] };
+      expect(withParentDeathSignal(launch, { PATH: nodeDir }, undefined, platform)).toBe(launch);
+    }
+  });
+});

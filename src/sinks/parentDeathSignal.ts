@@ -14,6 +14,12 @@
  * and for a command that resolves to an executable (on the child's PATH, or relative to its cwd).
  * Otherwise the launch stays as it is, so a missing or non-executable command fails exactly as
  * before (`spawn X ENOENT`, `EACCES`) instead of as setpriv's exit code 127.
+ *
+ * Nowhere else (issue 25, decision 282): macOS has no parent-death signal a child can ask for
+ * without staying a helper process of ours, and Windows ends the direct child through libuv's
+ * job object (platform/spawnCommand.ts). On macOS the servers of a SIGKILLed mcp-live run on
+ * until the next mcp-live starts and ends them from its process-group records
+ * (processGroupRegistry.ts).
  */
 
 import { spawnSync } from 'node:child_process';
@@ -35,10 +41,10 @@ const SETPRIV_CANDIDATES = ['/usr/bin/setpriv', '/bin/setpriv'];
 let setprivPath: string | null | undefined;
 
 /** The setpriv to use, found once per process; `null` when there is none that can do it. */
-function findSetpriv(): string | null {
+function findSetpriv(platform: NodeJS.Platform): string | null {
+  if (platform !== 'linux') return null;
   if (setprivPath !== undefined) return setprivPath;
   setprivPath = null;
-  if (process.platform !== 'linux') return setprivPath;
   for (const candidate of SETPRIV_CANDIDATES) {
     if (!existsSync(candidate)) continue;
     // util-linux < 2.33 has no --pdeathsig; `--help` lists it where it exists.
@@ -59,8 +65,9 @@ export function withParentDeathSignal(
   launch: Launch,
   env: Readonly<Record<string, string | undefined>>,
   cwd: string | undefined,
+  platform: NodeJS.Platform = process.platform,
 ): Launch {
-  const setpriv = findSetpriv();
+  const setpriv = findSetpriv(platform);
   if (setpriv === null) return launch;
   // As execvp would find it: a name with a slash is a path from the child's cwd, else a PATH search.
   const target = launch.command.includes('/') ? resolve(cwd ?? process.cwd(), launch.command) : launch.command;

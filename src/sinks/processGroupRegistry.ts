@@ -5,17 +5,12 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRegularFile } from '../streams/readRegularFile.js';
 import {
-  bootId,
   descendantsOutsideGroup,
   hasExited,
-  isRunning,
-  ownIdentity,
-  processTable,
-  processUid,
-  procfsAvailable,
-  signalIfRunning,
+  systemProcesses,
   type ProcessIdentity,
   type ProcessStat,
+  type ProcessTable,
 } from './processTable.js';
 import { writeOwnedFile } from './writeOwnedFile.js';
 
@@ -30,8 +25,10 @@ import { writeOwnedFile } from './writeOwnedFile.js';
  *
  * One file per process, not one shared file: each process writes only its own, so no lock is
  * needed, and a dead owner is recognisable from the file name alone. The file goes away when the
- * process's last group has ended. Linux only: start times come from /proc; elsewhere nothing is
- * recorded and nothing is reaped.
+ * process's last group has ended. Linux and macOS: start times come from /proc, or from `ps` on
+ * macOS (decision 280, where two checks are weaker); elsewhere nothing is recorded and nothing
+ * is reaped. macOS has no parent-death signal: there a SIGKILLed mcp-live's servers themselves
+ * run on until the next mcp-live starts and ends them.
  *
  * A reaper never signals a process group as a whole: a pgid is a pid and may have been recycled.
  * It signals single processes it has checked (see {@link leftoverProcesses}).
@@ -40,7 +37,7 @@ import { writeOwnedFile } from './writeOwnedFile.js';
 export interface ProcessGroupRecord {
   /** The group's id: the pid of the server we spawned as its leader. */
   pgid: number;
-  /** The leader's start time (clock ticks since boot). */
+  /** The leader's start time (clock ticks since boot; on macOS seconds since the epoch). */
   leaderStartTime: number;
   /** The server's name, for the log line of a reap. */
   name?: string;
@@ -59,6 +56,8 @@ interface RecordFile {
 export interface ReapOptions {
   /** After SIGTERM, how long leftovers may take to exit before SIGKILL (default 2000, as a shutdown's). */
   termGraceMs?: number;
+  /** The process table (default: this machine's); tests run the macOS one on recorded or real `ps` output. */
+  processes?: ProcessTable;
 }
 
 const DEFAULT_TERM_GRACE_MS = 2_000;
@@ -81,19 +80,21 @@ export function defaultRuntimeDir(profile: string, homeDir: string = homedir(), 
 
 /** Records the process groups of one mcp-live process (the owner) in its file. */
 export class ProcessGroupRegistry {
-  /** The owner's record file; `undefined` where start times are unknown (no /proc). */
+  /** The owner's record file; `undefined` where start times are unknown (no /proc, no ps). */
   readonly file: string | undefined;
   private readonly groups = new Map<number, ProcessGroupRecord>();
-  private readonly boot = bootId();
+  private readonly boot: string | undefined;
   private writes: Promise<void> = Promise.resolve();
   private dirty = false;
 
-  /** `owner` is this process; tests give another one. */
+  /** `owner` is this process; tests give another one, and another process table. */
   constructor(
     readonly runtimeDir: string,
-    private readonly owner: ProcessIdentity | undefined = ownIdentity(),
+    private readonly owner: ProcessIdentity | undefined = systemProcesses.ownIdentity(),
+    processes: ProcessTable = systemProcesses,
   ) {
     this.file = owner && join(runtimeDir, `${owner.pid}-${owner.startTime}.json`);
+    this.boot = processes.bootId();
   }
 
   /** Records a group; resolves once the file says so (never rejects: a failed write costs only the reap). */
@@ -161,7 +162,8 @@ export async function openProcessGroupRegistry(
   log: (message: string) => void,
   options: ReapOptions = {},
 ): Promise<void> {
-  if (!procfsAvailable()) return;
+  const processes = options.processes ?? systemProcesses;
+  if (!processes.available()) return;
   const dir = resolve(runtimeDir);
   try {
     await makePrivateDirectory(dir);
@@ -172,7 +174,7 @@ export async function openProcessGroupRegistry(
     );
     return;
   }
-  active = registries.get(dir) ?? new ProcessGroupRegistry(dir);
+  active = registries.get(dir) ?? new ProcessGroupRegistry(dir, processes.ownIdentity(), processes);
   registries.set(dir, active);
   await reapLeftoverProcessGroups(dir, log, options);
 }
@@ -189,18 +191,20 @@ export async function reapLeftoverProcessGroups(
   options: ReapOptions = {},
 ): Promise<void> {
   try {
-    const me = ownIdentity();
-    const boot = bootId();
+    const processes = options.processes ?? systemProcesses;
+    const me = processes.ownIdentity();
+    const boot = processes.bootId();
     if (!me || !boot || !isPrivateDirectory(runtimeDir)) return;
-    const claimed = await claimDeadRecords(runtimeDir, me, boot);
+    const claimed = await claimDeadRecords(runtimeDir, me, boot, processes);
     if (claimed.length === 0) return;
-    const table = processTable() ?? [];
+    const table = processes.table() ?? [];
     const leftovers = claimed.flatMap(({ record }) =>
-      record.groups.map((group) => ({ record, group, members: leftoverProcesses(group, table) })),
+      record.groups.map((group) => ({ record, group, members: leftoverProcesses(group, table, processes) })),
     );
     await endProcesses(
       leftovers.flatMap((l) => l.members),
       options.termGraceMs ?? DEFAULT_TERM_GRACE_MS,
+      processes,
     );
     for (const { record, group, members } of leftovers) {
       if (members.length === 0) continue;
@@ -222,6 +226,7 @@ async function claimDeadRecords(
   dir: string,
   me: ProcessIdentity,
   boot: string,
+  processes: ProcessTable,
 ): Promise<{ path: string; record: RecordFile }[]> {
   const claimed: { path: string; record: RecordFile }[] = [];
   for (const name of await readdir(dir)) {
@@ -234,7 +239,7 @@ async function claimDeadRecords(
       await removeQuietly(path);
       continue;
     }
-    if (isRunning({ pid: Number(match[1]), startTime: Number(match[2]) })) continue;
+    if (processes.isRunning({ pid: Number(match[1]), startTime: Number(match[2]) })) continue;
     if (!record) {
       await removeQuietly(path);
       continue;
@@ -260,14 +265,22 @@ async function claimDeadRecords(
  * new leader (or its zombie) holds that pid with another start time: such a group is skipped
  * whole. Our leader itself may be gone while its children live on (it got the parent-death
  * signal, they did not). A descendant of a member, found by its current parent, is ours as well.
+ *
+ * On macOS the session is not known (`ps` gives no session id, decision 280): a member is then
+ * checked by group, start time and uid alone.
  */
-export function leftoverProcesses(group: ProcessGroupRecord, table: readonly ProcessStat[]): ProcessIdentity[] {
+export function leftoverProcesses(
+  group: ProcessGroupRecord,
+  table: readonly ProcessStat[],
+  processes: ProcessTable = systemProcesses,
+): ProcessIdentity[] {
   const holder = table.find((p) => p.pid === group.pgid);
   if (holder && holder.startTime !== group.leaderStartTime) return [];
+  const mayEnd = (pid: number) => mayEndProcess(pid, processes);
   const members = table.filter(
     (p) =>
       p.pgid === group.pgid &&
-      p.sid === group.pgid &&
+      (p.sid === undefined || p.sid === group.pgid) &&
       !hasExited(p) &&
       p.startTime >= group.leaderStartTime &&
       mayEnd(p.pid),
@@ -277,25 +290,25 @@ export function leftoverProcesses(group: ProcessGroupRecord, table: readonly Pro
 }
 
 /** Never this process; never another user's. */
-function mayEnd(pid: number): boolean {
+function mayEndProcess(pid: number, processes: ProcessTable): boolean {
   const uid = process.getuid?.();
-  return pid !== process.pid && (uid === undefined || processUid(pid) === uid);
+  return pid !== process.pid && (uid === undefined || processes.uid(pid) === uid);
 }
 
 /** SIGTERM, then SIGKILL after `graceMs` to what is left; each process checked before each signal. */
-async function endProcesses(processes: readonly ProcessIdentity[], graceMs: number): Promise<void> {
+async function endProcesses(leftovers: readonly ProcessIdentity[], graceMs: number, processes: ProcessTable): Promise<void> {
   const allGoneWithin = async (ms: number): Promise<boolean> => {
     const deadline = Date.now() + ms;
-    while (processes.some(isRunning)) {
+    while (leftovers.some((p) => processes.isRunning(p))) {
       if (Date.now() >= deadline) return false;
       await sleep(POLL_MS);
     }
     return true;
   };
-  if (processes.length === 0) return;
-  signalIfRunning(processes, 'SIGTERM');
+  if (leftovers.length === 0) return;
+  processes.signalIfRunning(leftovers, 'SIGTERM');
   if (await allGoneWithin(graceMs)) return;
-  signalIfRunning(processes, 'SIGKILL');
+  processes.signalIfRunning(leftovers, 'SIGKILL');
   await allGoneWithin(KILL_SETTLE_MS);
 }
 

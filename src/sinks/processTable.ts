@@ -1,23 +1,16 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { bootIdentity } from './platform/bootIdentity.js';
+import { processSource, type ProcessSource, type ProcessStat, type ProcessTableDeps } from './platform/processTable.js';
 
 /**
- * What Linux's /proc says about processes, enough to tell the processes we started from later
- * ones that got a recycled pid: a pid names a process only while it lives, pid + start time
- * (`/proc/<pid>/stat` field 22, clock ticks since boot) names it for the whole boot. Without
- * /proc (macOS, Windows) every function here answers `undefined` and callers degrade.
+ * What the system says about processes, enough to tell the processes we started from later ones
+ * that got a recycled pid: a pid names a process only while it lives, pid + start time names it
+ * for the whole boot. Linux reads /proc (start times in clock ticks since boot), macOS one `ps`
+ * (whole seconds since the epoch, no session ids): platform/processTable.ts. Elsewhere (Windows)
+ * every function here answers `undefined` and callers degrade.
  */
 
-export interface ProcessStat {
-  pid: number;
-  /** R, S, D, T, … ; Z and X have exited (a zombie only waits to be reaped). */
-  state: string;
-  ppid: number;
-  pgid: number;
-  /** Session id: a process can join only a process group of its own session. */
-  sid: number;
-  /** Clock ticks since boot. */
-  startTime: number;
-}
+export type { ProcessStat } from './platform/processTable.js';
+export { parseProcessStat } from './platform/processTableLinux.js';
 
 /** The identity of a process for the whole boot. */
 export interface ProcessIdentity {
@@ -25,111 +18,118 @@ export interface ProcessIdentity {
   startTime: number;
 }
 
-let procfs: boolean | undefined;
+/** The processes of one platform: the system's ({@link systemProcesses}), or a simulated one in tests. */
+export class ProcessTable {
+  private readonly source: ProcessSource;
+  private boot: string | undefined;
 
-export function procfsAvailable(): boolean {
-  procfs ??= process.platform === 'linux' && existsSync('/proc/self/stat');
-  return procfs;
-}
+  constructor(private readonly deps: ProcessTableDeps = {}) {
+    this.source = processSource(deps);
+  }
 
-/** `/proc/<pid>/stat` parsed; `undefined` when the process is gone (or there is no /proc). */
-export function readProcessStat(pid: number): ProcessStat | undefined {
-  if (!procfsAvailable()) return undefined;
-  try {
-    return parseProcessStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return undefined;
+  /** Whether start times can be read here (/proc on Linux, ps on macOS). */
+  available(): boolean {
+    return this.source.available();
+  }
+
+  /** One process; `undefined` when it is gone (or nothing can be read). */
+  stat(pid: number): ProcessStat | undefined {
+    return this.source.stat(pid);
+  }
+
+  /** Every process, read at most once per turn of the event loop. */
+  table(): readonly ProcessStat[] | undefined {
+    return this.source.table();
+  }
+
+  /** The uid a process runs as. */
+  uid(pid: number): number | undefined {
+    return this.source.uid(pid);
+  }
+
+  /** Whether `identity` still runs: same pid, same start time, not a zombie. */
+  isRunning(identity: ProcessIdentity): boolean {
+    const stat = this.stat(identity.pid);
+    return stat !== undefined && stat.startTime === identity.startTime && !hasExited(stat);
+  }
+
+  /**
+   * Sends `signal` to each process that is still the one identified (checked first: a pid that
+   * ended meanwhile may belong to someone else now); one that is gone by then is skipped.
+   */
+  signalIfRunning(processes: Iterable<ProcessIdentity>, signal: NodeJS.Signals): void {
+    for (const p of processes) {
+      if (!this.isRunning(p)) continue;
+      try {
+        process.kill(p.pid, signal);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+
+  /** This process's identity; `undefined` where start times cannot be read. */
+  ownIdentity(): ProcessIdentity | undefined {
+    const stat = this.stat(this.deps.ownPid ?? process.pid);
+    return stat && { pid: stat.pid, startTime: stat.startTime };
+  }
+
+  /** Names this boot (platform/bootIdentity.ts): start times mean something only within one. */
+  bootId(): string | undefined {
+    if (!this.available()) return undefined;
+    this.boot ??= bootIdentity(this.deps);
+    return this.boot;
   }
 }
 
-/**
- * "pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
- * cutime cstime priority nice threads itrealvalue starttime …". comm may hold spaces and
- * parentheses, so the fields are counted from the last ')'.
- */
-export function parseProcessStat(pid: number, text: string): ProcessStat | undefined {
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  // By the field numbers of proc(5): the split starts at field 3.
-  const field = (n: number) => Number(fields[n - 3]);
-  const stat = { pid, state: fields[0] ?? '', ppid: field(4), pgid: field(5), sid: field(6), startTime: field(22) };
-  const complete = stat.state !== '' && [stat.ppid, stat.pgid, stat.sid, stat.startTime].every(Number.isInteger);
-  return complete ? stat : undefined;
+/** This machine's processes. */
+export const systemProcesses = new ProcessTable();
+
+/** Whether start times can be read here: /proc on Linux, `ps` on macOS (the name is from when only /proc could). */
+export function procfsAvailable(): boolean {
+  return systemProcesses.available();
+}
+
+/** One process of this machine; `undefined` when it is gone (or there is no process table). */
+export function readProcessStat(pid: number): ProcessStat | undefined {
+  return systemProcesses.stat(pid);
 }
 
 export function hasExited(stat: ProcessStat): boolean {
   return stat.state === 'Z' || stat.state === 'X';
 }
 
-/** Whether `identity` still runs: same pid, same start time, not a zombie. */
+/** {@link ProcessTable.isRunning} on this machine. */
 export function isRunning(identity: ProcessIdentity): boolean {
-  const stat = readProcessStat(identity.pid);
-  return stat !== undefined && stat.startTime === identity.startTime && !hasExited(stat);
+  return systemProcesses.isRunning(identity);
 }
 
-/**
- * Sends `signal` to each process that is still the one identified (checked first: a pid that
- * ended meanwhile may belong to someone else now); one that is gone by then is skipped.
- */
+/** {@link ProcessTable.signalIfRunning} on this machine. */
 export function signalIfRunning(processes: Iterable<ProcessIdentity>, signal: NodeJS.Signals): void {
-  for (const p of processes) {
-    if (!isRunning(p)) continue;
-    try {
-      process.kill(p.pid, signal);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
+  systemProcesses.signalIfRunning(processes, signal);
 }
 
-/** This process's identity; `undefined` without /proc. */
+/** This process's identity; `undefined` where start times cannot be read. */
 export function ownIdentity(): ProcessIdentity | undefined {
-  const stat = readProcessStat(process.pid);
-  return stat && { pid: stat.pid, startTime: stat.startTime };
+  return systemProcesses.ownIdentity();
 }
 
-/** The uid a process runs as (the owner of its /proc directory). */
+/** The uid a process runs as. */
 export function processUid(pid: number): number | undefined {
-  try {
-    return statSync(`/proc/${pid}`).uid;
-  } catch {
-    return undefined;
-  }
+  return systemProcesses.uid(pid);
 }
-
-let boot: string | undefined;
 
 /** Names this boot: start times restart from zero at every boot. */
 export function bootId(): string | undefined {
-  if (!procfsAvailable()) return undefined;
-  if (boot !== undefined) return boot;
-  try {
-    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    // Some sandboxes hide it; the boot time in seconds names the boot as well.
-    const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1];
-    boot = btime ? `btime:${btime}` : undefined;
-  }
-  return boot;
+  return systemProcesses.bootId();
 }
 
-let snapshot: ProcessStat[] | undefined;
-
 /**
- * Every process, from one scan of /proc. The scan is shared until the event loop's next turn,
- * so the shutdowns a `dispose()` starts together read /proc once, not once per server.
+ * Every process, from one scan of /proc (one `ps` on macOS). The scan is shared until the event
+ * loop's next turn, so the shutdowns a `dispose()` starts together read it once, not once per server.
  */
 export function processTable(): readonly ProcessStat[] | undefined {
-  if (!procfsAvailable()) return undefined;
-  if (snapshot) return snapshot;
-  const table: ProcessStat[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readProcessStat(Number(entry));
-    if (stat) table.push(stat);
-  }
-  snapshot = table;
-  setImmediate(() => (snapshot = undefined));
-  return table;
+  return systemProcesses.table();
 }
 
 /** Whether process group `pgid` has a member that has not exited. */
@@ -141,7 +141,7 @@ export function groupHasLiveMember(pgid: number, table: readonly ProcessStat[]):
  * The live descendants of `roots` (default: group `pgid`'s leader and members) that are outside
  * the group: what a signal to the group misses, such as a child started with `detached: true`.
  * Read them before signalling: once their parent dies they are reparented and no longer
- * descend from it.
+ * descend from it. The same walk on macOS, over the table `ps` gave.
  */
 export function descendantsOutsideGroup(
   pgid: number,
