@@ -127,7 +127,8 @@ describe('ServerProcess on win32 (simulated)', () => {
 
   it('a server that exits when asked (stdin EOF) runs no taskkill at all', async () => {
     const machine = windowsMachine();
-    const server = serverProcess(machine, 'uvx', ['-e', "process.stdin.on('end', () => process.exit(0)); process.stdin.resume()"]);
+    // A grace long enough for a loaded machine: the point is that no taskkill runs when it exits by itself.
+    const server = serverProcess(machine, 'uvx', ['-e', "process.stdin.on('end', () => process.exit(0)); process.stdin.resume()"], { exitGraceMs: 10_000, killGraceMs: 400 });
     await server.start();
     expect(machine.spawns[0]!.command).toBe('uvx');
     await server.stop(() => server.stdin?.end());
