@@ -1,8 +1,8 @@
-import { realpathSync } from 'node:fs';
 import type { ApprovalDecisions, ApprovalRecord } from '../model/types.js';
 import { getOwn, isPlainObject, setOwn } from '../streams/ownProperties.js';
 import { describeReadError } from '../streams/readJsonc.js';
 import { errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
+import { systemPathKeys, type PathKeys } from './platform/pathKeys.js';
 
 /** Decisions for one project root, and why some could not be read. */
 export interface ApprovalsRead {
@@ -31,10 +31,13 @@ export type ApprovalsStoreOptions = OwnedJsonFileOptions;
 
 /**
  * The project root approvals are keyed by (SPEC §5): the realpath of the workspace, so the same
- * folder reached through a symlink shares its decisions. Used for reading and writing alike.
+ * folder reached through a symlink shares its decisions. Used for reading and writing alike. Where
+ * the file system ignores case (macOS, Windows) it is in the folder's real case, with a capital
+ * drive letter (decision 283), so `cd /users/x/proj` finds the decisions made in `/Users/x/Proj`;
+ * on Linux it is `realpathSync(cwd)` as ever, so every stored key still matches.
  */
-export function projectRoot(cwd: string): string {
-  return realpathSync(cwd);
+export function projectRoot(cwd: string, keys: PathKeys = systemPathKeys): string {
+  return keys.projectRoot(cwd);
 }
 
 interface Decision extends ApprovalChange {

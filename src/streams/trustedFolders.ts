@@ -1,5 +1,6 @@
-import { dirname, resolve, sep } from 'node:path';
 import { distinctUntilChanged, map, type Observable } from 'rxjs';
+import { foldCase } from '../model/pathKeys.js';
+import { systemPathKeys, type PathKeys } from '../sinks/platform/pathKeys.js';
 import { getOwn } from './ownProperties.js';
 import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
 import { rereadOnTick } from './rereadOnTick.js';
@@ -18,7 +19,7 @@ export interface FolderTrust {
   error?: string;
 }
 
-function isWithin(path: string, root: string): boolean {
+function isWithin(path: string, root: string, sep: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
@@ -28,15 +29,24 @@ function isWithin(path: string, root: string): boolean {
  * The most specific (longest) covering folder wins; on a tie `DO_NOT_TRUST` wins (the file was
  * contradicting itself, so fail closed). No covering rule: untrusted. Paths are compared after
  * `path.resolve`, so trailing slashes and `..` do not matter. Unknown rule values are ignored.
+ *
+ * Where the file system ignores case (macOS, Windows: decision 283) the folder and each rule that
+ * could cover it are compared as path keys, in their real case: a rule for `/Users/x/Proj`
+ * covers `/users/x/proj`, `c:\work` covers `C:\Work\app`. On Linux, paths compare as written.
  */
-export function isFolderTrusted(cwd: string, rules: Readonly<Record<string, string>>): boolean {
-  const folder = resolve(cwd);
+export function isFolderTrusted(cwd: string, rules: Readonly<Record<string, string>>, keys: PathKeys = systemPathKeys): boolean {
+  const paths = keys.path;
+  const sep = paths.sep;
+  const folder = keys.key(paths.resolve(cwd));
+  const folded = keys.ignoresCase ? foldCase(folder) : folder;
   let best: { length: number; trusted: boolean } | undefined;
   for (const path of Object.keys(rules)) {
     const rule = getOwn(rules, path);
     if (typeof rule !== 'string' || !TRUST_RULES.has(rule)) continue;
-    const covered = rule === 'TRUST_PARENT' ? dirname(resolve(path)) : resolve(path);
-    if (!isWithin(folder, covered)) continue;
+    const spelled = rule === 'TRUST_PARENT' ? paths.dirname(paths.resolve(path)) : paths.resolve(path);
+    // Only a rule that covers the folder but for case is worth a realpath.
+    const covered = keys.ignoresCase && isWithin(folded, foldCase(spelled), sep) ? keys.key(spelled) : spelled;
+    if (!isWithin(folder, covered, sep)) continue;
     const trusted = rule !== 'DO_NOT_TRUST';
     if (best === undefined || covered.length > best.length || (covered.length === best.length && !trusted)) {
       best = { length: covered.length, trusted };
@@ -45,7 +55,11 @@ export function isFolderTrusted(cwd: string, rules: Readonly<Record<string, stri
   return best?.trusted ?? false;
 }
 
-export type TrustedFoldersDeps = WatchDeps & ReadJsoncDeps;
+export type TrustedFoldersDeps = WatchDeps &
+  ReadJsoncDeps & {
+    /** How paths become keys (default: this machine's, decision 283). */
+    pathKeys?: PathKeys;
+  };
 
 /**
  * Whether `cwd` is trusted, following `trustedFolders.json` live.
@@ -63,19 +77,19 @@ export type TrustedFoldersDeps = WatchDeps & ReadJsoncDeps;
 export function fromTrustedFolders(file: string, cwd: string, deps: TrustedFoldersDeps = {}): Observable<FolderTrust> {
   return watchFile(file, deps).pipe(
     rereadOnTick(() => readJsonc(file, deps), deps.onActivity),
-    map((result) => evaluateTrust(file, cwd, result)),
+    map((result) => evaluateTrust(file, cwd, result, deps.pathKeys)),
     distinctUntilChanged((a, b) => a.trusted === b.trusted && a.error === b.error),
   );
 }
 
-function evaluateTrust(file: string, cwd: string, result: JsoncReadResult): FolderTrust {
+function evaluateTrust(file: string, cwd: string, result: JsoncReadResult, keys?: PathKeys): FolderTrust {
   if (!result.ok) return { trusted: false, error: result.error };
   const rules = result.value ?? {};
   const ignored = Object.keys(rules).filter((path) => {
     const rule = getOwn(rules, path);
     return typeof rule !== 'string' || !TRUST_RULES.has(rule);
   });
-  const trust: FolderTrust = { trusted: isFolderTrusted(cwd, rules as Record<string, string>) };
+  const trust: FolderTrust = { trusted: isFolderTrusted(cwd, rules as Record<string, string>, keys) };
   if (ignored.length > 0) {
     trust.error =
       `${file}: ignored ${ignored.map((path) => JSON.stringify(path)).join(', ')} ` +

@@ -105,6 +105,8 @@ for (const file of files) {
         repo,
         build,
         'src/sinks/approvalsStore.ts',
+        'src/sinks/platform/pathKeys.ts',
+        'src/model/pathKeys.ts',
         'src/sinks/ownedJsonFile.ts',
         'src/sinks/writeOwnedFile.ts',
         'src/streams/ownProperties.ts',

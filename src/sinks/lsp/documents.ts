@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import equal from 'fast-deep-equal';
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
 import { readDocumentText } from '../../streams/readRegularFile.js';
+import { systemPathKeys, type PathKeys } from '../platform/pathKeys.js';
 
 /**
  * The documents the host has open, and the diagnostics language servers published for them
@@ -43,6 +42,13 @@ export interface FileDiagnostics {
 export interface LspDocumentsOptions {
   /** What relative paths are relative to (default: the current directory). */
   base?: string;
+  /**
+   * How paths and `file:` URIs become keys (default: this machine's). Where the file system
+   * ignores case (macOS, Windows: decision 283) a document's path and the path of a server's
+   * `file:` URI are in the file's real case, so `file:///c%3A/Proj/a.ts` from a server is the
+   * document opened as `C:\proj\a.ts`; on Linux they are as written.
+   */
+  pathKeys?: PathKeys;
 }
 
 /** Diagnostics of one (server, uri), by the connection that published them, latest last. */
@@ -73,9 +79,11 @@ export class LspDocuments {
    */
   readonly reported$: Observable<string> = this.reportedSubject.asObservable();
   private readonly base: string;
+  private readonly keys: PathKeys;
 
   constructor(options: LspDocumentsOptions = {}) {
     this.base = options.base ?? process.cwd();
+    this.keys = options.pathKeys ?? systemPathKeys;
     this.changes$ = this.changeSubject.asObservable();
     this.diagnostics$ = this.diagnosticsSubject.asObservable();
   }
@@ -91,7 +99,7 @@ export class LspDocuments {
     const content = text ?? (await readDocumentText(absolute));
     const open = this.documents.get(absolute);
     if (open) return open.text === content ? open : this.change(absolute, content);
-    const document: OpenDocument = { path: absolute, uri: pathToFileURL(absolute).href, text: content, version: 1 };
+    const document: OpenDocument = { path: absolute, uri: this.keys.fileUri(absolute), text: content, version: 1 };
     this.documents.set(absolute, document);
     this.changeSubject.next({ type: 'open', document });
     return document;
@@ -131,7 +139,7 @@ export class LspDocuments {
   setDiagnostics(owner: object, server: string, uri: string, diagnostics: readonly Diagnostic[]): void {
     const key = `${server}\0${uri}`;
     const others = (this.published.get(key) ?? []).filter((p) => p.owner !== owner);
-    const entry: FileDiagnostics = { server, uri, path: pathOfUri(uri), diagnostics: [...diagnostics] };
+    const entry: FileDiagnostics = { server, uri, path: this.keys.pathOfFileUri(uri) ?? uri, diagnostics: [...diagnostics] };
     this.setPublished(key, [...others, { owner, entry }]);
     this.emitIfChanged();
     this.reportedSubject.next(entry.path);
@@ -172,16 +180,13 @@ export class LspDocuments {
     if (!equal(current, this.diagnosticsSubject.getValue())) this.diagnosticsSubject.next(current);
   }
 
-  private absolute(path: string): string {
-    return resolve(this.base, path);
+  /** The key of `path` (relative to the base) that documents and diagnostics are found by. */
+  keyOf(path: string): string {
+    return this.absolute(path);
   }
-}
 
-function pathOfUri(uri: string): string {
-  try {
-    return fileURLToPath(uri);
-  } catch {
-    return uri;
+  private absolute(path: string): string {
+    return this.keys.key(this.keys.path.resolve(this.base, path));
   }
 }
 

@@ -50,6 +50,11 @@ export interface LspToolDocuments {
   /** Opens `path` with `text`, so that the servers taking it get `didOpen`. May return a promise. */
   open(path: string, text: string): unknown;
   get(path: string): { readonly uri: string; readonly text: string } | undefined;
+  /**
+   * The key the store finds `path` by, and reports diagnostics under (its real case where the
+   * file system ignores case, decision 283); the resolved path where absent.
+   */
+  keyOf?(path: string): string;
 }
 
 export interface LspToolDeps {
@@ -291,7 +296,8 @@ async function diagnostics(file: string | undefined, deps: LspToolDeps, signal: 
   }
   // Watching starts before the open: a server may report on a file as soon as it is told of it.
   const stopWatching = new AbortController();
-  const report = deps.diagnosticsReported$ && settledReport(resolve(deps.workspace, file), deps.diagnosticsReported$, stopWatching.signal, signal);
+  const reported = resolve(deps.workspace, file);
+  const report = deps.diagnosticsReported$ && settledReport(deps.documents.keyOf?.(reported) ?? reported, deps.diagnosticsReported$, stopWatching.signal, signal);
   try {
     const target = await openTarget(file, 'diagnostics', deps);
     if (deps.pullDiagnostics !== undefined) await pullOrFail((path) => deps.pullDiagnostics!(path), target, signal);

@@ -1,0 +1,32 @@
+import { posix, win32, type PlatformPath } from 'node:path';
+
+/**
+ * The pure half of the path keys (issue 25, decision 283; the file system half is
+ * sinks/platform/pathKeys.ts): which platforms' file systems ignore case by default, and how two
+ * spellings of a path compare there.
+ */
+
+/** macOS (APFS and HFS+ as formatted by default) and Windows (NTFS) ignore case; Linux does not. */
+export function ignoresCase(platform: NodeJS.Platform): boolean {
+  return platform === 'darwin' || platform === 'win32';
+}
+
+/** The path functions of the platform: `win32` for Windows, `posix` everywhere else. */
+export function pathFlavor(platform: NodeJS.Platform): PlatformPath {
+  return platform === 'win32' ? win32 : posix;
+}
+
+/** `c:\x` → `C:\x`: Windows names a drive in either case, Node and Explorer in capitals. */
+export function upperDriveLetter(path: string): string {
+  return /^[a-z]:/.test(path) ? `${path[0]!.toUpperCase()}${path.slice(1)}` : path;
+}
+
+/** A path as a case-blind file system compares it (Unicode composition aside, as APFS does). */
+export function foldCase(path: string): string {
+  return path.normalize('NFC').toLowerCase();
+}
+
+/** Whether `a` and `b` differ in case (or composition) at most. */
+export function sameButCase(a: string, b: string): boolean {
+  return a === b || foldCase(a) === foldCase(b);
+}
