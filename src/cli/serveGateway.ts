@@ -10,6 +10,7 @@ import { listenHttp, type HttpEndpoint } from '../sinks/gateway/httpEndpoint.js'
 import { claimGatewaySocket } from '../sinks/gateway/localSocket.js';
 import { SocketServerTransport } from '../sinks/gateway/socketTransport.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
+import { capLogWhileRunning } from '../sinks/platform/logRotation.js';
 import { eventLogText } from '../sinks/ui/eventLogLine.js';
 import { DEFAULT_GATEWAY_PORT, type ServeCommand } from './args.js';
 import { packageVersion } from './ownPackage.js';
@@ -50,6 +51,8 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
   }
   const port = command.action === 'run' ? (command.port ?? DEFAULT_GATEWAY_PORT) : command.port;
   let http: HttpEndpoint | undefined;
+  // A daemon's stdout and stderr are its log: kept to 1 MiB and one older generation (decision 284).
+  const stopCappingLog = command.action === 'daemon' ? capLogWhileRunning(target.address.log) : undefined;
   try {
     if (port !== undefined) http = await listenHttp(gateway, { port, token: await gatewayToken(target.tokenFile) });
     const listening: GatewayListeningEvent = {
@@ -60,6 +63,7 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
     };
     return await runSession(command, gateway, listening, io);
   } finally {
+    stopCappingLog?.();
     await claim.socket.close();
     await http?.close();
     await gateway.close();

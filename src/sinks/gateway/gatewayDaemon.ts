@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { clientSent, gatewaySent, NEW_RELAY_WATCH, restartIn } from '../../model/relayRestart.js';
 import { BoundedLineSplitter } from '../../streams/boundedLineSplitter.js';
 import { signalTree, type KillTreeDeps } from '../platform/killTree.js';
+import { rotateLog } from '../platform/logRotation.js';
 import { makePrivateDirectory } from '../processGroupRegistry.js';
 import { isRunning, procfsAvailable } from '../processTable.js';
 import { connectGateway, readGatewayRecord, type GatewayAddress, type GatewayRecord } from './localSocket.js';
@@ -53,6 +54,8 @@ export async function attachToGateway(
 }
 
 function startDaemon(address: GatewayAddress, daemon: DaemonCommand): void {
+  // At 1 MiB the log becomes <log>.1 and a new one begins (decision 284).
+  rotateLog(address.log);
   const log = openSync(address.log, 'a', 0o600);
   try {
     const child = spawn(process.execPath, [daemon.script, ...daemon.args], {
