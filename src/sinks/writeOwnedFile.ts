@@ -1,6 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { linkTargetOf, nonRegularFileType } from '../streams/readRegularFile.js';
+import { retryHeldFileRename, type RenameRetryDeps } from './platform/renameRetry.js';
 
 export interface OwnedFileOptions {
   /** The uid the file must belong to (default `process.getuid()`, none where that is missing). */
@@ -35,9 +36,16 @@ export async function assertWritableTarget(path: string, options: OwnedFileOptio
   if (uid !== undefined && stats.uid !== uid) throw refuse(`it is owned by uid ${stats.uid}, not you (uid ${uid})`);
 }
 
+/** What an atomic write is done with: write-file-atomic, and the platform's rename retries. */
+export interface AtomicWriteDeps extends RenameRetryDeps {
+  /** write-file-atomic unless a test gives a write whose rename fails. */
+  writeFileAtomic?: (path: string, data: string | Buffer, options: { mode: number; fsync: boolean }) => Promise<void>;
+}
+
 /**
  * Replaces `path` atomically with `text` (mode default 0600), after {@link assertWritableTarget}.
- * The parent directory must exist.
+ * The parent directory must exist. On Windows a rename refused for a file another program holds
+ * open is tried again for up to a second before the write fails (platform/renameRetry.ts).
  */
 export async function writeOwnedFile(
   path: string,
@@ -51,8 +59,11 @@ export async function writeOwnedFile(
      */
     durable?: boolean;
   } & OwnedFileOptions,
+  deps: AtomicWriteDeps = {},
 ): Promise<void> {
   await assertWritableTarget(path, options);
   const data = typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  await writeFileAtomic(path, data, { mode: options?.mode ?? 0o600, fsync: options?.durable ?? true });
+  const write = deps.writeFileAtomic ?? writeFileAtomic;
+  // A fresh options object per attempt: write-file-atomic fills in the one it is given.
+  await retryHeldFileRename(() => write(path, data, { mode: options?.mode ?? 0o600, fsync: options?.durable ?? true }), deps);
 }

@@ -109,6 +109,7 @@ for (const file of files) {
         'src/model/pathKeys.ts',
         'src/sinks/ownedJsonFile.ts',
         'src/sinks/writeOwnedFile.ts',
+        'src/sinks/platform/renameRetry.ts',
         'src/streams/ownProperties.ts',
         'src/streams/readJsonc.ts',
         'src/streams/readRegularFile.ts',

@@ -1,7 +1,8 @@
-import { lstat, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect } from 'vitest';
-import { assertWritableTarget, writeOwnedFile } from '../../src/sinks/writeOwnedFile.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HELD_FILE_RETRY_MS } from '../../src/sinks/platform/renameRetry.js';
+import { assertWritableTarget, writeOwnedFile, type AtomicWriteDeps } from '../../src/sinks/writeOwnedFile.js';
 import { posixOnly } from '../platforms.js';
 import { mkfifo } from './specialFileKit.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
@@ -62,5 +63,100 @@ describe('writeOwnedFile (issue 11, item 10)', () => {
     );
     expect(await readFile(file, 'utf8')).toBe('theirs');
     await expect(assertWritableTarget(file)).resolves.toBeUndefined();
+  });
+});
+
+describe('writeOwnedFile on Windows: a rename refused for a held file (issue 25, decision 285)', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+    file = join(dir, 'mcpApprovals.json');
+    await writeFile(file, 'old');
+  });
+  afterEach(async () => {
+    await removeDir(dir);
+  });
+
+  /** What Node's fs.rename rejects with when Windows refuses it. */
+  const refused = (code: string, from: string, to: string): NodeJS.ErrnoException =>
+    Object.assign(new Error(`${code}: operation not permitted, rename '${from}' -> '${to}'`), { code, errno: -4048, syscall: 'rename', path: from, dest: to });
+
+  /**
+   * An atomic write (temp file, then rename) whose rename is `renameOnce`, and a Windows that
+   * records the waits instead of sleeping.
+   */
+  function windowsWrite(renameOnce: (from: string, to: string, attempt: number) => Promise<void>) {
+    const delays: number[] = [];
+    let attempts = 0;
+    const deps: AtomicWriteDeps = {
+      platform: 'win32',
+      sleep: (ms) => Promise.resolve(void delays.push(ms)),
+      writeFileAtomic: async (path, data, options) => {
+        attempts += 1;
+        const temp = `${path}.${attempts}.tmp`;
+        await writeFile(temp, data, { mode: options.mode });
+        try {
+          await renameOnce(temp, path, attempts);
+        } finally {
+          await rm(temp, { force: true });
+        }
+      },
+    };
+    return { deps, delays, attempts: () => attempts };
+  }
+
+  it('a rename that fails twice with EPERM, then succeeds: written, after waits of 10 and 20 ms', async () => {
+    const windows = windowsWrite((from, to, attempt) => (attempt <= 2 ? Promise.reject(refused('EPERM', from, to)) : rename(from, to)));
+    await writeOwnedFile(file, 'new', { mode: 0o600 }, windows.deps);
+    expect(await readFile(file, 'utf8')).toBe('new');
+    expect(windows.attempts()).toBe(3);
+    expect(windows.delays).toEqual([10, 20]);
+    expect(await readdir(dir)).toEqual(['mcpApprovals.json']);
+  });
+
+  it('EACCES and EBUSY are the same case', async () => {
+    for (const code of ['EACCES', 'EBUSY']) {
+      const windows = windowsWrite((from, to, attempt) => (attempt === 1 ? Promise.reject(refused(code, from, to)) : rename(from, to)));
+      await writeOwnedFile(file, code, {}, windows.deps);
+      expect(await readFile(file, 'utf8')).toBe(code);
+      expect(windows.delays).toEqual([10]);
+    }
+  });
+
+  it('a rename that always fails: reported with its error once about a second of retries is spent, the file unchanged', async () => {
+    let last: NodeJS.ErrnoException | undefined;
+    const windows = windowsWrite((from, to) => Promise.reject((last = refused('EPERM', from, to))));
+    const error = await writeOwnedFile(file, 'new', {}, windows.deps).then(() => undefined, (e: unknown) => e);
+    expect(error).toBe(last);
+    expect(error).toMatchObject({ code: 'EPERM', syscall: 'rename' });
+    expect(windows.delays).toEqual([10, 20, 40, 80, 160, 320, 370]);
+    expect(windows.delays.reduce((a, b) => a + b)).toBe(HELD_FILE_RETRY_MS);
+    expect(windows.attempts()).toBe(8);
+    expect(await readFile(file, 'utf8')).toBe('old');
+    expect(await readdir(dir)).toEqual(['mcpApprovals.json']);
+  });
+
+  it('another error (not a rename, or not a held file) is reported at once', async () => {
+    const open = Object.assign(new Error('EACCES: permission denied, open'), { code: 'EACCES', syscall: 'open' });
+    const windows = windowsWrite(() => Promise.reject(open));
+    await expect(writeOwnedFile(file, 'new', {}, windows.deps)).rejects.toBe(open);
+    const noSpace = windowsWrite((from, to) => Promise.reject(Object.assign(refused('ENOSPC', from, to), { code: 'ENOSPC' })));
+    await expect(writeOwnedFile(file, 'new', {}, noSpace.deps)).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect([windows.delays, noSpace.delays]).toEqual([[], []]);
+  });
+
+  it('on Linux and macOS a refused rename is reported at once, as before', async () => {
+    for (const platform of ['linux', 'darwin'] as const) {
+      const posix = windowsWrite((from, to) => Promise.reject(refused('EPERM', from, to)));
+      await expect(writeOwnedFile(file, 'new', {}, { ...posix.deps, platform })).rejects.toMatchObject({ code: 'EPERM' });
+      expect(posix.attempts()).toBe(1);
+      expect(posix.delays).toEqual([]);
+    }
+  });
+
+  it('without a test double: the real write-file-atomic, with the retry wrapped around it', async () => {
+    await writeOwnedFile(file, 'real', {}, { platform: 'win32' });
+    expect(await readFile(file, 'utf8')).toBe('real');
   });
 });
