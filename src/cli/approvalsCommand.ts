@@ -38,10 +38,11 @@ export async function runApprovals(
     const names = new Set([...gated.map((s) => s.name), ...Object.keys(input.approvals)]);
     const rows = [...names].sort().map((name) => {
       const s = desired.servers[name];
-      const state = s && GATED_SCOPES.has(s.scope) ? approvalState(name, approvalHash(s.config), input.approvals) : 'not configured';
+      const hash = s && GATED_SCOPES.has(s.scope) ? approvalHash(s.config) : undefined;
+      const state = hash === undefined ? 'not configured' : approvalState(name, hash, input.approvals);
       const decision = Object.hasOwn(input.approvals, name) ? input.approvals[name]! : undefined;
       // A decision for another hash than the entry's now decides nothing: it is stale (decision 261).
-      const stale = decision !== undefined && s !== undefined && GATED_SCOPES.has(s.scope) && decision.hash !== approvalHash(s.config);
+      const stale = decision !== undefined && hash !== undefined && decision.hash !== hash;
       return { name, scope: s?.scope ?? '-', state, stored: decision?.status ?? '-', ...(stale ? { stale } : {}) };
     });
     if (json) writeJson(out, { projectRoot, approvalsFile, servers: rows }, maskingReplacer(mask), 2);
