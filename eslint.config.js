@@ -29,7 +29,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['test/**/*.ts', 'test/**/*.tsx', 'src/**/*.test.ts', 'src/**/*.test.tsx'],
+    files: ['test/**/*.ts', 'test/**/*.tsx'],
     rules: {
       // Tests subscribe freely and assert on what arrives; the root-subscription rule is for src/.
       'rxjs-x/no-ignored-subscription': 'off',

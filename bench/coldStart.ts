@@ -7,7 +7,7 @@
  * same connector (spawn, initialize, list) — the server's own connect time.
  */
 import { firstValueFrom } from 'rxjs';
-import { connectMcp } from '../src/sinks/connector.js';
+import { connectMcp } from '../src/sinks/mcp/connector.js';
 import type { ResolvedServerConfig } from '../src/model/types.js';
 import { LiveContestant } from './contestant.js';
 import { FIXTURE, type RunDir, fixtureServers } from './fixtures.js';

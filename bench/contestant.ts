@@ -13,10 +13,12 @@ import { join } from 'node:path';
 import { type Subscription, defer, finalize, from, map } from 'rxjs';
 import { createMcpLive, type McpLive } from '../src/createMcpLive.js';
 import type { Connection, Connector } from '../src/model/connection.js';
-import { createMcpConnector } from '../src/sinks/connector.js';
+import { createMcpConnector } from '../src/sinks/mcp/connector.js';
 import { type Availability, Probe } from './probe.js';
 import { type ServerMap, sleep, writeJson } from './fixtures.js';
-import { HUB_STABILITY_MS } from './mcpHub.js';
+
+/** chokidar `awaitWriteFinish.stabilityThreshold` in mcp-hub's config watcher: its floor, and the debounce of the equal-floor contestant. */
+export const HUB_STABILITY_MS = 200;
 
 export type ContestantId = 'incremental' | 'full' | 'equal-floor' | 'mcp-hub';
 

@@ -11,11 +11,11 @@
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assemble, type AssembleInput } from '../src/model/assemble.js';
-import { desiredStateEqual } from '../src/model/equality.js';
-import { createIncrementalDesired } from '../src/model/incrementalDesired.js';
-import { registerDerived } from '../src/model/recordLineage.js';
-import { createIncrementalPlan, type PassPlan } from '../src/model/incrementalPlan.js';
-import { desiredServers, plan, type Blocked, type LiveEntry, type WantedServer } from '../src/model/plan.js';
+import { desiredStateEqual } from '../src/model/reconcile/equality.js';
+import { createIncrementalDesired } from '../src/model/reconcile/incrementalDesired.js';
+import { registerDerived } from '../src/model/reconcile/recordLineage.js';
+import { createIncrementalPlan, type PassPlan } from '../src/model/reconcile/incrementalPlan.js';
+import { desiredServers, plan, type Blocked, type LiveEntry, type WantedServer } from '../src/model/reconcile/plan.js';
 import type { DesiredState } from '../src/model/types.js';
 import type { CpuAtN, CpuPass, CpuResult } from './results.js';
 import { round, summarize } from './stats.js';

@@ -24,7 +24,7 @@ import { firstValueFrom, filter } from 'rxjs';
 import { createMcpLive, type McpLive, type ReconcileEvent } from '../src/index.js';
 import { LspDocuments } from '../src/sinks/lsp/documents.js';
 import { createLspConnector } from '../src/sinks/lsp/lspConnector.js';
-import { resolveLspConfig } from '../src/model/lspConfig.js';
+import { resolveLspConfig } from '../src/model/lsp/lspConfig.js';
 import { ROOT, RunDir, sleep, writeJson } from './fixtures.js';
 import type { LspAtN, LspResult } from './results.js';
 import { summarize } from './stats.js';

@@ -18,7 +18,7 @@ import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { get, type ClientRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import type { Contestant, ContestantId } from './contestant.js';
+import { HUB_STABILITY_MS, type Contestant, type ContestantId } from './contestant.js';
 import { ROOT, type ServerMap, sleep, writeJson } from './fixtures.js';
 import { type Availability, Probe } from './probe.js';
 
@@ -26,8 +26,6 @@ export const HUB_PACKAGE_DIR = join(ROOT, 'node_modules', 'mcp-hub');
 export const HUB_CLI = join(HUB_PACKAGE_DIR, 'dist', 'cli.js');
 /** How often the REST API is polled during a measurement. */
 export const POLL_MS = 20;
-/** chokidar `awaitWriteFinish.stabilityThreshold` in mcp-hub's config watcher: its floor, and the debounce of the equal-floor contestant. */
-export const HUB_STABILITY_MS = 200;
 
 /** Whether mcp-hub can take part here, and what was checked. */
 export interface McpHubStatus {

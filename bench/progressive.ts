@@ -16,11 +16,11 @@
  *   node dist/bench/progressive.js        prints the result as JSON (no processes, under a second)
  */
 import { pathToFileURL } from 'node:url';
-import { gatewayView } from '../src/model/gatewayView.js';
+import { gatewayView } from '../src/model/gateway/gatewayView.js';
 import type { QualifiedTool } from '../src/model/status.js';
-import { searchTools } from '../src/model/toolSearch.js';
-import { qualifiedToolName } from '../src/model/toolNames.js';
-import { estimateTokens, toolCatalog } from '../src/sinks/gateway/progressiveTools.js';
+import { searchTools } from '../src/model/tools/toolSearch.js';
+import { qualifiedToolName } from '../src/model/tools/toolNames.js';
+import { estimateTokens, toolCatalog } from '../src/model/gateway/progressiveTools.js';
 
 export interface ProgressiveQueryResult {
   /** `intents`: {@link QUERIES}, the set the ranking was tuned on; `paraphrases`: {@link PARAPHRASES}, held out. */

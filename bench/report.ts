@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTESTANT_LABELS, type ContestantId } from './contestant.js';
 import { idleSliceSeconds } from './idle.js';
-import { HUB_STABILITY_MS } from './mcpHub.js';
+import { HUB_STABILITY_MS } from './contestant.js';
 import type { PoolResult } from './poolSessions.js';
 import type { UiFramesResult } from './uiFrames.js';
 import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, ManyEntriesResult, ManyEntriesRow, SessionsAtN, SurfacesResult, TargetVerdict } from './results.js';
@@ -857,7 +857,7 @@ function cpuSection(r: BenchResults): string[] {
     ...(incremental.length > 0
       ? [
           '',
-          '**Incremental** (`createIncrementalDesired()`, as the reconciler runs it, issue 15): a warm instance; the changed server alternates between two versions, every other entry is the same object in each read of the file (the file reader keeps the objects of unchanged entries). Only the changed entry is validated, expanded, fingerprinted and admitted again; the new `servers`, `wanted` and `blocked` records are derived from the last ones (a shared base plus the changed members, src/model/persistentRecord.ts), so nothing in a pass walks every server.',
+          '**Incremental** (`createIncrementalDesired()`, as the reconciler runs it, issue 15): a warm instance; the changed server alternates between two versions, every other entry is the same object in each read of the file (the file reader keeps the objects of unchanged entries). Only the changed entry is validated, expanded, fingerprinted and admitted again; the new `servers`, `wanted` and `blocked` records are derived from the last ones (a shared base plus the changed members, src/model/reconcile/persistentRecord.ts), so nothing in a pass walks every server.',
           '',
           table(head, incremental),
         ]

@@ -7,10 +7,10 @@
  */
 import { measureBurst, summarizeBursts, type BurstOptions } from './burst.js';
 import { bareConnect } from './coldStart.js';
-import { type Contestant, type ContestantId, LiveContestant } from './contestant.js';
+import { type Contestant, type ContestantId, HUB_STABILITY_MS, LiveContestant } from './contestant.js';
 import { Entrant, measureChange, recover, summarizeChanges } from './edits.js';
 import { type RunDir, fixtureProcesses, fixtureServers, killPids, serverName, waitForNoFixtures } from './fixtures.js';
-import { HUB_STABILITY_MS, HubContestant } from './mcpHub.js';
+import { HubContestant } from './mcpHub.js';
 import type { BurstSample, ChangeKind, ChangeSample, EntrantResult, SessionsAtN } from './results.js';
 import { summarize } from './stats.js';
 

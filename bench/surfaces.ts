@@ -20,7 +20,7 @@ import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { createMcpLive, type McpLive } from '../src/createMcpLive.js';
 import type { QualifiedTool, ServerStatus } from '../src/model/status.js';
 import type { ResolvedServerConfig } from '../src/model/types.js';
-import { connectMcp } from '../src/sinks/connector.js';
+import { connectMcp } from '../src/sinks/mcp/connector.js';
 import { FIXTURE, ROOT, type RunDir, fixtureProcesses, killPids, readStarts, serverName, waitForNoFixtures, writeJson } from './fixtures.js';
 import { runProgressiveBench } from './progressive.js';
 import type { SurfacesResult } from './results.js';

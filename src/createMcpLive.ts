@@ -24,7 +24,7 @@ import {
 } from 'rxjs';
 import { approvalHash } from './model/approvalHash.js';
 import type { AssembleInput } from './model/assemble.js';
-import { createIncrementalDesired } from './model/incrementalDesired.js';
+import { createIncrementalDesired } from './model/reconcile/incrementalDesired.js';
 import type {
   CallToolOptions,
   Connector,
@@ -41,6 +41,7 @@ import {
   GATED_SCOPES,
   type ApprovalRecord,
   type DesiredState,
+  type LspView,
   type NotAllowedBy,
   type Reason,
   type ResourceInfo,
@@ -49,49 +50,35 @@ import {
 import { distinctFlatList } from './operators/distinctFlatList.js';
 import type { ReadActivity } from './operators/settleOnActivity.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
-import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from './sinks/approvalsStore.js';
-import { settingsPaths } from './settingsPaths.js';
-import type { ConnectionPool } from './sinks/connectionPool.js';
-import { createElicitationQueue, type PendingElicitation } from './sinks/elicitationQueue.js';
-import { createMcpConnector, type StepUpAuthorizer } from './sinks/connector.js';
-import { lazyConnector } from './sinks/lazyConnector.js';
-import { searchTools, type ToolMatch, type ToolSearchOptions } from './model/toolSearch.js';
-import { createSurfaceStore } from './sinks/surfaceStore.js';
+import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from './sinks/files/approvalsStore.js';
+import { settingsPaths, type SettingsLocations } from './settingsPaths.js';
+import type { ConnectionPool } from './sinks/mcp/connectionPool.js';
+import { createElicitationQueue, type PendingElicitation } from './sinks/mcp/elicitationQueue.js';
+import { createMcpConnector, type StepUpAuthorizer } from './sinks/mcp/connector.js';
+import { lazyConnector } from './sinks/mcp/lazyConnector.js';
+import { searchTools, type ToolMatch, type ToolSearchOptions } from './model/tools/toolSearch.js';
+import { createSurfaceStore } from './sinks/files/surfaceStore.js';
 import { LspDocuments, type FileDiagnostics, type OpenDocument } from './sinks/lsp/documents.js';
 import { LanguageServers, type LspTarget } from './sinks/lsp/languageServers.js';
 import type { LspConnector } from './sinks/lsp/lspConnector.js';
-import { lspOperationOf } from './model/lspTools.js';
-import { createOAuthManager } from './sinks/oauthManager.js';
-import { createOAuthTokenStore } from './sinks/oauthTokenStore.js';
-import { defaultRuntimeDir, openProcessGroupRegistry } from './sinks/processGroupRegistry.js';
+import { lspOperationOf } from './model/lsp/lspTools.js';
+import { createOAuthManager } from './sinks/remote/oauthManager.js';
+import { createOAuthTokenStore } from './sinks/files/oauthTokenStore.js';
+import { defaultRuntimeDir, openProcessGroupRegistry } from './sinks/process/processGroupRegistry.js';
 import { fromAllSources, type ExtraSource } from './streams/fromAllSources.js';
-import { allowedNamesWarning } from './model/allowedNamesWarning.js';
+import { allowedNamesWarning } from './model/settings/allowedNamesWarning.js';
 import { admit } from './model/admit.js';
-import { setServerDisabled } from './model/serverEntryEdits.js';
+import { setServerDisabled } from './model/settings/serverEntryEdits.js';
 import { withSessionEnablement } from './operators/withSessionEnablement.js';
-import { editJsoncFile } from './sinks/editJsoncFile.js';
+import { editJsoncFile } from './sinks/files/editJsoncFile.js';
 import type { WatchFactory } from './streams/watchFactory.js';
-import { lspName, resolveLspConfig, type LspView } from './model/lspConfig.js';
+import { lspName, resolveLspConfig } from './model/lsp/lspConfig.js';
 
 export type { ExtraSource } from './streams/fromAllSources.js';
-export type { PendingElicitation } from './sinks/elicitationQueue.js';
+export type { PendingElicitation } from './sinks/mcp/elicitationQueue.js';
 
-/** Options of {@link createMcpLive}; every path has the default of SPEC §2. */
-export interface McpLiveOptions {
-  /** Workspace directory (default `process.cwd()`). */
-  cwd?: string;
-  /** Settings directory name: `qwen` → `.qwen` (default). */
-  profile?: string;
-  /** Home directory (default `os.homedir()`). */
-  homeDir?: string;
-  userSettings?: string;
-  systemSettings?: string;
-  /** `--mcp-config` files, in order. */
-  mcpConfig?: readonly string[];
-  /** `--lsp-config` files (`.lsp.json` format), in order: language servers of scope `cli`. */
-  lspConfig?: readonly string[];
-  approvalsFile?: string;
-  trustedFoldersFile?: string;
+/** Options of {@link createMcpLive}; every path ({@link SettingsLocations}) has the default of SPEC §2. */
+export interface McpLiveOptions extends SettingsLocations {
   /** `--allowed-mcp-server-names`: an upper bound settings can only narrow. */
   allowedMcpServerNames?: readonly string[];
   debounceMs?: number;
@@ -143,13 +130,6 @@ export interface McpLiveOptions {
   onServerLog?: (server: string, message: LoggingMessageNotification['params']) => void;
   /** `notifications/resources/updated` of a resource subscribed to with {@link McpLive.subscribeResource}. */
   onResourceUpdated?: (server: string, uri: string) => void;
-  /** The user's OAuth tokens (default `<home>/.<profile>/mcp-oauth-tokens.json`). */
-  oauthTokensFile?: string;
-  /**
-   * The surface record (decisions 195–197): what each server last listed, per fingerprint, and
-   * the surfaces the user approved (default `<home>/.<profile>/mcp-surfaces.json`).
-   */
-  surfacesFile?: string;
   /**
    * Called with the URL the user must open to authorize a server (issue 12), for a host that
    * opens browsers itself. The `auth-required` event carries the same URL either way.

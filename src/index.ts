@@ -24,10 +24,10 @@ export { planReport, type PlanReport, type PlannedServer } from './planReport.js
 
 // The reactive core, for hosts that bring their own sources or connector.
 export { createReconciler, type PassRequest, type Reconciler, type ReconcilerDeps } from './reconciler.js';
-export { connectMcp, createMcpConnector, type McpConnectorOptions } from './sinks/connector.js';
-export { createOAuthManager, type OAuthManager } from './sinks/oauthManager.js';
-export { createOAuthTokenStore, type OAuthTokenStore } from './sinks/oauthTokenStore.js';
-export type { OAuthSettings } from './model/oauthSettings.js';
+export { connectMcp, createMcpConnector, type McpConnectorOptions } from './sinks/mcp/connector.js';
+export { createOAuthManager, type OAuthManager } from './sinks/remote/oauthManager.js';
+export { createOAuthTokenStore, type OAuthTokenStore } from './sinks/files/oauthTokenStore.js';
+export type { OAuthSettings } from './model/oauth/oauthSettings.js';
 export {
   NeedsAuthorization,
   SharedConnectionRestarted,
@@ -49,7 +49,7 @@ export {
   type ConnectionPool,
   type ConnectionPoolOptions,
   type PooledConnectionStats,
-} from './sinks/connectionPool.js';
+} from './sinks/mcp/connectionPool.js';
 
 // Operators (SPEC §8).
 export { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
@@ -63,20 +63,20 @@ export { assemble, type AssembleInput } from './model/assemble.js';
 /** Admission (SPEC §4) is called `admit`: the first reason that applies, or admitted. */
 export { admit, admitAll, type Admission } from './model/admit.js';
 export { approvalHash, approvalState } from './model/approvalHash.js';
-export { fingerprint } from './model/fingerprint.js';
-export { mcpServersEqual, mcpGatingEqual, desiredStateEqual } from './model/equality.js';
-export { plan, desiredServers, type Action, type PlanStep, type WantedServer, type LiveEntry } from './model/plan.js';
-export { resolveServerConfig, validateServerConfig, transportKind, expandVars } from './model/validate.js';
-export { qualifiedToolName, filterTools, serverNameParts } from './model/toolNames.js';
+export { fingerprint } from './model/reconcile/fingerprint.js';
+export { mcpServersEqual, mcpGatingEqual, desiredStateEqual } from './model/reconcile/equality.js';
+export { plan, desiredServers, type Action, type PlanStep, type WantedServer, type LiveEntry } from './model/reconcile/plan.js';
+export { resolveServerConfig, validateServerConfig, transportKind, expandVars } from './model/settings/validate.js';
+export { qualifiedToolName, filterTools, serverNameParts } from './model/tools/toolNames.js';
 /** What a person approving an entry must see, and the one masking module of every output. */
 export { reviewEntry, type EntryReview, type ReviewLine } from './model/reviewEntry.js';
 export { maskEntryAsWritten, entryForReview, referencedVariables, createServerMasker, createTextMasker, isSecretName } from './model/secrets.js';
 /** What a host prints of a server's or a file's text goes through this first (decision 161). */
 export { terminalSafe, hasUnsafeCharacters, terminalSafeJson } from './model/terminalText.js';
-export type { ToolMatch, ToolSearchOptions } from './model/toolSearch.js';
-export type { ServerSurface, SurfaceChange, SurfaceChangeKind } from './model/surface.js';
+export type { ToolMatch, ToolSearchOptions } from './model/tools/toolSearch.js';
+export type { ServerSurface, SurfaceChange, SurfaceChangeKind } from './model/tools/surface.js';
 export { reasonText, toolNotFoundMessage, type HintAudience, type ToolFilter, type ToolNotFoundContext } from './model/messages.js';
-export { matchesName } from './model/namePatterns.js';
+export { matchesName } from './model/settings/namePatterns.js';
 
 export type * from './model/types.js';
 export type * from './model/status.js';

@@ -1,14 +1,14 @@
 import { firstValueFrom, NEVER, of } from 'rxjs';
 import { approvalHash, approvalState } from './model/approvalHash.js';
 import { assemble, type AssembleInput } from './model/assemble.js';
-import { allowedNamesWarning } from './model/allowedNamesWarning.js';
+import { allowedNamesWarning } from './model/settings/allowedNamesWarning.js';
 import { reasonText } from './model/messages.js';
-import { desiredServers, resolveAssembled, serverWarnings } from './model/plan.js';
+import { desiredServers, resolveAssembled, serverWarnings } from './model/reconcile/plan.js';
 import { reviewEntry, type ReviewLine } from './model/reviewEntry.js';
 import { markWrittenByRepository } from './model/secrets.js';
-import { languagesOf, serverKind, type ServerKind } from './model/lspConfig.js';
+import { languagesOf, serverKind, type ServerKind } from './model/lsp/lspConfig.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
-import { createApprovalsStore } from './sinks/approvalsStore.js';
+import { createApprovalsStore } from './sinks/files/approvalsStore.js';
 import type { McpLiveOptions } from './createMcpLive.js';
 import { settingsPaths } from './settingsPaths.js';
 import { fromAllSources, type SourceNotice } from './streams/fromAllSources.js';

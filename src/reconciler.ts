@@ -27,7 +27,7 @@ import type { AssembleInput } from './model/assemble.js';
 import { approvalHash } from './model/approvalHash.js';
 import { reviewEntry } from './model/reviewEntry.js';
 import type { CallToolOptions, Connector } from './model/connection.js';
-import { desiredStateEqual } from './model/equality.js';
+import { desiredStateEqual } from './model/reconcile/equality.js';
 import type {
   ApprovalRequiredEvent,
   SurfaceChangedEvent,
@@ -38,11 +38,11 @@ import type {
   ServerEvent,
   Trigger,
 } from './model/events.js';
-import { createIncrementalDesired, type IncrementalDesired } from './model/incrementalDesired.js';
-import { createIncrementalPlan } from './model/incrementalPlan.js';
-import { serverKind } from './model/lspConfig.js';
-import type { Action, PlanStep } from './model/plan.js';
-import { planFullRestart } from './model/planFullRestart.js';
+import { createIncrementalDesired, type IncrementalDesired } from './model/reconcile/incrementalDesired.js';
+import { createIncrementalPlan } from './model/reconcile/incrementalPlan.js';
+import { serverKind } from './model/lsp/lspConfig.js';
+import type { Action, PlanStep } from './model/reconcile/plan.js';
+import { planFullRestart } from './model/reconcile/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
 import type { DesiredState, ResolvedServerConfig } from './model/types.js';
 import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
@@ -50,9 +50,9 @@ import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
 import { yieldEvery } from './operators/yieldEvery.js';
 import { settleOnActivity, type ReadActivity } from './operators/settleOnActivity.js';
-import { LiveServers, type LiveServersDeps } from './sinks/liveServers.js';
-import { SurfacePins, type SurfaceApproval } from './sinks/surfacePins.js';
-import type { SurfaceStore } from './sinks/surfaceStore.js';
+import { LiveServers, type LiveServersDeps } from './sinks/mcp/liveServers.js';
+import { SurfacePins, type SurfaceApproval } from './sinks/mcp/surfacePins.js';
+import type { SurfaceStore } from './sinks/files/surfaceStore.js';
 
 /** Options of the reconcile pipeline; everything with a side effect or a clock is injected. */
 export interface ReconcilerDeps {

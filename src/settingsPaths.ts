@@ -1,8 +1,32 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { McpLiveOptions } from './createMcpLive.js';
-import { projectRoot } from './sinks/approvalsStore.js';
+import { projectRoot } from './sinks/files/approvalsStore.js';
+
+/** Where a session's settings and its own files are; every path has the default of SPEC §2. */
+export interface SettingsLocations {
+  /** Workspace directory (default `process.cwd()`). */
+  cwd?: string;
+  /** Settings directory name: `qwen` → `.qwen` (default). */
+  profile?: string;
+  /** Home directory (default `os.homedir()`). */
+  homeDir?: string;
+  userSettings?: string;
+  systemSettings?: string;
+  /** `--mcp-config` files, in order. */
+  mcpConfig?: readonly string[];
+  /** `--lsp-config` files (`.lsp.json` format), in order: language servers of scope `cli`. */
+  lspConfig?: readonly string[];
+  approvalsFile?: string;
+  trustedFoldersFile?: string;
+  /** The user's OAuth tokens (default `<home>/.<profile>/mcp-oauth-tokens.json`). */
+  oauthTokensFile?: string;
+  /**
+   * The surface record (decisions 195–197): what each server last listed, per fingerprint, and
+   * the surfaces the user approved (default `<home>/.<profile>/mcp-surfaces.json`).
+   */
+  surfacesFile?: string;
+}
 
 /**
  * Settings file paths for a profile (SPEC §2). File options given as relative paths resolve
@@ -11,7 +35,7 @@ import { projectRoot } from './sinks/approvalsStore.js';
  * have put it). When the workspace settings file is the user settings file (`--cwd ~`, compared
  * by real path), there is no workspace layer: the user's own servers are not a repository's.
  */
-export function settingsPaths(options: McpLiveOptions) {
+export function settingsPaths(options: SettingsLocations) {
   const cwd = resolve(options.cwd ?? process.cwd());
   const profile = options.profile ?? 'qwen';
   const dir = `.${profile}`;

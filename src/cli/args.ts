@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXPOSED_NAME_MODES, type ExposedNames } from '../model/gatewayView.js';
+import { EXPOSED_NAME_MODES, type ExposedNames } from '../model/gateway/gatewayView.js';
 import type { TransportKind } from '../model/types.js';
-import { DEFAULT_IDLE_GRACE_MS } from '../sinks/connectionPool.js';
+import { DEFAULT_IDLE_GRACE_MS } from '../sinks/mcp/connectionPool.js';
 import { commaList, EDITABLE_SCOPES, serverEntryFromFlags, type EditableScope } from './serverEntryFromFlags.js';
 import { UsageError } from './usageError.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { McpLiveOptions } from '../createMcpLive.js';
-import { defaultRuntimeDir } from '../sinks/processGroupRegistry.js';
+import { defaultRuntimeDir } from '../sinks/process/processGroupRegistry.js';
 import { packageRoot } from './ownPackage.js';
 
 /** The bundled demo: `examples/demo` of the package. */

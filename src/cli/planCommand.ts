@@ -1,7 +1,7 @@
 import type { McpLiveOptions } from '../createMcpLive.js';
 import { createOutputMasks } from '../model/secrets.js';
 import { terminalSafe } from '../model/terminalText.js';
-import { lspName } from '../model/lspConfig.js';
+import { lspName } from '../model/lsp/lspConfig.js';
 import { planReport, type PlannedServer } from '../planReport.js';
 import { formatReview } from './approvalsCommand.js';
 import { byKind, formatTable, formatWarnings, languageSection } from './statusCommand.js';

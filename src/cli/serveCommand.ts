@@ -5,26 +5,13 @@ import type { McpLiveOptions } from '../createMcpLive.js';
 import { settingsPaths } from '../settingsPaths.js';
 import { attachToGateway, relayStdio, RESTART_QUIET_MS, stopGateway } from '../sinks/gateway/gatewayDaemon.js';
 import { GATEWAY_TOKEN_FILE, gatewayToken } from '../sinks/gateway/gatewayToken.js';
-import { gatewayAddress, readGatewayRecord, type GatewayAddress } from '../sinks/gateway/localSocket.js';
-import { defaultRuntimeDir } from '../sinks/processGroupRegistry.js';
+import { gatewayAddress, readGatewayRecord } from '../sinks/gateway/localSocket.js';
+import { defaultRuntimeDir } from '../sinks/process/processGroupRegistry.js';
 import type { ServeCommand } from './args.js';
+import type { ServeIo, ServeTarget } from './serveGateway.js';
 
 /** This CLI's entry, which a `serve --stdio` runs again as the background gateway. */
 const CLI_SCRIPT = fileURLToPath(new URL('./main.js', import.meta.url));
-
-export interface ServeIo {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
-
-/** Where one workspace's gateway lives, and the options it must have been started with. */
-export interface ServeTarget {
-  cwd: string;
-  address: GatewayAddress;
-  tokenFile: string;
-  config: string;
-}
 
 /**
  * `mcp-live serve` (issue 16). The gateway of a profile and workspace is reached through its

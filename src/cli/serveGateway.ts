@@ -3,11 +3,11 @@ import { distinctUntilChanged, firstValueFrom, map, NEVER, switchMap, timer, typ
 import { createMcpLive, type McpLiveOptions } from '../createMcpLive.js';
 import type { GatewayListeningEvent, McpLiveEvent } from '../model/events.js';
 import { clientEvents } from '../operators/clientEvents.js';
-import { DEFAULT_IDLE_GRACE_MS } from '../sinks/connectionPool.js';
+import { DEFAULT_IDLE_GRACE_MS } from '../sinks/mcp/connectionPool.js';
 import { createGateway, type Gateway } from '../sinks/gateway/gateway.js';
 import { gatewayToken } from '../sinks/gateway/gatewayToken.js';
 import { listenHttp, type HttpEndpoint } from '../sinks/gateway/httpEndpoint.js';
-import { claimGatewaySocket } from '../sinks/gateway/localSocket.js';
+import { claimGatewaySocket, type GatewayAddress } from '../sinks/gateway/localSocket.js';
 import { SocketServerTransport } from '../sinks/gateway/socketTransport.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
 import { capLogWhileRunning } from '../sinks/platform/logRotation.js';
@@ -15,8 +15,22 @@ import { eventLogText } from '../sinks/ui/eventLogLine.js';
 import { DEFAULT_GATEWAY_PORT, type ServeCommand } from './args.js';
 import { packageVersion } from './ownPackage.js';
 import { runJsonSession } from './runJsonSession.js';
-import type { ServeIo, ServeTarget } from './serveCommand.js';
 import { terminalSafe } from '../model/terminalText.js';
+
+/** The streams of the `serve` command. */
+export interface ServeIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** Where one workspace's gateway lives, and the options it must have been started with. */
+export interface ServeTarget {
+  cwd: string;
+  address: GatewayAddress;
+  tokenFile: string;
+  config: string;
+}
 
 /**
  * The gateway side of `mcp-live serve` (issue 16), loaded only where a gateway runs: a relay

@@ -1,5 +1,5 @@
 import type { McpLive } from '../createMcpLive.js';
-import { lspName, serverKind } from '../model/lspConfig.js';
+import { lspName, serverKind } from '../model/lsp/lspConfig.js';
 import { idleText, plural, reasonText } from '../model/messages.js';
 import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
 import type { ServerStatus } from '../model/status.js';

@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
 import type { McpLiveOptions } from '../createMcpLive.js';
 import { settingsPaths } from '../settingsPaths.js';
-import { setTrustRule } from '../model/serverEntryEdits.js';
-import { editJsoncFile } from '../sinks/editJsoncFile.js';
-import { getOwn, isPlainObject } from '../streams/ownProperties.js';
+import { setTrustRule } from '../model/settings/serverEntryEdits.js';
+import { editJsoncFile } from '../sinks/files/editJsoncFile.js';
+import { getOwn, isPlainObject } from '../model/ownProperties.js';
 import { readJsonc } from '../streams/readJsonc.js';
 import { isFolderTrusted, type TrustRule } from '../streams/trustedFolders.js';
 import type { CliCommand } from './args.js';

@@ -1,6 +1,6 @@
 import { GATED_SCOPES, type AssembledServer, type DesiredState, type NotAllowedBy, type Reason } from './types.js';
-import { lspName, serverKind } from './lspConfig.js';
-import { nameMatcher } from './namePatterns.js';
+import { lspName, serverKind } from './lsp/lspConfig.js';
+import { nameMatcher } from './settings/namePatterns.js';
 
 /** The `detail` of a workspace or `.mcp.json` server in an untrusted folder. */
 export const UNTRUSTED_IGNORED_DETAIL = 'ignored: folder not trusted – run `mcp-live trust` to read its settings';

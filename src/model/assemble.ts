@@ -9,8 +9,8 @@ import {
   type SourceSnapshot,
 } from './types.js';
 import { approvalHash, approvalState } from './approvalHash.js';
-import { LSP_PREFIX, lspKey } from './lspConfig.js';
-import { mergeAdmissionSettings } from './settingsMerge.js';
+import { LSP_PREFIX, lspKey } from './lsp/lspConfig.js';
+import { mergeAdmissionSettings } from './settings/settingsMerge.js';
 
 /** Everything the desired state is computed from. */
 export interface AssembleInput {

@@ -1,4 +1,4 @@
-import type { SurfaceChange } from './surface.js';
+import type { SurfaceChange } from './tools/surface.js';
 import type { Scope, ServerState, Reason } from './types.js';
 
 /** What started a reconcile pass. */

@@ -1,6 +1,6 @@
-import { getOwn, isPlainObject, setOwn } from '../streams/ownProperties.js';
+import { getOwn, isPlainObject, setOwn } from './ownProperties.js';
 import { GATED_SCOPES, type ResolvedServerConfig, type Scope } from './types.js';
-import { VARIABLE, isBuiltinVariable } from './validate.js';
+import { VARIABLE, isBuiltinVariable } from './settings/validate.js';
 
 /**
  * What counts as a secret, and what every output shows instead (issue 11, item 8). One module for

@@ -1,4 +1,4 @@
-import { LSP_PREFIX } from './lspConfig.js';
+import { LSP_PREFIX } from './lsp/lspConfig.js';
 import { hasUnsafeCharacters, terminalSafe } from './terminalText.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ReviewLine } from './reviewEntry.js';
-import type { SurfaceChange } from './surface.js';
+import type { SurfaceChange } from './tools/surface.js';
 import type {
   NotAllowedBy,
   PromptInfo,

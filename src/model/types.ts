@@ -1,5 +1,4 @@
-import type { LspView, ResolvedLsp } from './lspConfig.js';
-import type { OAuthSettings } from './oauthSettings.js';
+import type { OAuthSettings } from './oauth/oauthSettings.js';
 
 /**
  * The domain vocabulary of mcp-live (SPEC §1). Pure data: no behaviour lives here.
@@ -84,6 +83,33 @@ export const MAX_TIMEOUT_MS = 600_000;
  * one JSON text nears V8's longest string, and parsing it costs gigabytes.
  */
 export const MAX_MESSAGE_BYTES_CAP = 256 * 1024 * 1024;
+
+/** Where a socket-transport server listens. */
+export type LspSocket = { port: number; host: string } | { path: string };
+
+/**
+ * What of a language server's entry is applied in place, without a restart: the settings, the
+ * routing by extension, the shutdown deadline and the restart policy.
+ */
+export interface LspView {
+  settings?: unknown;
+  /** Extension (`.ts`) → language id (`typescript`). */
+  extensionToLanguage: Readonly<Record<string, string>>;
+  shutdownTimeout: number;
+  restartOnCrash: boolean;
+  maxRestarts: number;
+}
+
+/** How a language server is reached, after validation and expansion (the `lsp` block of a resolved config). */
+export interface ResolvedLsp {
+  transport: 'stdio' | 'socket';
+  socket?: LspSocket;
+  /** Absolute: the server's root, its process's cwd. */
+  workspaceFolder: string;
+  initializationOptions?: unknown;
+  /** The view the connection starts with (later ones come with `Connection.reconfigure`). Not in the fingerprint. */
+  view: LspView;
+}
 
 /** A server config after validation and `$VAR` expansion: what a connector needs. */
 export interface ResolvedServerConfig {

@@ -3,7 +3,7 @@ import type { AssembleInput } from '../model/assemble.js';
 import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent, SettingsOkEvent } from '../model/events.js';
 import type { Scope, SourceSnapshot } from '../model/types.js';
 import type { ReadActivity } from '../operators/settleOnActivity.js';
-import type { ApprovalsRead, ApprovalsStore } from '../sinks/approvalsStore.js';
+import type { ApprovalsRead, ApprovalsStore } from '../sinks/files/approvalsStore.js';
 import { fromApprovals } from './fromApprovals.js';
 import { fromExtensions } from './fromExtensions.js';
 import { fromSettingsFile, type SettingsFileError, type SettingsFileEvent, type SettingsFileKind } from './fromSettingsFile.js';

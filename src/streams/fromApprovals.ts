@@ -1,6 +1,6 @@
 import { distinctUntilChanged, type Observable } from 'rxjs';
 import type { ApprovalDecisions } from '../model/types.js';
-import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from '../sinks/approvalsStore.js';
+import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from '../sinks/files/approvalsStore.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';

@@ -23,7 +23,7 @@ import {
   type SettingsFileEvent,
   type SettingsFileOk,
 } from './fromSettingsFile.js';
-import { getOwn, setOwn } from './ownProperties.js';
+import { getOwn, setOwn } from '../model/ownProperties.js';
 import { isPathInside, readInsideDirectory } from './readInsideDirectory.js';
 
 /** The language server file at the root of an extension (as in a Claude Code plugin). */

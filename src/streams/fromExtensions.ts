@@ -1,12 +1,12 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { Observable, Subscription, defer, finalize, from } from 'rxjs';
-import { foreignManifests, foreignManifestWarning } from '../model/extensionManifests.js';
+import { foreignManifests, foreignManifestWarning } from '../model/settings/extensionManifests.js';
 import type { SourceSnapshot } from '../model/types.js';
 import { isEditorArtifact } from './editorArtifacts.js';
 import { fromExtension } from './fromExtension.js';
 import type { SettingsFileDeps, SettingsFileError } from './fromSettingsFile.js';
-import { setOwn } from './ownProperties.js';
+import { setOwn } from '../model/ownProperties.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchDirectory } from './watchDirectory.js';
 

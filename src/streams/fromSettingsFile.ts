@@ -1,7 +1,7 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
 import { GATED_SCOPES, type LspSettings, type McpSettings, type Scope, type SourceSnapshot } from '../model/types.js';
-import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from './ownProperties.js';
-import { registerDerived } from '../model/recordLineage.js';
+import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from '../model/ownProperties.js';
+import { registerDerived } from '../model/reconcile/recordLineage.js';
 import { isPathInside } from './readInsideDirectory.js';
 import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
 import { rereadOnTick } from './rereadOnTick.js';

@@ -1,5 +1,5 @@
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
-import { setOwn } from './ownProperties.js';
+import { setOwn } from '../model/ownProperties.js';
 import { readRegularFile } from './readRegularFile.js';
 
 /** A settings-like file, read: an object, nothing (missing file), or why it cannot be used. */

@@ -1,7 +1,7 @@
 import { distinctUntilChanged, map, type Observable } from 'rxjs';
 import { foldCase } from '../model/pathKeys.js';
 import { systemPathKeys, type PathKeys } from '../sinks/platform/pathKeys.js';
-import { getOwn } from './ownProperties.js';
+import { getOwn } from '../model/ownProperties.js';
 import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';

@@ -44,7 +44,7 @@ describe('the remote parts load on first use', () => {
   });
 
   it('loading them brings exactly those', async () => {
-    const loaded = await modulesLoadedBy(`const { loadRemoteParts } = await import(${lib('sinks/remoteSdk.js')}); await loadRemoteParts();`);
+    const loaded = await modulesLoadedBy(`const { loadRemoteParts } = await import(${lib('sinks/remote/remoteSdk.js')}); await loadRemoteParts();`);
     expect(loaded.filter((url) => REMOTE.test(url)).map((url) => url.split('/').pop()).sort()).toEqual(
       ['auth-extensions.js', 'auth.js', 'oauthProvider.js', 'remoteParts.js', 'sse.js', 'streamableHttp.js'],
     );

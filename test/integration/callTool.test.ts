@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { BehaviorSubject, asyncScheduler, filter, firstValueFrom, type Observable } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../src/index.js';
-import { connectMcp } from '../../src/sinks/connector.js';
+import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { fakeConnector } from '../marbles/fakeConnector.js';
 import { closeTracked, connectOnce, fixture, nodeServer, textOf, track } from './mcpServers.js';
 import { waitForNoLeftovers } from './processes.js';

@@ -9,7 +9,7 @@ import type { AssembleInput } from '../../src/model/assemble.js';
 import type { McpLiveEvent } from '../../src/model/events.js';
 import type { Reconciler } from '../../src/reconciler.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
-import type { McpConnection } from '../../src/sinks/connector.js';
+import type { McpConnection } from '../../src/sinks/mcp/connector.js';
 import { sleep } from './processes.js';
 
 /** Config builders and launchers for the MCP servers the integration tests run. */

@@ -2,7 +2,7 @@ import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../../src/model/status.js';
 import { createReconciler, type Reconciler } from '../../src/reconciler.js';
-import { connectMcp } from '../../src/sinks/connector.js';
+import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { echoEntry, fixture, reconcilePass, userSettingsInput } from './mcpServers.js';
 import { isAlive, waitForNoLeftovers } from './processes.js';
 

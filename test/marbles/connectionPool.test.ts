@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import type { Connection, Connector } from '../../src/model/connection.js';
-import { fingerprint } from '../../src/model/fingerprint.js';
+import { fingerprint } from '../../src/model/reconcile/fingerprint.js';
 import type { ApprovalDecisions, ResolvedServerConfig } from '../../src/model/types.js';
-import { resolveServerConfig } from '../../src/model/validate.js';
+import { resolveServerConfig } from '../../src/model/settings/validate.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
-import { createConnectionPool } from '../../src/sinks/connectionPool.js';
+import { createConnectionPool } from '../../src/sinks/mcp/connectionPool.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, observe, srv } from './inputs.js';
 

@@ -4,11 +4,11 @@ import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
-import type { WantedServer } from '../../src/model/plan.js';
+import type { WantedServer } from '../../src/model/reconcile/plan.js';
 import type { QualifiedTool } from '../../src/model/status.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
-import { LiveServers } from '../../src/sinks/liveServers.js';
+import { LiveServers } from '../../src/sinks/mcp/liveServers.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, srv } from './inputs.js';
 

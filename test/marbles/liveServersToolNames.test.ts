@@ -1,9 +1,9 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { WantedServer } from '../../src/model/plan.js';
+import type { WantedServer } from '../../src/model/reconcile/plan.js';
 import { sha256Hex } from '../../src/model/sha256Hex.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
-import { LiveServers } from '../../src/sinks/liveServers.js';
+import { LiveServers } from '../../src/sinks/mcp/liveServers.js';
 import { fakeConnector } from './fakeConnector.js';
 
 /** LiveServers' side of issue 11 #5: parts from the configured names, re-publishing, exact routing. */

@@ -1,8 +1,8 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { resolveAssembled } from '../../src/model/plan.js';
+import { resolveAssembled } from '../../src/model/reconcile/plan.js';
 import type { AssembledServer } from '../../src/model/types.js';
-import { LiveServers } from '../../src/sinks/liveServers.js';
+import { LiveServers } from '../../src/sinks/mcp/liveServers.js';
 import { fakeConnector } from './fakeConnector.js';
 
 /** Issue 13 point 2: the "not set" warnings of a wanted server reach its status (`servers$`, status, the detail view). */

@@ -9,7 +9,7 @@ import type { AssembleInput } from '../../src/model/assemble.js';
 import type { McpLiveEvent } from '../../src/model/events.js';
 import type { ServerStatus } from '../../src/model/status.js';
 import { createReconciler, type Reconciler, type ReconcilerDeps } from '../../src/reconciler.js';
-import { connectMcp } from '../../src/sinks/connector.js';
+import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { freePort, startServerEverything, textOf, type RemoteServerProcess } from '../integration/mcpServers.js';
 import { isAlive, leftoverServers, sleep, waitForNoLeftovers } from '../integration/processes.js';
 import { linuxOnly, posixOnly } from '../platforms.js';

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import type { McpLiveEvent } from '../../src/model/events.js';
 import { createReconciler } from '../../src/reconciler.js';
-import { connectMcp } from '../../src/sinks/connector.js';
+import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { leftoverServers, sleep, waitForNoLeftovers } from '../integration/processes.js';
 import { apply, emptyWorld, expected, NAMES, scenarioArb, toInput, winner, withView, type Cfg, type Expected, type Name, type Scenario, type Step } from './fuzzModel.js';
 import { expectNoSecrets, fixturePath, report, secretEnv, SECRET_PROCESS_ENV } from './kit.js';

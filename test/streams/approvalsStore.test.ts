@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord } from '../../src/model/types.js';
-import { createApprovalsStore, projectRoot, type ApprovalsStore } from '../../src/sinks/approvalsStore.js';
-import { writeOwnedFile } from '../../src/sinks/writeOwnedFile.js';
+import { createApprovalsStore, projectRoot, type ApprovalsStore } from '../../src/sinks/files/approvalsStore.js';
+import { writeOwnedFile } from '../../src/sinks/files/writeOwnedFile.js';
 import { fromApprovals } from '../../src/streams/fromApprovals.js';
 import { posixOnly } from '../platforms.js';
 import { mkfifo, settlesWithin } from './specialFileKit.js';
@@ -104,13 +104,13 @@ for (const file of files) {
 }`,
         repo,
         build,
-        'src/sinks/approvalsStore.ts',
+        'src/sinks/files/approvalsStore.ts',
         'src/sinks/platform/pathKeys.ts',
         'src/model/pathKeys.ts',
-        'src/sinks/ownedJsonFile.ts',
-        'src/sinks/writeOwnedFile.ts',
+        'src/sinks/files/ownedJsonFile.ts',
+        'src/sinks/files/writeOwnedFile.ts',
         'src/sinks/platform/renameRetry.ts',
-        'src/streams/ownProperties.ts',
+        'src/model/ownProperties.ts',
         'src/streams/readJsonc.ts',
         'src/streams/readRegularFile.ts',
       ],
@@ -121,7 +121,7 @@ for (const file of files) {
     const worker = join(build, 'worker.js');
     await writeFile(
       worker,
-      `import { createApprovalsStore } from './src/sinks/approvalsStore.js';
+      `import { createApprovalsStore } from './src/sinks/files/approvalsStore.js';
 const [file, root, prefix, count, startAt] = process.argv.slice(2);
 const store = createApprovalsStore(file);
 while (Date.now() < Number(startAt)) await new Promise((done) => setTimeout(done, 1));

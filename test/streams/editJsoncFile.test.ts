@@ -1,8 +1,8 @@
 import { chmod, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addServerEntry, removeServerEntry } from '../../src/model/serverEntryEdits.js';
-import { editJsoncFile } from '../../src/sinks/editJsoncFile.js';
+import { addServerEntry, removeServerEntry } from '../../src/model/settings/serverEntryEdits.js';
+import { editJsoncFile } from '../../src/sinks/files/editJsoncFile.js';
 import { posixOnly } from '../platforms.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { foreignManifestWarning } from '../../src/model/extensionManifests.js';
+import { foreignManifestWarning } from '../../src/model/settings/extensionManifests.js';
 import { fromExtensions, type ExtensionsEvent } from '../../src/streams/fromExtensions.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 

@@ -1,7 +1,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changedBetween } from '../../src/model/recordLineage.js';
+import { changedBetween } from '../../src/model/reconcile/recordLineage.js';
 import type { Scope } from '../../src/model/types.js';
 import { fromSettingsFile, type SettingsFileEvent, type SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
 import { classifyChange } from '../../src/streams/restartRequired.js';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import type { SourceSnapshot } from '../../src/model/types.js';
 import { settingsPaths } from '../../src/settingsPaths.js';
-import { createApprovalsStore } from '../../src/sinks/approvalsStore.js';
+import { createApprovalsStore } from '../../src/sinks/files/approvalsStore.js';
 import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
 import { makeTempDir, removeDir, waitFor } from './streamTestKit.js';
 

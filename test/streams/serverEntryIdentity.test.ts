@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changedBetween } from '../../src/model/recordLineage.js';
+import { changedBetween } from '../../src/model/reconcile/recordLineage.js';
 import type { SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';

@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NEVER, of, type Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApprovalsStore } from '../../src/sinks/approvalsStore.js';
+import { createApprovalsStore } from '../../src/sinks/files/approvalsStore.js';
 import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
 import { fromSettingsFile, type SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { admit, admitAll } from '../../src/model/admit.js';
-import { matchesName } from '../../src/model/namePatterns.js';
+import { matchesName } from '../../src/model/settings/namePatterns.js';
 import type { AssembledServer, DesiredState, Gating, Scope } from '../../src/model/types.js';
 
 function server(name: string, scope: Scope = 'user', config: unknown = { command: name }): AssembledServer {

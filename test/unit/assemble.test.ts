@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { admit, UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admit.js';
 import { assemble, type AssembleInput } from '../../src/model/assemble.js';
-import { createIncrementalDesired } from '../../src/model/incrementalDesired.js';
+import { createIncrementalDesired } from '../../src/model/reconcile/incrementalDesired.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import { SCOPE_PRECEDENCE, type McpSettings, type Scope, type SourceSnapshot } from '../../src/model/types.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ElicitationSchema } from '../../src/model/connection.js';
 import { checkAnswer, formDefaults, missingRequired, parseFieldText } from '../../src/model/elicitationForm.js';
-import { createElicitationQueue, type PendingElicitation } from '../../src/sinks/elicitationQueue.js';
+import { createElicitationQueue, type PendingElicitation } from '../../src/sinks/mcp/elicitationQueue.js';
 
 const schema: ElicitationSchema = {
   type: 'object',

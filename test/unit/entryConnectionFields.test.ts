@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import { canonicalJson } from '../../src/model/canonicalJson.js';
-import { fingerprint } from '../../src/model/fingerprint.js';
+import { fingerprint } from '../../src/model/reconcile/fingerprint.js';
 import { sha256Hex } from '../../src/model/sha256Hex.js';
 import { reviewEntry } from '../../src/model/reviewEntry.js';
 import { referencedVariables } from '../../src/model/secrets.js';
 import { DEFAULT_HEALTH_CHECK } from '../../src/model/types.js';
-import { expandBuiltins, healthCheckOf, resolveServerConfig, validateServerConfig } from '../../src/model/validate.js';
+import { expandBuiltins, healthCheckOf, resolveServerConfig, validateServerConfig } from '../../src/model/settings/validate.js';
 import { reviewLineRisk } from '../../src/sinks/ui/reviewLineRisk.js';
 
 /**

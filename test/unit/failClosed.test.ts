@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { admitAll } from '../../src/model/admit.js';
 import { assemble, type AssembleInput } from '../../src/model/assemble.js';
-import { desiredStateEqual } from '../../src/model/equality.js';
+import { desiredStateEqual } from '../../src/model/reconcile/equality.js';
 import { reasonText, toolNotFoundMessage } from '../../src/model/messages.js';
-import { desiredServers, plan } from '../../src/model/plan.js';
+import { desiredServers, plan } from '../../src/model/reconcile/plan.js';
 import type { Scope, SourceSnapshot } from '../../src/model/types.js';
 
 /** Issue 11, item 2: a user or system settings file that never parsed blocks every server. */

@@ -1,8 +1,8 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { describeProcessExit } from '../../src/sinks/serverProcess.js';
-import { loadRemoteParts } from '../../src/sinks/remoteSdk.js';
-import { describeError, describeRemoteFailure } from '../../src/sinks/transports.js';
+import { describeProcessExit } from '../../src/sinks/process/serverProcess.js';
+import { loadRemoteParts } from '../../src/sinks/remote/remoteSdk.js';
+import { describeError, describeRemoteFailure } from '../../src/sinks/mcp/transports.js';
 
 // An SSE error exists only once a remote connection loaded the SSE transport (decision 221).
 beforeAll(() => loadRemoteParts());

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint } from '../../src/model/fingerprint.js';
-import { resolveLspConfig } from '../../src/model/lspConfig.js';
+import { fingerprint } from '../../src/model/reconcile/fingerprint.js';
+import { resolveLspConfig } from '../../src/model/lsp/lspConfig.js';
 import { MAX_MESSAGE_BYTES_CAP } from '../../src/model/types.js';
-import { resolveServerConfig, validateServerConfig } from '../../src/model/validate.js';
-import { boundedFetch, MessageTooLarge } from '../../src/sinks/boundedFetch.js';
+import { resolveServerConfig, validateServerConfig } from '../../src/model/settings/validate.js';
+import { boundedFetch } from '../../src/sinks/remote/boundedFetch.js';
+import { MessageTooLarge } from '../../src/model/messageLimit.js';
 
 /** `maxMessageBytes` (decision 182) and the counting fetch (decision 179). */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cloneJson, setOwn } from '../../src/streams/ownProperties.js';
+import { cloneJson, setOwn } from '../../src/model/ownProperties.js';
 
 describe('setOwn', () => {
   it('makes every key an own data property, the prototype untouched (__proto__, constructor, toString …)', () => {

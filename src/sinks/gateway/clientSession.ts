@@ -30,12 +30,26 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
 import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
-import { inCallersWords, meantToolNames, type ExposedNames, type GatewayView, type ListKind } from '../../model/gatewayView.js';
-import { lspOperationOf } from '../../model/lspTools.js';
+import { inCallersWords, meantToolNames, type ExposedNames, type GatewayView, type ListKind } from '../../model/gateway/gatewayView.js';
+import { lspOperationOf } from '../../model/lsp/lspTools.js';
 import { formForClient } from '../../model/elicitationForm.js';
-import type { GatewayClientInfo, GatewaySession } from './gateway.js';
-import { answerDescribe, answerSearch, CALL_TOOL, callToolTarget, DESCRIBE_TOOL, metaToolCalled, SEARCH_TOOLS, type ToolCatalog } from './progressiveTools.js';
+import { answerDescribe, answerSearch, CALL_TOOL, callToolTarget, DESCRIBE_TOOL, metaToolCalled, SEARCH_TOOLS, type ToolCatalog } from '../../model/gateway/progressiveTools.js';
 import type { ResourceSubscriptions } from './resourceSubscriptions.js';
+
+export interface GatewayClientInfo {
+  id: string;
+  transport: 'stdio' | 'socket' | 'http';
+  clientName?: string;
+  clientVersion?: string;
+}
+
+export interface GatewaySession {
+  /** Gains `clientName` / `clientVersion` once the client has initialized. */
+  readonly info: GatewayClientInfo;
+  /** Settles when the session is over, whichever side ended it. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
 
 /** What every client session of one gateway shares. */
 export interface GatewayCore {

@@ -2,10 +2,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, type Observable } from 'rxjs';
 import type { McpLive, McpLiveOptions } from '../../createMcpLive.js';
-import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gatewayView.js';
+import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gateway/gatewayView.js';
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
-import { CallsInFlight, ClientSession, GatewayError, type GatewayCore } from './clientSession.js';
-import { DEFAULT_PROGRESSIVE_THRESHOLDS, toolCatalog, type ProgressiveMode, type ProgressiveThresholds, type ToolCatalog } from './progressiveTools.js';
+import { CallsInFlight, ClientSession, GatewayError, type GatewayClientInfo, type GatewayCore, type GatewaySession } from './clientSession.js';
+import { DEFAULT_PROGRESSIVE_THRESHOLDS, toolCatalog, type ProgressiveMode, type ProgressiveThresholds, type ToolCatalog } from '../../model/gateway/progressiveTools.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 
 /**
@@ -47,21 +47,6 @@ export interface GatewayOptions {
   /** For `auto`: default 40 tools or 10,000 estimated tokens (decision 217). */
   progressiveThresholds?: Partial<ProgressiveThresholds>;
   serverInfo?: { name: string; version: string };
-}
-
-export interface GatewayClientInfo {
-  id: string;
-  transport: 'stdio' | 'socket' | 'http';
-  clientName?: string;
-  clientVersion?: string;
-}
-
-export interface GatewaySession {
-  /** Gains `clientName` / `clientVersion` once the client has initialized. */
-  readonly info: GatewayClientInfo;
-  /** Settles when the session is over, whichever side ended it. */
-  readonly closed: Promise<void>;
-  close(): Promise<void>;
 }
 
 export interface Gateway {

@@ -4,12 +4,12 @@ import { unlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clientSent, gatewaySent, NEW_RELAY_WATCH, restartIn } from '../../model/relayRestart.js';
+import { clientSent, gatewaySent, NEW_RELAY_WATCH, restartIn } from '../../model/gateway/relayRestart.js';
 import { BoundedLineSplitter } from '../../streams/boundedLineSplitter.js';
 import { signalTree, type KillTreeDeps } from '../platform/killTree.js';
 import { rotateLog } from '../platform/logRotation.js';
-import { makePrivateDirectory } from '../processGroupRegistry.js';
-import { isRunning, procfsAvailable } from '../processTable.js';
+import { makePrivateDirectory } from '../process/processGroupRegistry.js';
+import { isRunning, procfsAvailable } from '../process/processTable.js';
 import { connectGateway, readGatewayRecord, type GatewayAddress, type GatewayRecord } from './localSocket.js';
 
 /**

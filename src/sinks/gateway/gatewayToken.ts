@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ownedJsonFile } from '../ownedJsonFile.js';
+import { ownedJsonFile } from '../files/ownedJsonFile.js';
 
 /** The token file in the profile directory: `{"token": "…"}`, mode 0600, written only by mcp-live. */
 export const GATEWAY_TOKEN_FILE = 'mcpGatewayToken.json';

@@ -4,11 +4,11 @@ import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { lock } from 'proper-lockfile';
 import { readRegularFile } from '../../streams/readRegularFile.js';
-import { errorCode, parseJsonObject } from '../ownedJsonFile.js';
+import { errorCode, parseJsonObject } from '../files/ownedJsonFile.js';
 import { isListeningPipeOf, listeningPipe, localEndpoint, usesNamedPipes } from '../platform/localAddress.js';
-import { makePrivateDirectory } from '../processGroupRegistry.js';
-import { ownIdentity } from '../processTable.js';
-import { writeOwnedFile } from '../writeOwnedFile.js';
+import { makePrivateDirectory } from '../process/processGroupRegistry.js';
+import { ownIdentity } from '../process/processTable.js';
+import { writeOwnedFile } from '../files/writeOwnedFile.js';
 
 /**
  * Where the gateway of one profile and workspace is reached on this machine (issue 16): a unix

@@ -1,11 +1,12 @@
 import { distinctUntilChanged, map, type Observable, type Subscription } from 'rxjs';
 import type { DocumentDiagnosticReport } from 'vscode-languageserver-protocol';
 import type { Connection, RequestOptions } from '../../model/connection.js';
-import { isLanguageServerConnection, type LanguageServerConnection } from '../../model/languageServer.js';
-import { languageOf, languagesOf, lspKey, lspName, type LspView } from '../../model/lspConfig.js';
-import { lspToolsFor } from '../../model/lspTools.js';
+import { isLanguageServerConnection, type LanguageServerConnection } from '../../model/lsp/languageServer.js';
+import { languageOf, languagesOf, lspKey, lspName } from '../../model/lsp/lspConfig.js';
+import { lspToolsFor } from '../../model/lsp/lspTools.js';
 import { reasonText } from '../../model/messages.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
+import type { LspView } from '../../model/types.js';
 import type { FileDiagnostics, LspDocuments, OpenDocument } from './documents.js';
 import { runLspTool, type LspToolResult, type RoutedServer } from './lspToolRunner.js';
 
@@ -138,7 +139,7 @@ export class LanguageServers {
     return this.deps.documents.close(path);
   }
 
-  /** Runs an `lsp__*` tool (see src/model/lspTools.ts); a problem the agent can fix is an `isError` result. */
+  /** Runs an `lsp__*` tool (see src/model/lsp/lspTools.ts); a problem the agent can fix is an `isError` result. */
   callTool(tool: string, args: unknown, options: RequestOptions = {}): Promise<LspToolResult> {
     return runLspTool(
       tool,

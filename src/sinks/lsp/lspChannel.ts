@@ -1,12 +1,12 @@
 import { connect, type Socket } from 'node:net';
 import { pipeline, type Readable, type Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LspSocket, ResolvedLsp } from '../../model/lspConfig.js';
+import type { LspSocket, ResolvedLsp } from '../../model/types.js';
 import type { ResolvedServerConfig } from '../../model/types.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../boundedFetch.js';
-import type { ProcessGroupRegistry } from '../processGroupRegistry.js';
-import { ServerProcess, childEnvironment, describeProcessExit } from '../serverProcess.js';
-import type { StderrRing } from '../stderrRing.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../model/messageLimit.js';
+import type { ProcessGroupRegistry } from '../process/processGroupRegistry.js';
+import { ServerProcess, childEnvironment, describeProcessExit } from '../process/serverProcess.js';
+import type { StderrRing } from '../process/stderrRing.js';
 import { lspMessageGuard } from './lspMessageGuard.js';
 
 /**

@@ -25,16 +25,16 @@ import {
   type ServerCapabilities,
 } from 'vscode-languageserver-protocol/node';
 import type { Connector, RequestOptions, ServerIdentity } from '../../model/connection.js';
-import type { LanguageServerConnection, LanguageServerSession } from '../../model/languageServer.js';
-import { DEFAULT_LSP_STARTUP_TIMEOUT_MS, LSP_REQUEST_TIMEOUT_MS, languageOf, type LspView, type ResolvedLsp } from '../../model/lspConfig.js';
-import { initializeParams, workspaceFolders } from '../../model/lspInitialize.js';
-import { capabilitySummary, settingsSection } from '../../model/lspServerFacts.js';
+import type { LanguageServerConnection, LanguageServerSession } from '../../model/lsp/languageServer.js';
+import { DEFAULT_LSP_STARTUP_TIMEOUT_MS, LSP_REQUEST_TIMEOUT_MS, languageOf } from '../../model/lsp/lspConfig.js';
+import { initializeParams, workspaceFolders } from '../../model/lsp/lspInitialize.js';
+import { capabilitySummary, settingsSection } from '../../model/lsp/lspServerFacts.js';
 import { createServerMasker } from '../../model/secrets.js';
-import type { ResolvedServerConfig, ServerLists, ViewFields } from '../../model/types.js';
-import { connectionAttempt, type ConnectionAttempt } from '../connectionAttempt.js';
-import { DEFAULT_KILL_GRACE_MS, timedOut } from '../connector.js';
-import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../processGroupRegistry.js';
-import { StderrRing } from '../stderrRing.js';
+import type { LspView, ResolvedLsp, ResolvedServerConfig, ServerLists, ViewFields } from '../../model/types.js';
+import { connectionAttempt, type ConnectionAttempt } from '../mcp/connectionAttempt.js';
+import { DEFAULT_KILL_GRACE_MS, timedOut } from '../mcp/connector.js';
+import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../process/processGroupRegistry.js';
+import { StderrRing } from '../process/stderrRing.js';
 import { DocumentSync } from './documentSync.js';
 import type { LspDocuments } from './documents.js';
 import { LspChannel } from './lspChannel.js';

@@ -1,5 +1,5 @@
 import { Transform } from 'node:stream';
-import { MessageTooLarge } from '../boundedFetch.js';
+import { MessageTooLarge } from '../../model/messageLimit.js';
 
 /**
  * The bytes from a language server on their way to vscode-jsonrpc's reader, which buffers any

@@ -12,10 +12,10 @@ import type {
   WorkspaceSymbol,
 } from 'vscode-languageserver-protocol';
 import type { RequestOptions } from '../../model/connection.js';
-import type { LanguageServerConnection } from '../../model/languageServer.js';
-import { lspName } from '../../model/lspConfig.js';
-import { lspUnavailableText, type UnavailableLanguageServer } from '../../model/lspMessages.js';
-import { columnToCharacter, positionEncodingOf, splitLines, type PositionEncoding } from '../../model/lspPositions.js';
+import type { LanguageServerConnection } from '../../model/lsp/languageServer.js';
+import { lspName } from '../../model/lsp/lspConfig.js';
+import { lspUnavailableText, type UnavailableLanguageServer } from '../../model/lsp/lspMessages.js';
+import { columnToCharacter, positionEncodingOf, splitLines, type PositionEncoding } from '../../model/lsp/lspPositions.js';
 import {
   displayPath,
   formatDiagnostics,
@@ -27,12 +27,12 @@ import {
   urisOfSymbols,
   type FileDiagnostics,
   type TextContext,
-} from '../../model/lspResultText.js';
-import { checkLspToolArgs, lspOperationOf, providerOf, type FilePosition, type LspOperation, type LspToolCall } from '../../model/lspTools.js';
+} from '../../model/lsp/lspResultText.js';
+import { checkLspToolArgs, lspOperationOf, providerOf, type FilePosition, type LspOperation, type LspToolCall } from '../../model/lsp/lspTools.js';
 import { RefusedFileError, readDocumentText } from '../../streams/readRegularFile.js';
 
 /**
- * Runs the agent's `lsp__*` tools (src/model/lspTools.ts) against the connected language
+ * Runs the agent's `lsp__*` tools (src/model/lsp/lspTools.ts) against the connected language
  * servers: routes the file to its server, opens it there if the host has not, turns the agent's
  * position into the server's, and the answer into text. A problem the agent can fix (a file no
  * server takes, a line past the end, a server error) is an `isError` result it reads; only an

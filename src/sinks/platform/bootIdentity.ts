@@ -22,7 +22,7 @@ export interface BootIdentityDeps {
   run?: RunCommand;
 }
 
-/** By full path, as `ps` (processTableDarwin.ts). */
+/** By full path, as `ps` (processSourceDarwin.ts). */
 export const SYSCTL_FILE = '/usr/sbin/sysctl';
 export const SYSCTL_ARGS: readonly string[] = ['-n', 'kern.boottime'];
 

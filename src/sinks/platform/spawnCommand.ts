@@ -1,6 +1,6 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import crossSpawn from 'cross-spawn';
-import { withParentDeathSignal, type Launch } from '../parentDeathSignal.js';
+import { withParentDeathSignal, type Launch } from './parentDeathSignal.js';
 
 /**
  * How a configured server command (an MCP stdio server, a language server) is spawned, per

@@ -3,7 +3,7 @@ import { Text } from './Text.js';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { filter, map, take } from 'rxjs';
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
-import { lspName, serverKind } from '../../model/lspConfig.js';
+import { lspName, serverKind } from '../../model/lsp/lspConfig.js';
 import { terminalSafe } from '../../model/terminalText.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { ApprovalDialog } from './ApprovalDialog.js';

@@ -2,7 +2,7 @@ import { Box, type Key as InkKey } from 'ink';
 import { Text } from './Text.js';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { McpLive } from '../../createMcpLive.js';
-import { lspName, serverKind } from '../../model/lspConfig.js';
+import { lspName, serverKind } from '../../model/lsp/lspConfig.js';
 import type { ReviewLine } from '../../model/reviewEntry.js';
 import type { PendingApproval } from '../../model/status.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';

@@ -3,7 +3,7 @@ import { Text } from './Text.js';
 import type { ReactNode } from 'react';
 import { formatDuration, plural } from '../../model/messages.js';
 import { entryForReview } from '../../model/secrets.js';
-import type { SurfaceChange } from '../../model/surface.js';
+import type { SurfaceChange } from '../../model/tools/surface.js';
 import { GATED_SCOPES, type Scope } from '../../model/types.js';
 import type { ServerStatus } from '../../model/status.js';
 import { terminalSafe } from '../../model/terminalText.js';

@@ -1,6 +1,6 @@
 import { Box } from 'ink';
 import { Text } from './Text.js';
-import type { SurfaceChange } from '../../model/surface.js';
+import type { SurfaceChange } from '../../model/tools/surface.js';
 import { terminalSafe } from '../../model/terminalText.js';
 
 /** The width of the `before` / `now` labels, and a space. */

@@ -1,8 +1,8 @@
 import type { McpLive } from '../../createMcpLive.js';
-import { lspKey, lspName, serverKind, type ServerKind } from '../../model/lspConfig.js';
-import { refusedAuthorizationUrl } from '../../model/oauthUrlPolicy.js';
+import { lspKey, lspName, serverKind, type ServerKind } from '../../model/lsp/lspConfig.js';
+import { refusedAuthorizationUrl } from '../../model/oauth/oauthUrlPolicy.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
-import { openInBrowser } from '../openBrowser.js';
+import { openInBrowser } from '../remote/openBrowser.js';
 import { listsTools, statusText } from './serverSummary.js';
 
 /** A command of the interactive session (SPEC §9), parsed. */

@@ -1,4 +1,4 @@
-import { lspName, serverKind } from '../../model/lspConfig.js';
+import { lspName, serverKind } from '../../model/lsp/lspConfig.js';
 import { COMMANDS } from './commands.js';
 
 /** What Tab can complete to. */

@@ -1,4 +1,4 @@
-import { lspName, serverKind } from '../../model/lspConfig.js';
+import { lspName, serverKind } from '../../model/lsp/lspConfig.js';
 import { idleText, plural, reasonText } from '../../model/messages.js';
 import type { ServerStatus } from '../../model/status.js';
 import type { ServerState } from '../../model/types.js';

@@ -1,0 +1,814 @@
+import { sharedSchemaValidator } from './schemaValidator.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type ClientCapabilities,
+  type CompleteRequestParams,
+  type CompleteResult,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  type Prompt,
+  PromptListChangedNotificationSchema,
+  type Resource,
+  ResourceListChangedNotificationSchema,
+  type ResourceTemplate,
+  ResourceUpdatedNotificationSchema,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  EMPTY,
+  Observable,
+  Subject,
+  catchError,
+  from,
+  groupBy,
+  map,
+  mergeMap,
+  switchMap,
+  type Subscription,
+} from 'rxjs';
+import type {
+  CallToolOptions,
+  Connection,
+  Connector,
+  ElicitationAnswer,
+  ElicitationForm,
+  RequestOptions,
+  ServerIdentity,
+  ServerRequestHandlers,
+} from '../../model/connection.js';
+import { NeedsAuthorization } from '../../model/connection.js';
+import { createServerMasker, maskingReplacer } from '../../model/secrets.js';
+import { mergeHelperHeaders, runHeadersHelper } from '../remote/headersHelper.js';
+import type { OAuthManager } from '../remote/oauthManager.js';
+import type { McpOAuthProvider } from '../remote/oauthProvider.js';
+import { loadedRemoteParts, loadRemoteParts } from '../remote/remoteSdk.js';
+import { connectDeadline, healthCheckOf } from '../../model/settings/validate.js';
+import { withoutUndefined } from '../../model/withoutUndefined.js';
+import { exhaustMapWithTrailing } from '../../operators/exhaustMapWithTrailing.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  type HealthCheck,
+  type PromptInfo,
+  type ResolvedServerConfig,
+  type ResourceInfo,
+  type ResourceTemplateInfo,
+  type ServerLists,
+  type ToolInfo,
+} from '../../model/types.js';
+import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../process/processGroupRegistry.js';
+import { StderrRing } from '../process/stderrRing.js';
+import { MessageTooLarge } from '../../model/messageLimit.js';
+import { connectionAttempt } from './connectionAttempt.js';
+import { describeProcessExit } from '../process/serverProcess.js';
+import { createTransport, describeRemoteFailure, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
+
+/**
+ * The real {@link Connector}: one MCP SDK `Client` per subscription.
+ *
+ *   connectMcp(name, config):  --(spawn, initialize, list)--C|     C = Connection
+ *                              --(spawn fails)--#                  # = "failed to start …"
+ *                              --(connectTimeout passes)--#        # = "timed out after N ms (raise "connectTimeout" …)"
+ *   connection.lists$:         ---t----p----|       close()
+ *                              ---t----#            the server died ("process exited with code 1: …")
+ *
+ * Whatever an attempt started is ended when it fails, times out or is unsubscribed before it
+ * emitted; the error is delivered only after that, so a supervisor never overlaps two processes.
+ * After the emission the {@link Connection} belongs to the subscriber, who must `close()` it.
+ */
+
+export interface McpConnectorOptions {
+  /** stdio: after closing stdin, how long a server may take to exit before SIGTERM (default 500). */
+  stdinGraceMs?: number;
+  /** stdio: after SIGTERM, how long before SIGKILL (default 2000). */
+  killGraceMs?: number;
+  /** Streamable HTTP: the SDK's retry of a dropped stream before the connection counts as lost. */
+  httpReconnection?: StreamableHTTPReconnectionOptions;
+  /** Sent in `initialize`. */
+  clientInfo?: { name: string; version: string };
+  /**
+   * stdio: where servers' process groups are recorded while they run, so the next mcp-live can
+   * end them if this one is SIGKILLed (default: the registry the started session opened, if any).
+   */
+  processGroups?: ProcessGroupRegistry;
+  /**
+   * OAuth for remote servers (issue 12): stored tokens are sent and refreshed; a server that
+   * needs the user's authorization fails the connect with {@link NeedsAuthorization}. Without
+   * it, a 401 is an error like any other.
+   */
+  oauth?: OAuthManager;
+  /**
+   * A step-up during a request (decision 242): a 403 `insufficient_scope` calls this, which starts
+   * the authorization the request needs (the session's `auth-required` event, the browser) and
+   * resolves once the new token is stored; the request is then sent again on the same connection,
+   * all within the request's timeout (`signal` aborts when it passes or the caller cancels).
+   * Absent — no one could complete a browser flow — the request fails with "needs more
+   * authorization", as it always did.
+   */
+  stepUp?: StepUpAuthorizer;
+}
+
+/** See {@link McpConnectorOptions.stepUp}. */
+export type StepUpAuthorizer = (server: string, config: ResolvedServerConfig, context: { signal: AbortSignal; scope?: string }) => Promise<void>;
+
+/** The {@link Connection} this connector hands out: its `close()` is a Promise. */
+export interface McpConnection extends Connection {
+  close(): Promise<void>;
+}
+
+export type McpConnector = (
+  name: string,
+  config: ResolvedServerConfig,
+  handlers?: ServerRequestHandlers,
+) => Observable<McpConnection>;
+
+export const DEFAULT_STDIN_GRACE_MS = 500;
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+const DEFAULT_CLIENT_INFO = { name: 'mcp-live', version: '0.1.0' };
+/** Guards against a server that hands out cursors forever. */
+const MAX_LIST_PAGES = 100;
+/** How long close() gives a Streamable HTTP server to end its session (a courtesy, not required). */
+const TERMINATE_SESSION_MS = 1_000;
+
+export function createMcpConnector(options: McpConnectorOptions = {}): McpConnector {
+  return (name, config, handlers = {}) => {
+    const attempt = connectionAttempt(() => {
+      const session = new McpSession(name, config, options, handlers);
+      const ms = session.connectTimeoutMs;
+      return {
+        deadlineMs: ms,
+        open: () => session.open(),
+        timedOut: () => new Error(timedOut(ms, 'connectTimeout')),
+        explain: (error) => session.explain(error),
+        abort: () => session.abort(),
+      };
+    });
+    // A remote server's transports and OAuth are loaded on its first attempt (decision 221).
+    return config.transport === 'stdio' || loadedRemoteParts() !== undefined
+      ? attempt
+      : from(loadRemoteParts()).pipe(switchMap(() => attempt));
+  };
+}
+
+/**
+ * A timeout in words, naming the field of the server's entry that sets it (SPEC §11): `timeout`
+ * for a request, `connectTimeout` for the connect, `startupTimeout` for a language server's start.
+ */
+export function timedOut(ms: number, field: 'timeout' | 'connectTimeout' | 'startupTimeout'): string {
+  return `timed out after ${ms} ms (raise "${field}" in the server's entry)`;
+}
+
+/** A call that outlived the `timeout` its caller gave: that option is the knob, not the entry's. */
+function callTimedOut(ms: number): string {
+  return `timed out after ${ms} ms (raise the call's "timeout")`;
+}
+
+/** The answer to `sampling/createMessage` of a session without an `onSampling` hook. */
+const NO_MODEL =
+  'mcp-live has no model to sample with; a host that has one serves sampling/createMessage through the onSampling option of createMcpLive';
+
+/** Node's timers fire at once past this many ms, so no per-call timeout goes beyond it. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A deadline from a config, or the default when it is missing or not a positive number. */
+function deadline(ms: number | undefined, fallback: number): number {
+  return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : fallback;
+}
+
+/** The connector with default graces. */
+export const connectMcp: McpConnector = createMcpConnector();
+
+// The real connector is a Connector (checked here, where a mismatch is easiest to read).
+connectMcp satisfies Connector;
+
+type ListKind = keyof ServerLists;
+type SessionState = 'connecting' | 'open' | 'closing' | 'closed' | 'dead';
+
+const EMPTY_LISTS: ServerLists = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+
+class McpSession implements McpConnection {
+  /** Each request once connected (`timeout`). */
+  readonly timeoutMs: number;
+  /** The whole connect, and each request during it (`connectTimeout`). */
+  readonly connectTimeoutMs: number;
+  lists: ServerLists = EMPTY_LISTS;
+  readonly lists$: Observable<Partial<ServerLists>>;
+  server?: ServerIdentity;
+
+  private state: SessionState = 'connecting';
+  /** Why the server went away on its own (already redacted). */
+  private deathReason?: string;
+  private readonly redact: (text: string) => string;
+  private readonly stderr: StderrRing;
+  private readonly mcp: McpTransport;
+  private readonly oauth?: McpOAuthProvider;
+  /** What ended the connection on its own, as its `lists$` reported it. */
+  private deathError?: Error;
+  private readonly client: Client;
+  private readonly listsSubject = new Subject<Partial<ServerLists>>();
+  private readonly refresh$ = new Subject<ListKind>();
+  private readonly changedWhileConnecting = new Set<ListKind>();
+  private refreshing?: Subscription;
+  private closing?: Promise<void>;
+  private readonly stepUp?: StepUpAuthorizer;
+  /**
+   * With a `headersHelper` (decision 240): the headers every request sends — the entry's, with
+   * the helper's last output over them. The transport holds this very object and reads it for
+   * each request, so a run of the helper changes what the next request sends.
+   */
+  private readonly helperHeaders?: Record<string, string>;
+  /** The helper's run under way: a second 401 meanwhile waits for it instead of starting another. */
+  private helperRun?: Promise<boolean>;
+  /** Aborted when the session ends: a helper still running is killed. */
+  private readonly stopped = new AbortController();
+  /** The next health check's ping (decision 241), while the connection is open. */
+  private healthTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly name: string,
+    private readonly config: ResolvedServerConfig,
+    options: McpConnectorOptions,
+    handlers: ServerRequestHandlers,
+  ) {
+    this.timeoutMs = deadline(config.timeout, DEFAULT_TIMEOUT_MS);
+    // A config built by hand (a host, a test) may lack connectTimeout: the resolver's rule applies.
+    this.connectTimeoutMs = deadline(config.connectTimeout, connectDeadline(undefined, this.timeoutMs));
+    // The child inherits process.env (see childEnvironment), so its secrets are this server's too.
+    this.redact = createServerMasker({ resolved: config, env: process.env });
+    this.stderr = new StderrRing(undefined, this.redact);
+    this.lists$ = this.listsSubject.asObservable();
+    this.stepUp = options.stepUp;
+    if (config.headersHelper !== undefined && config.transport !== 'stdio') this.helperHeaders = { ...config.headers };
+    const helper = this.helperHeaders === undefined ? {} : { helper: { headers: this.helperHeaders, refresh: () => this.refreshHeaders() } };
+    this.mcp = createTransport(config, this.stderr, {
+      ...helper,
+      graces: {
+        stdinGraceMs: options.stdinGraceMs ?? DEFAULT_STDIN_GRACE_MS,
+        killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+      },
+      httpReconnection: options.httpReconnection,
+      processGroups: { registry: options.processGroups ?? activeProcessGroupRegistry(), name },
+      oauth: (this.oauth = options.oauth?.provider(name, config)),
+      ...(config.maxMessageBytes === undefined ? {} : { maxMessageBytes: config.maxMessageBytes }),
+      // The message is cut off mid-way and an event stream cannot resync: the server is failed,
+      // connecting or not (decision 181). The SDK may not fail the request itself (an SSE answer).
+      onMessageTooLarge: (error) => this.end(error),
+    });
+    // The entry's `roots` (decision 243) decide what this server is offered, over the session's.
+    const served = handlersFor(config, handlers);
+    this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
+      capabilities: clientCapabilities(served, config.roots !== undefined),
+      // One Ajv for every client, schemas compiled on first use (decision 263).
+      jsonSchemaValidator: sharedSchemaValidator,
+    });
+    this.answerServerRequests(served);
+    this.client.onclose = () => this.onTransportClosed();
+    this.client.onerror = (error) => this.onTransportError(error);
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged('tools'));
+    this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.listChanged('prompts'));
+    this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      this.listChanged('resources');
+      this.listChanged('resourceTemplates');
+    });
+  }
+
+  /**
+   * The server's own requests, each answered by the session's handler; a request without one
+   * gets a JSON-RPC error (the capability is not advertised, but a server may ask anyway).
+   */
+  private answerServerRequests({ elicit, sample, roots, log, resourceUpdated }: ServerRequestHandlers): void {
+    if (log) {
+      // A server may log what its entry gave it (a token in a URL it fetched): masked like its stderr.
+      this.client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) =>
+        log(this.name, JSON.parse(JSON.stringify(params, maskingReplacer(this.redact))) as typeof params),
+      );
+    }
+    if (resourceUpdated) {
+      this.client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => resourceUpdated(this.name, params.uri));
+    }
+    if (elicit) {
+      this.client.setRequestHandler(ElicitRequestSchema, async ({ params }, extra) => {
+        if (params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'mcp-live answers form-mode elicitation only');
+        const form = { message: params.message, requestedSchema: params.requestedSchema };
+        const answer = await this.elicitWithin(elicit, form, extra.signal);
+        // Accepting with nothing filled in still carries `{}`: the SDK then fills in the schema's
+        // defaults (the `applyDefaults` we advertise), which it skips when `content` is absent.
+        return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : { action: answer.action };
+      });
+    }
+    if (sample) {
+      this.client.setRequestHandler(CreateMessageRequestSchema, ({ params }, extra) =>
+        sample(this.name, params, { signal: extra.signal }),
+      );
+    }
+    if (roots) this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [...roots()] }));
+    this.client.fallbackRequestHandler = ({ method }) => {
+      const why = method === 'sampling/createMessage' ? NO_MODEL : `mcp-live does not answer ${method}`;
+      return Promise.reject(new McpError(ErrorCode.MethodNotFound, why));
+    };
+  }
+
+  /**
+   * Asks the handler, within the entry's `timeout`: a form nobody answers in time is cancelled,
+   * and so is one the server cancels or whose connection goes away (the handler sees `signal`).
+   */
+  private elicitWithin(
+    elicit: NonNullable<ServerRequestHandlers['elicit']>,
+    form: ElicitationForm,
+    serverSignal: AbortSignal,
+  ): Promise<ElicitationAnswer> {
+    const ms = Math.min(this.timeoutMs, MAX_TIMER_MS);
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new Error(`not answered within ${ms} ms: cancelled (raise "timeout" in the server's entry)`)),
+      ms,
+    );
+    const stop = (): void => controller.abort(serverSignal.reason);
+    serverSignal.addEventListener('abort', stop, { once: true });
+    const cancelled = new Promise<ElicitationAnswer>((resolve) =>
+      controller.signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true }),
+    );
+    return Promise.race([elicit(this.name, form, { signal: controller.signal, timeoutMs: ms }), cancelled]).finally(() => {
+      clearTimeout(timer);
+      serverSignal.removeEventListener('abort', stop);
+      // Whatever answered, the handler's form is over: a queue waiting on the signal lets go of it.
+      controller.abort(new Error('answered'));
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.mcp.kind === 'stdio' ? this.mcp.transport.pid : undefined;
+  }
+
+  /** Connects, fetches the lists and hands itself out. The overall deadline is the caller's. */
+  async open(): Promise<McpConnection> {
+    // The helper's headers go with the very first request (decision 240); a helper that fails fails the connect.
+    if (this.helperHeaders !== undefined) await this.refreshHeaders();
+    await this.client.connect(this.mcp.transport, { timeout: this.connectTimeoutMs });
+    this.server = identityOf(this.client.getServerVersion(), this.client.getInstructions());
+    const lists = await this.fetchLists();
+    if (this.state !== 'connecting') throw new Error(this.deathReason ?? 'connection closed');
+    this.lists = lists;
+    this.state = 'open';
+    this.refreshing = this.refresh$
+      .pipe(
+        groupBy((kind) => kind),
+        // Per list, one refresh at a time, and one more after it for whatever arrived meanwhile:
+        // a server that notifies faster than it lists still gets its list refreshed (switchMap
+        // would drop every answer while the notifications keep coming), and requests are not
+        // piled up on it. A refresh that fails keeps the last good list.
+        mergeMap((kind$) =>
+          kind$.pipe(
+            exhaustMapWithTrailing((kind) =>
+              from(this.listAll(kind)).pipe(
+                map((items): Partial<ServerLists> => ({ [kind]: items })),
+                catchError(() => EMPTY),
+              ),
+            ),
+          ),
+        ),
+      )
+      .subscribe((update) => this.listsSubject.next(update));
+    for (const kind of this.changedWhileConnecting) this.refresh$.next(kind);
+    this.changedWhileConnecting.clear();
+    this.scheduleHealthCheck();
+    return this;
+  }
+
+  /** Runs the helper (one run at a time) and sends its headers from now on; true when they changed. */
+  private refreshHeaders(): Promise<boolean> {
+    this.helperRun ??= this.runHelper().finally(() => (this.helperRun = undefined));
+    return this.helperRun;
+  }
+
+  private async runHelper(): Promise<boolean> {
+    const output = await runHeadersHelper(this.config.headersHelper!, { server: this.name, url: this.config.url ?? '', signal: this.stopped.signal });
+    const merged = mergeHelperHeaders(this.config.headers, output);
+    const headers = this.helperHeaders!;
+    const changed = Object.keys(headers).length !== Object.keys(merged).length || Object.entries(merged).some(([k, v]) => headers[k] !== v);
+    for (const name of Object.keys(headers)) delete headers[name];
+    // Defined, not assigned: a `__proto__` header stays a header.
+    for (const [name, value] of Object.entries(merged)) Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
+    return changed;
+  }
+
+  /**
+   * The next health check (decision 241): a `ping` `intervalMs` after the connect or the last
+   * answer — never two at once. The timer does not keep the process alive, and ends with the
+   * connection. A lazy server's idle connection has no session, hence no ping.
+   */
+  private scheduleHealthCheck(): void {
+    const check = healthCheckOf(this.config);
+    if (check === undefined || this.state !== 'open') return;
+    this.healthTimer = setTimeout(() => void this.checkHealth(check), Math.min(check.intervalMs, MAX_TIMER_MS));
+    this.healthTimer.unref();
+  }
+
+  /**
+   * One ping. No answer in `timeoutMs`, or a server that cannot be reached, is a lost connection:
+   * `lists$` errors, and the supervisor reconnects with its backoff. Any answer — an error one
+   * too — says the server is there.
+   */
+  private async checkHealth(check: HealthCheck): Promise<void> {
+    this.healthTimer = undefined;
+    if (this.state !== 'open') return;
+    try {
+      await this.client.ping({ timeout: Math.min(check.timeoutMs, MAX_TIMER_MS) });
+    } catch (error) {
+      if (this.state !== 'open') return;
+      if (isTimeout(error)) return this.end(new Error(`connection lost: no answer to ping within ${check.timeoutMs} ms (healthCheck)`));
+      const needsAuth = this.authorizationNeeded(error);
+      if (needsAuth) {
+        if (needsAuth.why !== 'scope') return this.end(needsAuth);
+      } else if (isNetworkFailure(error) || (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number))) {
+        return this.lose(error);
+      }
+    }
+    this.scheduleHealthCheck();
+  }
+
+  /** The error an attempt reports: why the server died if it did, else what went wrong, masked. */
+  explain(error: unknown): Error {
+    if (this.deathReason) return new Error(this.deathReason);
+    const needsAuth = this.authorizationNeeded(error);
+    if (needsAuth) return needsAuth;
+    // The SDK's own request timer says "Request timed out"; one wording for every timeout, and
+    // the field to raise: while connecting, every request runs under the connect deadline.
+    if (isTimeout(error)) {
+      return new Error(this.requestDeadline().message);
+    }
+    const explained = new Error(this.redact(this.describe(error)));
+    // The server's own JSON-RPC error keeps its code, for a gateway that passes it on (issue 16).
+    return error instanceof McpError ? Object.assign(explained, { code: error.code }) : explained;
+  }
+
+  async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<unknown> {
+    const { signal, onProgress } = options;
+    const ms = Math.min(deadline(options.timeout, this.timeoutMs), MAX_TIMER_MS);
+    return this.request(
+      (timeout) =>
+        // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
+        // reason. Progress is always asked for, so that a server that reports it keeps a long call
+        // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
+        this.client.callTool({ name: tool, arguments: args }, undefined, {
+          timeout,
+          signal,
+          resetTimeoutOnProgress: true,
+          onprogress: ({ progress, total, message }) => onProgress?.(withoutUndefined({ progress, total, message })),
+        }),
+      ms,
+      signal,
+      options.timeout === undefined ? undefined : callTimedOut(ms),
+    );
+  }
+
+  getPrompt(prompt: string, args: Record<string, string>, { signal }: RequestOptions = {}): Promise<unknown> {
+    return this.request((timeout) => this.client.getPrompt({ name: prompt, arguments: args }, { timeout, signal }), this.timeoutMs, signal);
+  }
+
+  readResource(uri: string, { signal }: RequestOptions = {}): Promise<unknown> {
+    return this.request((timeout) => this.client.readResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
+  }
+
+  async subscribeResource(uri: string, { signal }: RequestOptions = {}): Promise<void> {
+    await this.request((timeout) => this.client.subscribeResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
+  }
+
+  async unsubscribeResource(uri: string, { signal }: RequestOptions = {}): Promise<void> {
+    await this.request((timeout) => this.client.unsubscribeResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
+  }
+
+  complete(params: CompleteRequestParams, { signal }: RequestOptions = {}): Promise<CompleteResult> {
+    return this.request((timeout) => this.client.complete(params, { timeout, signal }), this.timeoutMs, signal);
+  }
+
+  /**
+   * Sends one request of an open connection, `ms` its timeout, and words its failure: the
+   * signal's reason when it was cancelled, "not connected" when the connection went away
+   * meanwhile, `timedOutMessage` (else the entry's `timeout` wording) when it timed out. A
+   * request refused for want of scope is sent again once the step-up authorization it starts
+   * has completed (decision 242), within the same `ms`.
+   */
+  private async request<T>(send: (timeoutMs: number) => Promise<T>, ms: number, signal?: AbortSignal, timedOutMessage?: string): Promise<T> {
+    if (this.state !== 'open') throw this.notConnected();
+    const started = Date.now();
+    try {
+      return await send(ms);
+    } catch (error) {
+      const needsScope = this.stepUp === undefined || signal?.aborted ? undefined : this.authorizationNeeded(error);
+      if (needsScope?.why !== 'scope') throw this.failure(error, signal, timedOutMessage);
+      await this.stepUpWithin(needsScope, ms - (Date.now() - started), signal, timedOutMessage ?? timedOut(ms, 'timeout'));
+      const left = ms - (Date.now() - started);
+      if (left <= 0) throw new Error(timedOutMessage ?? timedOut(ms, 'timeout'), { cause: error });
+      try {
+        return await send(left);
+      } catch (again) {
+        throw this.failure(again, signal, timedOutMessage);
+      }
+    }
+  }
+
+  /**
+   * Waits for the authorization a refused request needs (decision 242), at most `ms`: it starts
+   * it ({@link McpConnectorOptions.stepUp}), and the token it stores is what this connection
+   * sends from then on. A flow that fails, is refused or is already under way (`/mcp auth`)
+   * leaves the request refused as before; one that outlasts `ms` ends the request with its timeout.
+   */
+  private async stepUpWithin(needed: NeedsAuthorization, ms: number, signal: AbortSignal | undefined, timedOutMessage: string): Promise<void> {
+    if (ms <= 0) throw new Error(timedOutMessage);
+    const deadline = AbortSignal.timeout(Math.min(ms, MAX_TIMER_MS));
+    const stop = AbortSignal.any([deadline, this.stopped.signal, ...(signal === undefined ? [] : [signal])]);
+    try {
+      await this.stepUp!(this.name, this.config, { signal: stop, ...(needed.scope === undefined ? {} : { scope: needed.scope }) });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (deadline.aborted) {
+        throw new Error(`${timedOutMessage} while waiting for the authorization it needs${needed.scope ? ` (scope "${needed.scope}")` : ''}`, { cause: error });
+      }
+      if (this.state !== 'open') throw this.notConnected();
+      throw error instanceof NeedsAuthorization ? error : needed;
+    }
+    if (this.state !== 'open') throw this.notConnected();
+  }
+
+  /** A request's failure in words (see {@link request}); ends the connection when the failure means it is gone. */
+  private failure(error: unknown, signal: AbortSignal | undefined, timedOutMessage: string | undefined): unknown {
+    if (signal?.aborted) return signal.reason;
+    // The transport may have reported the refusal first (and been closed for it).
+    const needsAuth = this.authorizationNeeded(error) ?? (this.deathError instanceof NeedsAuthorization ? this.deathError : undefined);
+    if (needsAuth) {
+      // A refused token that could not be renewed: nothing on this connection works now.
+      if (needsAuth.why !== 'scope' && this.state === 'open') this.end(needsAuth);
+      return needsAuth;
+    }
+    if (timedOutMessage !== undefined && isTimeout(error)) return new Error(timedOutMessage, { cause: error });
+    // The SDK rejects calls in flight as soon as the transport closes; say why.
+    if (this.state !== 'open') return this.notConnected();
+    // A remote server that resets or refuses the request's connection is gone, whether or not
+    // its event stream has noticed yet.
+    if (this.mcp.kind !== 'stdio' && isNetworkFailure(error)) {
+      this.lose(error);
+      return this.notConnected();
+    }
+    return this.explain(error);
+  }
+
+  stderrTail(): readonly string[] {
+    return this.stderr.lines();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  /** Ends an attempt that never handed out a connection: no stdin grace for the child. */
+  abort(): Promise<void> {
+    if (this.mcp.kind === 'stdio') void this.mcp.transport.terminate();
+    return this.close();
+  }
+
+  private async shutdown(): Promise<void> {
+    const wasOpen = this.state === 'open';
+    if (this.state !== 'dead') this.state = 'closing';
+    this.refreshing?.unsubscribe();
+    this.stopWork();
+    if (wasOpen && this.mcp.kind === 'http') await this.terminateHttpSession();
+    await this.client.close().catch(() => undefined);
+    // Protocol.close() skips the transport when it never got that far; ours is idempotent.
+    await this.mcp.transport.close().catch(() => undefined);
+    if (this.state === 'closing') {
+      this.state = 'closed';
+      this.listsSubject.complete();
+    }
+  }
+
+  private async terminateHttpSession(): Promise<void> {
+    if (this.mcp.kind !== 'http' || this.mcp.transport.sessionId === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_SESSION_MS)));
+    await Promise.race([this.mcp.transport.terminateSession().catch(() => undefined), giveUp]);
+    clearTimeout(timer);
+  }
+
+  private onTransportClosed(): void {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    // A remote transport that closes while connecting does so because the SDK gave up on it:
+    // the error that made it give up is the better message, and open() rejects with it.
+    if (this.state === 'connecting' && this.mcp.kind !== 'stdio') return;
+    this.die(this.describeLoss());
+  }
+
+  private onTransportError(error: Error): void {
+    if (error instanceof MessageTooLarge) return this.end(error);
+    const needsAuth = this.state === 'open' ? this.authorizationNeeded(error) : undefined;
+    if (needsAuth && needsAuth.why !== 'scope') return this.end(needsAuth);
+    if (this.state === 'open' && isConnectionLost(this.mcp.kind, error)) this.lose(error);
+  }
+
+  /** A remote connection is gone: report it, then close the transport (which rejects calls in flight). */
+  private lose(error: unknown): void {
+    this.end(new Error(`connection lost: ${this.redact(this.describe(error))}`));
+  }
+
+  /** Ends the connection for `why` (what `lists$` errors with), then closes the transport. */
+  private end(why: Error): void {
+    this.die(why.message, why);
+    void this.mcp.transport.close().catch(() => undefined);
+  }
+
+  /**
+   * Whether a failure means that only the user can help (issue 12): the SDK gave up for want of
+   * an authorization (`UnauthorizedError`), or our provider declined to start one in the
+   * background. A 403 `insufficient_scope` on a working token asks for more scope (`scope`).
+   */
+  private authorizationNeeded(error: unknown): NeedsAuthorization | undefined {
+    if (error instanceof NeedsAuthorization) return error;
+    const remote = loadedRemoteParts();
+    if (this.oauth === undefined || remote === undefined) return undefined;
+    const { stepUp, scope } = this.oauth.challenge;
+    // The SDK tries a step-up once per challenge; asked again before a new token came, it says
+    // "Server returned 403 after trying upscoping" — the same need for more scope.
+    if (stepUp === true && error instanceof remote.StreamableHTTPError && error.code === 403) return new NeedsAuthorization('scope', scope);
+    if (!(error instanceof remote.UnauthorizedError || error instanceof remote.AuthorizationRequired)) return undefined;
+    if (stepUp === true) return new NeedsAuthorization('scope', scope);
+    return new NeedsAuthorization(this.state === 'open' ? 'refused' : 'required', scope);
+  }
+
+  private die(reason: string, error: Error = new Error(reason)): void {
+    if (this.state === 'dead') return;
+    this.deathError = error;
+    this.state = 'dead';
+    this.deathReason = reason;
+    this.refreshing?.unsubscribe();
+    this.stopWork();
+    this.listsSubject.error(error);
+  }
+
+  /** Stops what runs beside the requests: the health check's timer, a helper still running, a step-up's wait. */
+  private stopWork(): void {
+    clearTimeout(this.healthTimer);
+    this.healthTimer = undefined;
+    this.stopped.abort(new Error(`server "${this.name}" is not connected`));
+  }
+
+  private describeLoss(): string {
+    if (this.mcp.kind !== 'stdio') return 'connection closed';
+    return describeProcessExit(this.mcp.transport.exit, this.stderr.lastLine());
+  }
+
+  /** A failure in words; a remote server that could not be reached is named by its host. */
+  private describe(error: unknown): string {
+    return describeRemoteFailure(error, this.mcp.kind === 'stdio' ? undefined : this.config.url);
+  }
+
+  /** The timeout of a request sent now: the connect deadline while connecting, else `timeout`. */
+  private requestDeadline(): { ms: number; message: string } {
+    const [ms, field] =
+      this.state === 'connecting' ? [this.connectTimeoutMs, 'connectTimeout' as const] : [this.timeoutMs, 'timeout' as const];
+    return { ms, message: timedOut(ms, field) };
+  }
+
+  private notConnected(): Error {
+    const why = this.deathReason ? `: ${this.deathReason}` : '';
+    return new Error(`server "${this.name}" is not connected${why}`);
+  }
+
+  private listChanged(kind: ListKind): void {
+    if (this.state === 'connecting') this.changedWhileConnecting.add(kind);
+    else if (this.state === 'open') this.refresh$.next(kind);
+  }
+
+  /** The lists the server advertises; a list the server answers with an error counts as empty. */
+  private async fetchLists(): Promise<ServerLists> {
+    const capabilities = this.client.getServerCapabilities() ?? {};
+    const fetch = (kind: ListKind, advertised: unknown) =>
+      advertised ? this.listAll(kind).catch(emptyOnServerError) : Promise.resolve([]);
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+      fetch('tools', capabilities.tools),
+      fetch('prompts', capabilities.prompts),
+      fetch('resources', capabilities.resources),
+      fetch('resourceTemplates', capabilities.resources),
+    ]);
+    return { tools, prompts, resources, resourceTemplates } as ServerLists;
+  }
+
+  private listAll(kind: 'tools'): Promise<ToolInfo[]>;
+  private listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]>;
+  private async listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]> {
+    const options = { timeout: this.requestDeadline().ms };
+    const pages = async <T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) => {
+      const items: T[] = [];
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      for (let i = 0; i < MAX_LIST_PAGES; i++) {
+        const result = await page(cursor);
+        items.push(...result.items);
+        cursor = result.nextCursor;
+        if (!cursor || seen.has(cursor)) break;
+        seen.add(cursor);
+      }
+      return items;
+    };
+    switch (kind) {
+      case 'tools':
+        return pages(async (cursor) => {
+          const r = await this.client.listTools(cursor ? { cursor } : undefined, options);
+          return { items: r.tools.map(toToolInfo), nextCursor: r.nextCursor };
+        });
+      case 'prompts':
+        return pages(async (cursor) => {
+          const r = await this.client.listPrompts(cursor ? { cursor } : undefined, options);
+          return { items: r.prompts.map(toPromptInfo), nextCursor: r.nextCursor };
+        });
+      case 'resources':
+        return pages(async (cursor) => {
+          const r = await this.client.listResources(cursor ? { cursor } : undefined, options);
+          return { items: r.resources.map(toResourceInfo), nextCursor: r.nextCursor };
+        });
+      case 'resourceTemplates':
+        return pages(async (cursor) => {
+          const r = await this.client.listResourceTemplates(cursor ? { cursor } : undefined, options);
+          return { items: r.resourceTemplates.map(toResourceTemplateInfo), nextCursor: r.nextCursor };
+        });
+    }
+  }
+}
+
+/**
+ * A server that advertises a list and then answers a `…/list` request with a JSON-RPC error still works
+ * for everything else, so that list counts as empty. A timeout or a lost connection is not the
+ * server's answer: it fails the connect.
+ */
+function emptyOnServerError(error: unknown): [] {
+  if (
+    error instanceof McpError &&
+    error.code !== (ErrorCode.RequestTimeout as number) &&
+    error.code !== (ErrorCode.ConnectionClosed as number)
+  ) {
+    return [];
+  }
+  throw error;
+}
+
+function toToolInfo(tool: Tool): ToolInfo {
+  const { name, title, description, inputSchema, outputSchema, annotations, execution, icons, _meta } = tool;
+  return withoutUndefined({ name, title, description, inputSchema, outputSchema, annotations, execution, icons, _meta });
+}
+
+function toPromptInfo(prompt: Prompt): PromptInfo {
+  const { name, title, description, arguments: args, icons, _meta } = prompt;
+  return withoutUndefined({ name, title, description, arguments: args, icons, _meta });
+}
+
+function toResourceInfo(resource: Resource): ResourceInfo {
+  const { uri, name, title, description, mimeType, size, annotations, icons, _meta } = resource;
+  return withoutUndefined({ uri, name, title, description, mimeType, size, annotations, icons, _meta });
+}
+
+function toResourceTemplateInfo(template: ResourceTemplate): ResourceTemplateInfo {
+  const { uriTemplate, name, title, description, mimeType, annotations, icons, _meta } = template;
+  return withoutUndefined({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta });
+}
+
+/**
+ * What the client offers, from the handlers it has: form elicitation with the schema's defaults
+ * applied to what the user left out, roots (the session's may change; an entry's own list is
+ * fixed — a change reconnects), sampling only with a model.
+ */
+function clientCapabilities({ elicit, sample, roots }: ServerRequestHandlers, fixedRoots = false): ClientCapabilities {
+  return {
+    ...(elicit ? { elicitation: { form: { applyDefaults: true } } } : {}),
+    ...(roots ? { roots: fixedRoots ? {} : { listChanged: true } } : {}),
+    ...(sample ? { sampling: {} } : {}),
+  };
+}
+
+/**
+ * The session's handlers as one server gets them (decision 243): an entry's `roots: false` takes
+ * the roots capability away (a server given its directories in its args keeps them), a list of
+ * its own answers `roots/list` instead of the session's, absent leaves the session's.
+ */
+function handlersFor(config: ResolvedServerConfig, handlers: ServerRequestHandlers): ServerRequestHandlers {
+  const own = config.roots;
+  if (own === undefined) return handlers;
+  const { roots: _session, ...rest } = handlers;
+  return own === false ? rest : { ...rest, roots: () => own };
+}
+
+function identityOf(info: { name: string; version: string; title?: string } | undefined, instructions: string | undefined): ServerIdentity {
+  return withoutUndefined({
+    info: info === undefined ? undefined : withoutUndefined({ name: info.name, version: info.version, title: info.title }),
+    instructions: instructions === undefined || instructions === '' ? undefined : instructions,
+  });
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
+}
+

@@ -1,0 +1,272 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema, McpError, ToolListChangedNotificationSchema, type ClientCapabilities, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createMcpLive } from '../../../src/createMcpLive.js';
+import { createGateway, type Gateway, type GatewayOptions } from '../../../src/sinks/gateway/gateway.js';
+import { Workspace } from '../../e2e/cliSession.js';
+import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
+import { waitForNoLeftovers } from '../processes.js';
+
+/**
+ * Progressive discovery through the gateway (decisions 216–218): SDK clients over in-memory
+ * transports, a real McpLive over real settings files, real backend servers.
+ */
+
+const echo = (...extra: string[]) => ({ command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] });
+const many = (count: number) => ({ command: process.execPath, args: [fixture('many-tools-server.mjs'), '--count', String(count)] });
+const backend = { command: process.execPath, args: [fixture('gateway-backend.mjs')] };
+const everything = { command: process.execPath, args: [SERVER_EVERYTHING, 'stdio'] };
+const META = ['search_tools', 'call_tool', 'describe_tool'];
+
+const workspaces: Workspace[] = [];
+const gateways: Gateway[] = [];
+const clients: Client[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  for (const g of gateways.splice(0)) {
+    await g.close();
+    await g.live.dispose();
+  }
+  for (const ws of workspaces.splice(0)) ws.cleanup();
+});
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+async function gatewayOver(
+  servers: Record<string, unknown>,
+  options: GatewayOptions & { project?: Record<string, unknown> } = {},
+): Promise<{ gateway: Gateway; ws: Workspace }> {
+  const ws = new Workspace();
+  workspaces.push(ws);
+  ws.write(ws.userSettings, { mcpServers: servers });
+  if (options.project) ws.write(ws.mcpJson, { mcpServers: options.project });
+  const gateway = createGateway(
+    (hooks) => createMcpLive({ homeDir: ws.home, cwd: ws.cwd, runtimeDir: join(ws.root, 'run'), debounceMs: 50, ...hooks }),
+    options,
+  );
+  gateways.push(gateway);
+  await gateway.live.start();
+  return { gateway, ws };
+}
+
+async function clientOf(gateway: Gateway, capabilities: ClientCapabilities = {}): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'progressive-test', version: '1.0.0' }, { capabilities });
+  await gateway.connect(serverSide, 'stdio');
+  await client.connect(clientSide);
+  clients.push(client);
+  return client;
+}
+
+/** The tool `name` as a client straight to `entry` sees it. */
+async function directTool(entry: { command: string; args: string[] }, name: string): Promise<Tool> {
+  const client = new Client({ name: 'direct', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'ignore' }));
+  try {
+    return (await client.listTools()).tools.find((t) => t.name === name)!;
+  } finally {
+    await client.close();
+  }
+}
+
+const listed = async (client: Client): Promise<string[]> => (await client.listTools()).tools.map((t) => t.name);
+
+interface Found {
+  name: string;
+  server: string;
+  description?: string;
+  inputSchema?: unknown;
+}
+
+async function search(client: Client, query: string, limit?: number): Promise<Found[]> {
+  const result = await client.callTool({ name: 'search_tools', arguments: limit === undefined ? { query } : { query, limit } });
+  expect(result.isError).toBeUndefined();
+  return (JSON.parse(textOf(result)) as { tools: Found[] }).tools;
+}
+
+/** Resolves on the client's next tools/list_changed. */
+function nextListChanged(client: Client): Promise<void> {
+  return new Promise((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+}
+
+/** The library's words about `qualified`, naming the tool as the client called it (`name`). */
+function reason(gateway: Gateway, qualified: string, name: string): string {
+  const words = gateway.live.toolNotFoundMessage(qualified);
+  expect(words.startsWith(`Tool "${qualified}" is not available`)).toBe(true);
+  return words.replace(`Tool "${qualified}"`, `Tool "${name}"`);
+}
+
+async function errorOf(request: Promise<unknown>): Promise<McpError> {
+  try {
+    await request;
+  } catch (error) {
+    if (error instanceof McpError) return error;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+describe("progressive: 'always'", () => {
+  it('lists only the three tools; search finds a tool as a direct client sees it; call_tool calls it for real; describe_tool gives its definition', async () => {
+    const { gateway } = await gatewayOver({ echo: echo(), many: many(60) }, { progressive: 'always' });
+    const client = await clientOf(gateway);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(META);
+    expect(tools[0]!.description).toContain('63 tools of 2 servers: echo, many');
+
+    const own = await directTool(echo(), 'echo');
+    const [first] = await search(client, 'return the text');
+    expect(first).toEqual({ name: 'echo__echo', server: 'echo', description: own.description, inputSchema: own.inputSchema });
+    expect((await search(client, 'tool number 7'))[0]!.name).toBe('many__tool_7');
+    expect(await search(client, 'tool number', 12)).toHaveLength(12);
+
+    expect(await client.callTool({ name: 'call_tool', arguments: { name: 'echo__echo', arguments: { text: 'for real' } } })).toEqual({
+      content: [{ type: 'text', text: 'for real' }],
+    });
+    const described = await client.callTool({ name: 'describe_tool', arguments: { name: 'echo__echo' } });
+    expect(JSON.parse(textOf(described))).toEqual({ ...own, name: 'echo__echo' });
+    // A client that calls a found tool by its name directly gets the same answer.
+    expect(textOf(await client.callTool({ name: 'echo__echo', arguments: { text: 'direct' } }))).toBe('direct');
+  }, 30_000);
+
+  it("call_tool answers an unknown tool as tools/call does; describe_tool in an error result; bad arguments are invalid params", async () => {
+    const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'always' });
+    const client = await clientOf(gateway);
+    const viaCallTool = await errorOf(client.callTool({ name: 'call_tool', arguments: { name: 'echo__nope', arguments: {} } }));
+    const direct = await errorOf(client.callTool({ name: 'echo__nope', arguments: {} }));
+    expect(viaCallTool.code).toBe(-32602);
+    expect(viaCallTool.message).toBe(direct.message);
+    expect(viaCallTool.message).toBe(`MCP error -32602: ${reason(gateway, 'mcp__echo__nope', 'echo__nope')}`);
+
+    const described = await client.callTool({ name: 'describe_tool', arguments: { name: 'echo__nope' } });
+    expect(described).toEqual({ isError: true, content: [{ type: 'text', text: reason(gateway, 'mcp__echo__nope', 'echo__nope') }] });
+
+    const bad = await errorOf(client.callTool({ name: 'call_tool', arguments: { arguments: {} } }));
+    expect(bad.code).toBe(-32602);
+    expect(bad.message).toContain('call_tool needs "name"');
+    expect((await client.callTool({ name: 'search_tools', arguments: {} })).isError).toBe(true);
+  }, 30_000);
+
+  it("a pending (gated, unapproved) server's tools are never found, described or called", async () => {
+    const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'always', project: { gated: echo('--tools', 'secret_gated_tool') } });
+    const client = await clientOf(gateway);
+    expect(gateway.live.unavailableReason('gated')?.reason).toBe('pending_approval');
+    const { tools } = await client.listTools();
+    expect(tools[0]!.description).toContain('2 tools of 1 server: echo');
+    // The word "tool" finds the echo server's `slow` (its description says --slow-tool); nothing of the gated one.
+    expect((await search(client, 'secret gated tool', 50)).map((t) => t.name)).toEqual(['echo__slow']);
+    expect((await search(client, 'echo', 50)).map((t) => t.server)).toEqual(['echo', 'echo']);
+
+    const words = reason(gateway, 'mcp__gated__secret_gated_tool', 'gated__secret_gated_tool');
+    expect(words).toMatch(/approv/);
+    expect(await client.callTool({ name: 'describe_tool', arguments: { name: 'gated__secret_gated_tool' } })).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: words }],
+    });
+    const called = await errorOf(client.callTool({ name: 'call_tool', arguments: { name: 'gated__secret_gated_tool' } }));
+    // Not listed, so the spec's unknown tool (decision 224), with the reason.
+    expect(called.code).toBe(-32602);
+    expect(called.message).toBe(`MCP error -32602: ${words}`);
+  }, 30_000);
+
+  it('a server added to the settings sends tools/list_changed; the list stays the three, and search finds its tools', async () => {
+    const { gateway, ws } = await gatewayOver({ echo: echo() }, { progressive: 'always' });
+    const client = await clientOf(gateway);
+    expect((await search(client, 'tool number 3', 50)).map((t) => t.server)).not.toContain('many');
+    const changed = nextListChanged(client);
+    ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), many: many(5) } });
+    await changed;
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(META);
+    expect(tools[0]!.description).toContain('8 tools of 2 servers: echo, many');
+    expect((await search(client, 'tool number 3'))[0]).toMatchObject({ name: 'many__tool_3', server: 'many' });
+    expect(textOf(await client.callTool({ name: 'call_tool', arguments: { name: 'many__add_more', arguments: { n: 1 } } }))).toBe('now 6');
+  }, 30_000);
+});
+
+describe('call_tool takes the path of a direct call', () => {
+  it('progress comes back under the caller\'s token, and a cancel reaches the backend', async () => {
+    const { gateway } = await gatewayOver({ every: everything, gw: backend }, { progressive: 'always' });
+    const client = await clientOf(gateway);
+    const progress: number[] = [];
+    const result = await client.callTool(
+      { name: 'call_tool', arguments: { name: 'every__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } } },
+      undefined,
+      { onprogress: ({ progress: p }) => progress.push(p) },
+    );
+    expect(textOf(result)).toContain('Steps: 4');
+    expect(progress).toEqual([1, 2, 3, 4]);
+
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'call_tool', arguments: { name: 'gw__slow' } }, undefined, { signal: controller.signal });
+    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow started');
+    controller.abort(new Error('the user stopped it'));
+    await expect(call).rejects.toThrow('the user stopped it');
+    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow cancelled');
+  }, 60_000);
+
+  it("a backend's form goes to the client whose call_tool it serves, and its answer back", async () => {
+    const { gateway } = await gatewayOver({ every: everything }, { progressive: 'always' });
+    const client = await clientOf(gateway, { elicitation: {} });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, ({ params }) => {
+      asked.push(params.message);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    const result = await client.callTool({ name: 'call_tool', arguments: { name: 'every__trigger-elicitation-request' } });
+    expect(asked).toEqual(['[every] Please provide inputs for the following fields:']);
+    expect(textOf(result)).toContain('- Name: Ada');
+  }, 30_000);
+});
+
+describe("progressive: 'auto'", () => {
+  it('switches to the three when the catalog crosses 40 tools and back when it falls under, with a tools/list_changed each time', async () => {
+    const { gateway, ws } = await gatewayOver({ echo: echo() }, { progressive: 'auto' });
+    const client = await clientOf(gateway);
+    expect(await listed(client)).toEqual(['echo__echo', 'echo__slow']);
+    // Unlisted under the threshold, the three still answer (a client that missed a list_changed).
+    expect((await search(client, 'return the text'))[0]!.name).toBe('echo__echo');
+
+    let changed = nextListChanged(client);
+    ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), many: many(45) } });
+    await changed;
+    expect(await listed(client)).toEqual(META);
+    expect((await search(client, 'tool number 44'))[0]!.name).toBe('many__tool_44');
+
+    changed = nextListChanged(client);
+    ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), many: many(30) } });
+    await changed;
+    expect(await listed(client)).toHaveLength(33);
+    expect(await listed(client)).toContain('many__tool_29');
+  }, 60_000);
+
+  it('the token threshold alone switches too', async () => {
+    const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'auto', progressiveThresholds: { tokens: 50 } });
+    const client = await clientOf(gateway);
+    expect(await listed(client)).toEqual(META);
+  }, 30_000);
+});
+
+describe("progressive with names: 'original'", () => {
+  it('search results, describe_tool and call_tool use the names a full listing would', async () => {
+    const { gateway } = await gatewayOver({ echo: echo(), every: everything }, { names: 'original', progressive: 'always' });
+    const client = await clientOf(gateway);
+    const full = await clientOf(
+      (await gatewayOver({ echo: echo(), every: everything }, { names: 'original' })).gateway,
+    );
+    const fullNames = await listed(full);
+    expect(fullNames).toEqual(expect.arrayContaining(['mcp__echo__echo', 'mcp__every__echo', 'slow', 'get-sum']));
+
+    const found = await search(client, 'echo', 50);
+    expect(found.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__echo__echo', 'mcp__every__echo']));
+    for (const t of await search(client, 'answers after', 50)) expect(fullNames).toContain(t.name);
+    expect((await search(client, 'slow'))[0]!.name).toBe('slow');
+    expect((JSON.parse(textOf(await client.callTool({ name: 'describe_tool', arguments: { name: 'slow' } }))) as Tool).name).toBe('slow');
+    expect(textOf(await client.callTool({ name: 'call_tool', arguments: { name: 'mcp__echo__echo', arguments: { text: 'mine' } } }))).toBe('mine');
+  }, 60_000);
+});

@@ -1,0 +1,251 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { filter, firstValueFrom } from 'rxjs';
+import type { Hover, Location } from 'vscode-languageserver-protocol';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createMcpLive, type McpLive, type ReconcileEvent, type ServerStatus } from '../../../src/index.js';
+import { fixture, textOf } from '../mcpServers.js';
+import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';
+
+/**
+ * Language servers through the whole library (issue 14): real settings files watched by real
+ * chokidar, the shared reconcile core, the LSP connector, and real language server processes —
+ * the fixture (test/fixtures/lsp-server.mjs) and typescript-language-server.
+ */
+
+const BIN = resolve('node_modules/.bin');
+const LSP_PROCESSES = /lsp-server\.mjs|typescript-language-server|tsserver/;
+
+let dir: string;
+let live: McpLive | undefined;
+
+afterEach(async () => {
+  await live?.dispose();
+  live = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+afterAll(async () => {
+  expect(await waitForNoLeftovers(LSP_PROCESSES)).toEqual([]);
+});
+
+interface World {
+  home: string;
+  cwd: string;
+  settings: string;
+  log: string;
+  write(file: string, value: unknown): void;
+  logged(method: string): { pid: number; method: string; settings?: unknown }[];
+}
+
+function world(): World {
+  dir = mkdtempSync(join(tmpdir(), 'mcp-live-lsp-'));
+  const home = join(dir, 'home');
+  const cwd = join(dir, 'project');
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  const log = join(dir, 'lsp.log');
+  return {
+    home,
+    cwd,
+    settings: join(home, '.qwen', 'settings.json'),
+    log,
+    write: (file, value) => writeFileSync(file, JSON.stringify(value, null, 2)),
+    logged: (method) =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as { pid: number; method: string })
+            .filter((entry) => entry.method === method)
+        : [],
+  };
+}
+
+const fixtureLs = (w: World, ...extra: string[]) => ({
+  command: process.execPath,
+  args: [fixture('lsp-server.mjs'), '--log', w.log, ...extra],
+  extensionToLanguage: { '.txt': 'plaintext' },
+});
+const typescriptLs = { command: join(BIN, 'typescript-language-server'), args: ['--stdio'], extensionToLanguage: { '.ts': 'typescript' } };
+
+async function started(w: World): Promise<McpLive> {
+  live = createMcpLive({ homeDir: w.home, cwd: w.cwd, debounceMs: 50 });
+  await live.start();
+  return live;
+}
+
+function nextPass(l: McpLive): Promise<ReconcileEvent> {
+  return firstValueFrom(l.events$.pipe(filter((e): e is ReconcileEvent => e.type === 'reconcile')));
+}
+
+function status(l: McpLive, name: string): ServerStatus | undefined {
+  return l.statusReport().find((s) => s.name === name);
+}
+
+const hoverText = (hover: Hover | null): string => {
+  const contents = hover?.contents;
+  if (contents === undefined) return '';
+  if (typeof contents === 'string') return contents;
+  if ('kind' in contents) return contents.value;
+  return (Array.isArray(contents) ? contents : [contents]).map((c) => (typeof c === 'string' ? c : c.value)).join('\n');
+};
+
+describe('language servers in the live pipeline (real processes, real files)', () => {
+  it('edit one server’s args: only its pid changes, the other keeps answering hover and definition; settings only: same pid, one didChangeConfiguration; removed: its process is gone', async () => {
+    const w = world();
+    writeFileSync(join(w.cwd, 'tsconfig.json'), JSON.stringify({ compilerOptions: { lib: ['es2022'], types: [] }, files: ['greet.ts'] }));
+    const source = 'export function greet(name: string): string {\n  return name;\n}\n\nexport const message = greet("Grüße 🚀");\n';
+    writeFileSync(join(w.cwd, 'greet.ts'), source);
+    w.write(w.settings, { lspServers: { fx: fixtureLs(w), ts: typescriptLs } });
+    const l = await started(w);
+    expect(status(l, 'lsp:fx')).toMatchObject({ kind: 'lsp', state: 'connected', languages: ['plaintext'] });
+    expect(status(l, 'lsp:ts')).toMatchObject({ kind: 'lsp', state: 'connected', languages: ['typescript'] });
+    expect(status(l, 'lsp:ts')!.capabilities).toEqual(expect.arrayContaining(['definition', 'hover', 'references']));
+    const fxPid = status(l, 'lsp:fx')!.pid!;
+    const tsPid = status(l, 'lsp:ts')!.pid!;
+
+    // Args edited: only fx restarts.
+    let pass = nextPass(l);
+    w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--stderr', 'second'), ts: typescriptLs } });
+    expect(await pass).toMatchObject({ reconnected: ['lsp:fx'], unchanged: 1 });
+    expect(status(l, 'lsp:fx')!.pid).not.toBe(fxPid);
+    expect(await waitForExit(fxPid)).toBe(true);
+    expect(status(l, 'lsp:ts')!.pid).toBe(tsPid);
+    const file = join(w.cwd, 'greet.ts');
+    const at = { textDocument: { uri: pathToFileURL(file).href }, position: { line: 4, character: 24 } };
+    expect(hoverText(await l.lspRequest<Hover>('textDocument/hover', at, { file }))).toContain('function greet(name: string): string');
+    expect(await l.lspRequest<Location[]>('textDocument/definition', at, { file })).toEqual([
+      { uri: pathToFileURL(file).href, range: { start: { line: 0, character: 16 }, end: { line: 0, character: 21 } } },
+    ]);
+
+    // Settings only: applied in place.
+    const fxNow = status(l, 'lsp:fx')!.pid!;
+    pass = nextPass(l);
+    w.write(w.settings, { lspServers: { fx: { ...fixtureLs(w, '--stderr', 'second'), settings: { fixture: { level: 2 } } }, ts: typescriptLs } });
+    expect(await pass).toMatchObject({ updated: ['lsp:fx'], reconnected: [], unchanged: 1 });
+    expect(status(l, 'lsp:fx')!.pid).toBe(fxNow);
+    await vi.waitFor(() => expect(w.logged('didChangeConfiguration').filter((e) => e.pid === fxNow).map((e) => e.settings)).toEqual([{ fixture: { level: 2 } }]));
+
+    // Removed.
+    pass = nextPass(l);
+    w.write(w.settings, { lspServers: { fx: { ...fixtureLs(w, '--stderr', 'second'), settings: { fixture: { level: 2 } } } } });
+    expect(await pass).toMatchObject({ removed: ['lsp:ts'] });
+    expect(status(l, 'lsp:ts')).toMatchObject({ state: 'disconnected', reason: 'removed' });
+    expect(await waitForExit(tsPid, 5_000)).toBe(true);
+    expect(isAlive(fxNow)).toBe(true);
+  });
+
+  it('a .lsp.json entry from the repository never runs before it is approved; the approval is the language server’s own', async () => {
+    const w = world();
+    const sentinel = join(dir, 'sentinel');
+    const entry = fixtureLs(w, '--sentinel', sentinel);
+    w.write(join(w.cwd, '.lsp.json'), { fx: entry });
+    // An MCP server of the same name, approved: approves nothing of the language server.
+    w.write(join(w.cwd, '.mcp.json'), { mcpServers: { fx: { command: process.execPath, args: [fixture('echo-server.mjs')] } } });
+    const l = await started(w);
+    await l.approve('fx');
+    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'fx' && s.state === 'connected'))));
+    expect(status(l, 'lsp:fx')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
+    expect(l.pendingApprovals().map((p) => p.name)).toEqual(['lsp:fx']);
+    expect(l.pendingApprovals()[0]!.review.map((line) => line.label)).toContain('extensionToLanguage');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(sentinel)).toBe(false);
+
+    await l.approve('lsp:fx');
+    const connected = await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected'))));
+    expect(connected.find((s) => s.name === 'lsp:fx')!.kind).toBe('lsp');
+    expect(existsSync(sentinel)).toBe(true);
+  });
+
+  it('non-ASCII text round-trips; a restarted server gets the open documents again; lsp__ tools come and go with the servers', async () => {
+    const w = world();
+    w.write(w.settings, { lspServers: { fx: fixtureLs(w) } });
+    const l = await started(w);
+    const file = join(w.cwd, 'notes.txt');
+    writeFileSync(file, 'Grüße 🚀 日本\nTODO fix\n');
+    await l.openDocument(file);
+    const hover = await l.lspRequest<Hover>('textDocument/hover', { textDocument: { uri: pathToFileURL(file).href }, position: { line: 0, character: 1 } }, { file });
+    expect(hoverText(hover)).toContain('Grüße');
+    expect(hoverText(hover)).toContain('→ Grüße 🚀 日本');
+    const diagnostics = await firstValueFrom(l.diagnostics$.pipe(filter((all) => all.some((d) => d.path === file && d.diagnostics.length > 0))));
+    expect(diagnostics.find((d) => d.path === file)).toMatchObject({ server: 'lsp:fx', diagnostics: [{ range: { start: { line: 1 } } }] });
+
+    const tools = await firstValueFrom(l.tools$.pipe(filter((all) => all.some((t) => t.name === 'lsp__hover'))));
+    expect(tools.filter((t) => t.name.startsWith('lsp__')).map((t) => t.name)).toEqual(
+      expect.arrayContaining(['lsp__definition', 'lsp__hover', 'lsp__document_symbols', 'lsp__diagnostics']),
+    );
+    const answer = textOf(await l.callTool('lsp__hover', { file: 'notes.txt', line: 1, column: 2 }));
+    expect(answer).toContain('→ Grüße 🚀 日本');
+
+    // A restart (args edited) sends the open document to the new process.
+    const oldPid = status(l, 'lsp:fx')!.pid!;
+    const pass = nextPass(l);
+    w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--stderr', 'again') } });
+    await pass;
+    const newPid = status(l, 'lsp:fx')!.pid!;
+    expect(newPid).not.toBe(oldPid);
+    await vi.waitFor(() => expect(w.logged('didOpen').map((e) => e.pid)).toEqual([oldPid, newPid]));
+
+    // Gone: so are its tools.
+    w.write(w.settings, {});
+    const after = await firstValueFrom(l.tools$.pipe(filter((all) => !all.some((t) => t.name.startsWith('lsp__')))));
+    expect(after).toEqual([]);
+    expect(await waitForExit(newPid)).toBe(true);
+  });
+
+  it('a server that offers pull diagnostics is asked: on open, on change, and again when it restarts', async () => {
+    const w = world();
+    w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--pull-diagnostics') } });
+    const l = await started(w);
+    expect(status(l, 'lsp:fx')!.capabilities).toContain('diagnostics');
+    const file = join(w.cwd, 'todo.txt');
+    writeFileSync(file, 'TODO one\nfine\n');
+    await l.openDocument(file);
+    const lines = (all: readonly { path: string; diagnostics: readonly { range: { start: { line: number } } }[] }[]) =>
+      all.filter((d) => d.path === file).flatMap((d) => d.diagnostics.map((x) => x.range.start.line));
+    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '0')));
+    l.changeDocument(file, 'fine\nTODO two\n');
+    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
+    const oldPid = status(l, 'lsp:fx')!.pid!;
+    w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--pull-diagnostics', '--stderr', 'restarted') } });
+    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected' && s.pid !== oldPid))));
+    // The new process is asked too: its answer replaces what the old one said.
+    await vi.waitFor(() => expect(w.logged('textDocument/diagnostic').filter((e) => e.pid !== oldPid)).not.toEqual([]));
+    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
+  });
+
+  it('pyright: its pushed diagnostics reach diagnostics$, on open and on change', async () => {
+    const w = world();
+    w.write(w.settings, { lspServers: { py: { command: join(BIN, 'pyright-langserver'), args: ['--stdio'], extensionToLanguage: { '.py': 'python' } } } });
+    const l = await started(w);
+    expect(status(l, 'lsp:py')).toMatchObject({ state: 'connected', languages: ['python'] });
+    const file = join(w.cwd, 'calc.py');
+    writeFileSync(file, 'def add(a: int, b: int) -> int:\n    return a + b\n\n\nresult: str = add(1, 2)\n');
+    await l.openDocument(file);
+    const reported = await firstValueFrom(l.diagnostics$.pipe(filter((all) => all.some((d) => d.path === file && d.diagnostics.length > 0))));
+    const problem = reported.find((d) => d.path === file)!;
+    expect(problem.server).toBe('lsp:py');
+    expect(problem.diagnostics.map((d) => d.range.start.line)).toContain(4);
+    expect(problem.diagnostics.map((d) => (typeof d.message === 'string' ? d.message : d.message.value)).join('\n')).toMatch(/"int" is not assignable to (declared type )?"str"/);
+
+    l.changeDocument(file, 'def add(a: int, b: int) -> int:\n    return a + b\n\n\nresult: int = add(1, 2)\n');
+    await firstValueFrom(l.diagnostics$.pipe(filter((all) => !all.some((d) => d.path === file && d.diagnostics.length > 0))));
+  });
+
+  it('a session language server, and one pass for both kinds on reload', async () => {
+    const w = world();
+    w.write(w.settings, { mcpServers: { echo: { command: process.execPath, args: [fixture('echo-server.mjs')] } } });
+    const l = await started(w);
+    const pass = nextPass(l);
+    l.addSessionLspServer('fx', fixtureLs(w));
+    expect(await pass).toMatchObject({ trigger: 'session', added: ['lsp:fx'], unchanged: 1 });
+    expect(status(l, 'lsp:fx')).toMatchObject({ scope: 'session', state: 'connected' });
+    const reload = nextPass(l);
+    l.reload();
+    expect(await reload).toMatchObject({ trigger: 'reload', unchanged: 2 });
+    l.removeSessionLspServer('lsp:fx');
+    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.reason === 'removed'))));
+  });
+});

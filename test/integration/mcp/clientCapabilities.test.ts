@@ -1,0 +1,278 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BehaviorSubject, filter, first, firstValueFrom, timeout } from 'rxjs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
+import type { McpLiveEvent } from '../../../src/model/events.js';
+import { createConnectionPool, type ConnectionPool } from '../../../src/sinks/mcp/connectionPool.js';
+import { connectMcp } from '../../../src/sinks/mcp/connector.js';
+import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
+import { waitForNoLeftovers } from '../processes.js';
+
+/**
+ * Issue 12, the client side of the protocol against real servers: server-everything where it
+ * offers the feature (elicitation, roots, prompts, resources and templates, progress,
+ * instructions), `client-requests-server.mjs` where a server must misbehave or be exact
+ * (sampling without the capability, the conformance suite's defaults form, a quiet tool).
+ */
+
+const everything = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [SERVER_EVERYTHING, 'stdio'], ...extra });
+const requests = (extra: Record<string, unknown> = {}, args: string[] = []) => ({
+  command: process.execPath,
+  args: [fixture('client-requests-server.mjs'), ...args],
+  ...extra,
+});
+const echo = () => ({ command: process.execPath, args: [fixture('echo-server.mjs'), '--slow-tool', '60000'] });
+
+const dirs: string[] = [];
+const sessions: McpLive[] = [];
+let pool: ConnectionPool | undefined;
+
+/**
+ * A started session serving `servers` from a user-scope stream, on temp directories (or `dir`'s:
+ * sessions of one workspace share pooled processes).
+ */
+async function session(servers: Record<string, unknown>, options: Partial<McpLiveOptions> = {}, dir = scratchDir()): Promise<McpLive> {
+  const live = createMcpLive({
+    homeDir: join(dir, 'home'),
+    cwd: join(dir, 'project'),
+    runtimeDir: join(dir, 'run'),
+    debounceMs: 20,
+    extraSources: [{ scope: 'user', source: 'stream', servers$: new BehaviorSubject(servers) }],
+    ...options,
+  });
+  sessions.push(live);
+  await live.start();
+  return live;
+}
+
+/** Waits until the session lists `tool` (server-everything registers some only after `initialized`). */
+async function listed(live: McpLive, tool: string): Promise<void> {
+  await firstValueFrom(live.tools$.pipe(first((tools) => tools.some((t) => t.name === tool)), timeout(15_000)));
+}
+
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-live-client-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, 'home'));
+  mkdirSync(join(dir, 'project'));
+  return dir;
+}
+
+function recordEvents(live: McpLive): McpLiveEvent[] {
+  const seen: McpLiveEvent[] = [];
+  live.events$.subscribe((e) => seen.push(e));
+  return seen;
+}
+
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((l) => l.dispose()));
+  await pool?.dispose();
+  pool = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+describe('elicitation', () => {
+  it('a form reaches elicitation$ and the event; an accept gets the schema defaults for the fields left out', async () => {
+    const live = await session({ every: everything() });
+    const events = recordEvents(live);
+    await listed(live, 'mcp__every__trigger-elicitation-request');
+    const call = live.callTool('mcp__every__trigger-elicitation-request', {});
+    const [form] = await firstValueFrom(live.elicitation$.pipe(filter((p) => p.length > 0)));
+    expect(form).toMatchObject({ server: 'every', message: 'Please provide inputs for the following fields:' });
+    expect(form!.requestedSchema.required).toEqual(['name']);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'elicitation', id: form!.id, server: 'every', schema: form!.requestedSchema }),
+    );
+    // A required field left empty is refused, and the form keeps waiting.
+    expect(() => live.answerElicitation(form!.id, { action: 'accept', content: {} })).toThrow('required: name');
+    live.answerElicitation(form!.id, { action: 'accept', content: { name: 'Ada' } });
+    const text = textOf(await call);
+    expect(text).toContain('- Name: Ada');
+    expect(text).toContain('"firstLine": "It was a dark and stormy night."');
+    expect(text).toContain('- Favorite Integer: 42');
+    expect(await firstValueFrom(live.elicitation$)).toEqual([]);
+    expect(() => live.answerElicitation(form!.id, { action: 'cancel' })).toThrow(`no form "${form!.id}" is waiting`);
+  }, 30_000);
+
+  it('decline reaches the server as decline', async () => {
+    const live = await session({ every: everything() });
+    await listed(live, 'mcp__every__trigger-elicitation-request');
+    const call = live.callTool('mcp__every__trigger-elicitation-request', {});
+    const [form] = await firstValueFrom(live.elicitation$.pipe(filter((p) => p.length > 0)));
+    live.answerElicitation(form!.id, { action: 'decline' });
+    expect(textOf(await call)).toContain('User declined');
+  }, 30_000);
+
+  it('a form nobody answers within the entry\'s timeout is cancelled, and the log says which knob to raise', async () => {
+    const live = await session({ every: everything({ timeout: 400, connectTimeout: 15_000 }) });
+    const events = recordEvents(live);
+    await listed(live, 'mcp__every__trigger-elicitation-request');
+    const result = await live.callTool('mcp__every__trigger-elicitation-request', {}, { timeout: 15_000 });
+    expect(textOf(result)).toContain('User cancelled');
+    expect(await firstValueFrom(live.elicitation$)).toEqual([]);
+    const log = events.find((e) => e.type === 'log' && e.message.includes('not answered within 400 ms'));
+    expect(log).toMatchObject({ level: 'warn' });
+    expect(log?.type === 'log' && log.message).toContain('raise "timeout" in the server\'s entry');
+  }, 30_000);
+
+  it('onElicitation answers instead of the queue; an accept with nothing filled in gets every default (conformance sep1034)', async () => {
+    const asked: unknown[] = [];
+    const live = await session(
+      { req: requests() },
+      {
+        onElicitation: (request) => {
+          asked.push(request);
+          return Promise.resolve({ action: 'accept' });
+        },
+      },
+    );
+    const answer = JSON.parse(textOf(await live.callTool('mcp__req__defaults', {}))) as unknown;
+    expect(answer).toEqual({
+      action: 'accept',
+      content: { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true },
+    });
+    expect(asked).toMatchObject([{ server: 'req', message: 'Test client default value handling - please accept with defaults' }]);
+    expect(await firstValueFrom(live.elicitation$)).toEqual([]);
+  }, 30_000);
+});
+
+describe('roots, instructions, sampling', () => {
+  it('the workspace is the one root, and the server\'s name, version and instructions are on its status', async () => {
+    const live = await session({ every: everything() });
+    await listed(live, 'mcp__every__get-roots-list');
+    const text = textOf(await live.callTool('mcp__every__get-roots-list', {}));
+    expect(text).toContain(pathToFileURL(live.cwd).href);
+    const status = live.statusReport().find((s) => s.name === 'every')!;
+    expect(status.serverInfo?.name).toBe('mcp-servers/everything');
+    expect(status.instructions).toContain('Everything Server');
+  }, 30_000);
+
+  it('without onSampling, sampling is not advertised and a request is refused in words; with it, the host\'s model answers', async () => {
+    const bare = await session({ every: everything(), req: requests() });
+    await listed(bare, 'mcp__every__trigger-elicitation-request');
+    expect(bare.statusReport().find((s) => s.name === 'every')!.tools.map((t) => t.tool)).not.toContain('trigger-sampling-request');
+    const refused = textOf(await bare.callTool('mcp__req__sample', {}));
+    expect(refused).toMatch(/^error: MCP error -32601: .*mcp-live has no model to sample with; /);
+    expect(refused).toContain('through the onSampling option of createMcpLive');
+    expect(bare.statusReport().find((s) => s.name === 'req')!).toMatchObject({
+      serverInfo: { name: 'client-requests-fixture', version: '2.3.4' },
+      instructions: 'Call `defaults` to be asked for a form.',
+    });
+
+    const sampled: unknown[] = [];
+    const host = await session(
+      { every: everything(), req: requests() },
+      {
+        onSampling: (server, params) => {
+          sampled.push({ server, params });
+          return Promise.resolve({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'hi' } });
+        },
+      },
+    );
+    expect(textOf(await host.callTool('mcp__req__sample', {}))).toBe('model: hi');
+    expect(sampled).toMatchObject([{ server: 'req', params: { maxTokens: 10 } }]);
+    await listed(host, 'mcp__every__trigger-sampling-request');
+  }, 30_000);
+});
+
+describe('prompts and resources', () => {
+  it('getPrompt fills in a prompt by its listed name; an unknown one is refused in words', async () => {
+    const live = await session({ every: everything() });
+    const prompt = (await live.getPrompt('args-prompt', { city: 'Paris' })) as { messages: { content: { text: string } }[] };
+    expect(prompt.messages[0]!.content.text).toBe("What's weather in Paris?");
+    await expect(live.getPrompt('no-such-prompt')).rejects.toThrow('no connected server lists prompt "no-such-prompt"');
+    await expect(live.getPrompt('args-prompt', { city: 'Oslo' }, { server: 'nope' })).rejects.toThrow('server "nope" is not connected');
+  }, 30_000);
+
+  it('resources and templates are listed with their URIs; a read goes to the server that lists the URI or whose template matches it', async () => {
+    const live = await session({ every: everything(), echo: echo() });
+    const resources = live.listResources();
+    expect(resources).toContainEqual(expect.objectContaining({ server: 'echo', uri: 'fixture://readme' }));
+    expect(resources.some((r) => r.server === 'every' && r.uri.startsWith('demo://resource/static/document/'))).toBe(true);
+    expect(live.listResourceTemplates()).toContainEqual(
+      expect.objectContaining({ server: 'every', uriTemplate: 'demo://resource/dynamic/text/{resourceId}' }),
+    );
+    expect(live.statusReport().find((s) => s.name === 'echo')!.resourceTemplates).toBeUndefined();
+
+    const listedRead = (await live.readResource('fixture://readme')) as { contents: { text: string }[] };
+    expect(listedRead.contents[0]!.text).toBe('fixture readme');
+    const templated = (await live.readResource('demo://resource/dynamic/text/7')) as { contents: { uri: string; text: string }[] };
+    expect(templated.contents[0]!.uri).toBe('demo://resource/dynamic/text/7');
+    await expect(live.readResource('nothing://here')).rejects.toThrow('no connected server lists resource "nothing://here"');
+  }, 30_000);
+});
+
+describe('calls: timeout, progress, cancel', () => {
+  it('a call past its own timeout names that option; past the entry\'s timeout, the entry\'s field', async () => {
+    const live = await session({ req: requests({ timeout: 300, connectTimeout: 10_000 }, ['--quiet-ms', '2000']) });
+    await expect(live.callTool('mcp__req__quiet', {}, { timeout: 200 })).rejects.toThrow(
+      'timed out after 200 ms (raise the call\'s "timeout")',
+    );
+    await expect(live.callTool('mcp__req__quiet', {})).rejects.toThrow(
+      'timed out after 300 ms (raise "timeout" in the server\'s entry)',
+    );
+  }, 30_000);
+
+  it('progress reaches onProgress and starts the timeout again; the same call without progress times out', async () => {
+    const live = await session({ every: everything() });
+    const seen: unknown[] = [];
+    const result = await live.callTool(
+      'mcp__every__trigger-long-running-operation',
+      { duration: 1.5, steps: 5 },
+      { timeout: 700, onProgress: (p) => seen.push(p) },
+    );
+    expect(textOf(result)).toContain('Long running operation completed');
+    expect(seen).toEqual([1, 2, 3, 4, 5].map((progress) => ({ progress, total: 5 })));
+    await expect(
+      live.callTool('mcp__every__trigger-long-running-operation', { duration: 1.5, steps: 1 }, { timeout: 700 }),
+    ).rejects.toThrow('timed out after 700 ms');
+  }, 30_000);
+
+  it('every progress reaches onProgress, the last one too, when it arrives in one read with the answer', async () => {
+    const live = await session({ burst: { command: process.execPath, args: [fixture('progress-burst-server.mjs')] } });
+    for (let round = 0; round < 20; round++) {
+      const seen: unknown[] = [];
+      const result = await live.callTool('mcp__burst__burst', {}, { onProgress: (p) => seen.push(p) });
+      expect(textOf(result)).toBe('done');
+      expect(seen).toEqual([1, 2, 3].map((progress) => ({ progress, total: 3 })));
+    }
+  }, 30_000);
+
+  it('an aborted call rejects at once and its server is sent notifications/cancelled', async () => {
+    const live = await session({ echo: echo() });
+    const abort = new AbortController();
+    const call = live.callTool('mcp__echo__slow', {}, { signal: abort.signal });
+    setTimeout(() => abort.abort(new Error('stop')), 200);
+    await expect(call).rejects.toThrow('stop');
+    await expect.poll(() => live.stderrTail('echo'), { timeout: 10_000 }).toContain('slow cancelled');
+  }, 30_000);
+});
+
+describe('a shared pool', () => {
+  it('the session that has held the connection longest answers its forms, then the next one', async () => {
+    pool = createConnectionPool({ connector: connectMcp });
+    const dir = scratchDir();
+    const first = await session({ req: requests() }, { pool }, dir);
+    const second = await session({ req: requests() }, { pool }, dir);
+    expect(pool.stats()).toHaveLength(1);
+    const call = second.callTool('mcp__req__defaults', {});
+    const [form] = await firstValueFrom(first.elicitation$.pipe(filter((p) => p.length > 0)));
+    expect(await firstValueFrom(second.elicitation$)).toEqual([]);
+    first.answerElicitation(form!.id, { action: 'decline' });
+    expect(JSON.parse(textOf(await call))).toEqual({ action: 'decline' });
+
+    // The longest holder gone, the next one answers: the process stays, the forms move.
+    await first.dispose();
+    expect(pool.stats()).toMatchObject([{ refs: 1 }]);
+    const again = second.callTool('mcp__req__defaults', {});
+    const [next] = await firstValueFrom(second.elicitation$.pipe(filter((p) => p.length > 0)));
+    second.answerElicitation(next!.id, { action: 'accept', content: { name: 'Ada' } });
+    expect(JSON.parse(textOf(await again))).toMatchObject({ action: 'accept', content: { name: 'Ada', age: 30 } });
+  }, 30_000);
+});

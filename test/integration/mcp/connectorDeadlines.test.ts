@@ -1,0 +1,52 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { connectMcp, timedOut } from '../../../src/sinks/mcp/connector.js';
+import { resolveServerConfig } from '../../../src/model/settings/validate.js';
+import { closeTracked, connectOnce, errorOf, fixture, nodeServer, textOf, track } from '../mcpServers.js';
+import { waitForNoLeftovers } from '../processes.js';
+
+/**
+ * Issue 13 point 6, SPEC §11: `timeout` is the request timeout (default 600 000 ms),
+ * `connectTimeout` the connect deadline (30 000 ms), and a timeout names the field to raise.
+ * Real processes over stdio.
+ */
+
+afterEach(closeTracked);
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+describe('connectMcp: two deadlines', () => {
+  it('connectTimeout, not timeout, ends a hung connect — and the error names "connectTimeout"', async () => {
+    const config = nodeServer(fixture('hang-server.mjs'), [], { timeout: 60_000, connectTimeout: 2_000 });
+    const started = Date.now();
+    const error = await errorOf(connectMcp('hung', config));
+    expect(error.message).toBe(`timed out after 2000 ms (raise "connectTimeout" in the server's entry)`);
+    // Not the request timeout (60 s): the connect deadline plus the shutdown graces at most.
+    expect(Date.now() - started).toBeLessThan(2_000 + 6_000);
+  }, 20_000);
+
+  it('timeout, not connectTimeout, ends a slow call — and the error names "timeout"; the connection stays', async () => {
+    const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '30000'], { timeout: 1_500, connectTimeout: 20_000 });
+    const connection = track(await connectOnce(connectMcp('slow-call', config)));
+    await expect(connection.callTool('slow', {})).rejects.toThrow(`timed out after 1500 ms (raise "timeout" in the server's entry)`);
+    expect(textOf(await connection.callTool('echo', { text: 'still here' }))).toBe('still here');
+  }, 20_000);
+
+  it('the default request timeout (600 000 ms) outlasts the connect deadline: a call longer than connectTimeout completes', async () => {
+    const resolution = resolveServerConfig(
+      { command: process.execPath, args: [fixture('echo-server.mjs'), '--slow-tool', '2500'], connectTimeout: 1_500 },
+      {},
+    );
+    if (!resolution.ok) throw new Error(resolution.error);
+    expect(resolution.resolved).toMatchObject({ timeout: 600_000, connectTimeout: 1_500 });
+    const connection = track(await connectOnce(connectMcp('patient', resolution.resolved)));
+    const started = Date.now();
+    expect(textOf(await connection.callTool('slow', {}))).toBe('slow done');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+  }, 20_000);
+
+  it('timedOut says which field to raise', () => {
+    expect(timedOut(600_000, 'timeout')).toBe(`timed out after 600000 ms (raise "timeout" in the server's entry)`);
+    expect(timedOut(30_000, 'connectTimeout')).toBe(`timed out after 30000 ms (raise "connectTimeout" in the server's entry)`);
+  });
+});

@@ -1,0 +1,89 @@
+import { BehaviorSubject } from 'rxjs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createReconciler, type Reconciler } from '../../../src/reconciler.js';
+import { connectMcp } from '../../../src/sinks/mcp/connector.js';
+import { echoEntry, freePort, reconcilePass, userSettingsInput } from '../mcpServers.js';
+import { isAlive, waitForNoLeftovers } from '../processes.js';
+
+/**
+ * Make-before-break with real processes (issue 15): an edited server's new process starts while
+ * the old one serves, the two swap in one emission, so the edited server never shows zero tools;
+ * a server that holds a port cannot start beside its predecessor, falls back to the old order and
+ * still ends connected.
+ */
+
+const echo = echoEntry;
+const input = userSettingsInput;
+
+let r: Reconciler | undefined;
+afterEach(async () => {
+  await r?.dispose();
+  r = undefined;
+});
+afterAll(async () => {
+  await waitForNoLeftovers();
+});
+
+const pass = reconcilePass;
+
+describe('make-before-break reconnect with real processes', () => {
+  it('the edited server keeps its tools through the edit: one swap, then the old process exits', async () => {
+    const inputs = new BehaviorSubject(input({ a: echo('--tools', 'x,y'), b: echo() }));
+    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const first = pass(r, 1);
+    r.start();
+    await first;
+    const oldPid = r.status('a')!.pid!;
+    const toolsOfA: string[][] = [];
+    const sub = r.tools$.subscribe((tools) => toolsOfA.push(tools.filter((t) => t.server === 'a').map((t) => t.tool).sort()));
+
+    const second = pass(r, 2);
+    inputs.next(input({ a: echo('--tools', 'x,y', '--stderr-lines', '1'), b: echo() }));
+    expect(await second).toMatchObject({ reconnected: ['a'], unchanged: 1 });
+    const newPid = r.status('a')!.pid!;
+    expect(newPid).not.toBe(oldPid);
+    // Never a moment without a's tools; and no new list at all, since its tool names stayed.
+    expect(toolsOfA.every((tools) => tools.join() === 'echo,slow,x,y')).toBe(true);
+    expect(toolsOfA).toHaveLength(1);
+    sub.unsubscribe();
+    for (let i = 0; i < 100 && isAlive(oldPid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(isAlive(oldPid)).toBe(false);
+    expect(r.status('a')?.history.map((h) => h.state)).toEqual(['connecting', 'connected']);
+  });
+
+  it('a server that holds a port cannot start beside its predecessor: it falls back, says so, and ends connected', async () => {
+    const port = String(await freePort());
+    const inputs = new BehaviorSubject(input({ p: echo('--hold-port', port) }));
+    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const first = pass(r, 1);
+    r.start();
+    await first;
+    const oldPid = r.status('p')!.pid!;
+
+    const second = pass(r, 2);
+    inputs.next(input({ p: echo('--hold-port', port, '--tools', 'more') }));
+    await second;
+    const after = r.status('p')!;
+    expect(after).toMatchObject({ state: 'connected' });
+    expect(after.pid).not.toBe(oldPid);
+    expect(isAlive(oldPid)).toBe(false);
+    expect(after.tools.map((t) => t.tool)).toContain('more');
+    expect(after.history.some((h) => /^the new config did not start while the old process ran \(.*\); stopping the old one and trying again$/.test(h.message ?? ''))).toBe(true);
+  });
+
+  it('"restart": "stop-first" keeps the old order: the old process is gone before the new one starts', async () => {
+    const inputs = new BehaviorSubject(input({ s: { ...echo(), restart: 'stop-first' } }));
+    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const first = pass(r, 1);
+    r.start();
+    await first;
+    const states: string[] = [];
+    const sub = r.servers$.subscribe((all) => states.push(all.find((s) => s.name === 's')!.state));
+    const second = pass(r, 2);
+    inputs.next(input({ s: { ...echo('--tools', 'z'), restart: 'stop-first' } }));
+    await second;
+    sub.unsubscribe();
+    expect(states).toContain('disconnected');
+    expect(r.status('s')?.state).toBe('connected');
+  });
+});

@@ -1,0 +1,230 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { filter, firstValueFrom } from 'rxjs';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
+import type { ApprovalRequiredEvent, McpLiveEvent, SurfaceChangedEvent } from '../../../src/model/events.js';
+import type { ServerStatus } from '../../../src/model/status.js';
+import { echoEntry, fixture } from '../mcpServers.js';
+import { POSIX } from '../../platforms.js';
+import { leftoverServers, waitForExit, waitForNoLeftovers } from '../processes.js';
+
+/**
+ * Surfaces with real processes, real files and real watching (decisions 195–197): lazy servers
+ * listed from the record without a process, started by the first call (once for concurrent
+ * ones), `idleTimeout`, and a server that changes its tools after it was approved.
+ */
+
+let dir: string;
+let home: string;
+let project: string;
+const sessions: McpLive[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mcp-live-surfaces-'));
+  home = join(dir, 'home');
+  project = join(dir, 'project');
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  mkdirSync(project);
+});
+
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.dispose()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+afterAll(async () => {
+  expect(await waitForNoLeftovers()).toEqual([]);
+});
+
+function userSettings(settings: Record<string, unknown>): void {
+  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(settings));
+}
+
+function open(options: Partial<McpLiveOptions> = {}): { live: McpLive; events: McpLiveEvent[] } {
+  const live = createMcpLive({ homeDir: home, cwd: project, runtimeDir: join(dir, 'run'), debounceMs: 50, ...options });
+  sessions.push(live);
+  const events: McpLiveEvent[] = [];
+  live.events$.subscribe((e) => events.push(e));
+  return { live, events };
+}
+
+function until(live: McpLive, name: string, test: (s: ServerStatus) => boolean): Promise<ServerStatus> {
+  return firstValueFrom(
+    live.servers$.pipe(filter((list) => list.some((s) => s.name === name && test(s)))),
+  ).then((list) => list.find((s) => s.name === name)!);
+}
+
+function starts(log: string): string[] {
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : [];
+}
+
+function text(result: unknown): string {
+  return (result as { content: { text: string }[] }).content.map((c) => c.text).join('');
+}
+
+describe('lazy servers (decision 196)', () => {
+  it('are learned once, then listed from the record with no process, and started once by concurrent first calls', async () => {
+    const log = join(dir, 'starts.log');
+    const lazyEntry = (name: string) => ({ ...echoEntry('--start-log', log, '--log-name', name), lazy: true });
+    userSettings({ mcpServers: { a: lazyEntry('a'), b: lazyEntry('b'), c: lazyEntry('c') } });
+
+    // First session: no record, so each is started once to learn its tools, then stopped.
+    const first = open();
+    await first.live.start();
+    for (const name of ['a', 'b', 'c']) await until(first.live, name, (s) => s.state === 'idle');
+    expect(starts(log).sort()).toEqual(['a started', 'b started', 'c started']);
+    expect(await waitForNoLeftovers(/echo-server/)).toEqual([]);
+    await first.live.dispose();
+    const record = join(home, '.qwen', 'mcp-surfaces.json');
+    // Mode bits are POSIX's (issue 25): Windows has none to check.
+    if (POSIX) expect(statSync(record).mode & 0o777).toBe(0o600);
+
+    // Second session: everything listed from the record at start, nothing started.
+    const second = open();
+    await second.live.start();
+    const tools = await firstValueFrom(second.live.tools$.pipe(filter((t) => t.length === 6)));
+    expect(tools.map((t) => t.name).sort()).toEqual(['mcp__a__echo', 'mcp__a__slow', 'mcp__b__echo', 'mcp__b__slow', 'mcp__c__echo', 'mcp__c__slow']);
+    expect(second.live.statusReport().map((s) => [s.name, s.state, s.idle, s.pid])).toEqual([
+      ['a', 'idle', 'lazy', undefined],
+      ['b', 'idle', 'lazy', undefined],
+      ['c', 'idle', 'lazy', undefined],
+    ]);
+    expect(starts(log)).toHaveLength(3);
+    expect(leftoverServers(/echo-server/)).toEqual([]);
+
+    // Three concurrent first calls on `b`: one process.
+    const results = await Promise.all([1, 2, 3].map((n) => second.live.callTool('mcp__b__echo', { text: `hi ${n}` })));
+    expect(results.map(text)).toEqual(['hi 1', 'hi 2', 'hi 3']);
+    expect(starts(log)).toHaveLength(4);
+    expect(starts(log).filter((l) => l === 'b started')).toHaveLength(2);
+    expect(leftoverServers(/echo-server/)).toHaveLength(1);
+    const b = await until(second.live, 'b', (s) => s.state === 'connected' && s.pid !== undefined);
+    expect(b.idle).toBeUndefined();
+  });
+
+  it('with mcp.lazy as the file default, an entry with lazy: false still starts at once', async () => {
+    const log = join(dir, 'starts.log');
+    userSettings({
+      mcp: { lazy: true },
+      mcpServers: { eager: { ...echoEntry('--start-log', log, '--log-name', 'eager'), lazy: false }, lazy: echoEntry('--start-log', log, '--log-name', 'lazy') },
+    });
+    const { live } = open();
+    await live.start();
+    await until(live, 'lazy', (s) => s.state === 'idle');
+    const eager = await until(live, 'eager', (s) => s.state === 'connected');
+    expect(eager.pid).toBeGreaterThan(0);
+    expect(live.statusReport().find((s) => s.name === 'lazy')?.pid).toBeUndefined();
+  });
+
+  it('a lazy server from .mcp.json starts nothing before approval, and is learned once after', async () => {
+    const log = join(dir, 'starts.log');
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { gated: { ...echoEntry('--start-log', log, '--log-name', 'gated'), lazy: true } } }));
+    const { live } = open();
+    await live.start();
+    const [pending] = live.pendingApprovals();
+    expect(pending?.name).toBe('gated');
+    expect(starts(log)).toEqual([]);
+    await live.approve('gated', { hash: pending!.hash });
+    await until(live, 'gated', (s) => s.state === 'idle');
+    expect(starts(log)).toEqual(['gated started']);
+  });
+
+  it('idleTimeout stops a server with nothing in flight; its tools stay listed and the next call starts it again', async () => {
+    userSettings({ mcpServers: { it: { ...echoEntry(), idleTimeout: 300 } } });
+    const { live } = open();
+    await live.start();
+    const up = await until(live, 'it', (s) => s.state === 'connected' && s.pid !== undefined);
+    const idle = await until(live, 'it', (s) => s.state === 'idle');
+    expect(idle).toMatchObject({ idle: 'idle-timeout', idleTimeoutMs: 300 });
+    expect(idle.tools.map((t) => t.name)).toEqual(['mcp__it__echo', 'mcp__it__slow']);
+    expect(await waitForExit(up.pid!)).toBe(true);
+    expect(text(await live.callTool('mcp__it__echo', { text: 'again' }))).toBe('again');
+    const again = await until(live, 'it', (s) => s.state === 'connected' && s.pid !== undefined);
+    expect(again.pid).not.toBe(up.pid);
+    // `/reconnect` of an idle one starts it, too.
+    await until(live, 'it', (s) => s.state === 'idle');
+    expect(live.reconnect('it')).toBe(true);
+    await until(live, 'it', (s) => s.state === 'connected' && s.pid !== undefined);
+  });
+});
+
+describe('a server that changes its tools after approval (decision 197)', () => {
+  const rugPull = (pulledIf: string) => ({ command: process.execPath, args: [fixture('rug-pull-server.mjs'), '--pulled-if', pulledIf] });
+
+  async function approvedSession(pulledIf: string) {
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { notes: rugPull(pulledIf) } }));
+    const session = open();
+    await session.live.start();
+    const [pending] = session.live.pendingApprovals();
+    expect(pending?.name).toBe('notes');
+    await session.live.approve('notes', { hash: pending!.hash });
+    await until(session.live, 'notes', (s) => s.state === 'connected');
+    return session;
+  }
+
+  it('reports the change, withholds the changed and added tools, asks again with the diff, and admits them once approved by the new hash', async () => {
+    const { live, events } = await approvedSession(join(dir, 'never'));
+    expect(live.statusReport()[0]!.tools.map((t) => t.tool)).toEqual(['read_notes', 'rug_pull']);
+
+    await live.callTool('mcp__notes__rug_pull', {});
+    const withheld = await until(live, 'notes', (s) => s.withheld !== undefined);
+    expect(withheld.withheld).toEqual(['exfiltrate', 'read_notes']);
+    expect(withheld.tools.map((t) => t.tool)).toEqual(['rug_pull']);
+
+    const changed = events.find((e): e is SurfaceChangedEvent => e.type === 'surface-changed')!;
+    expect(changed.server).toBe('notes');
+    expect(changed.withheld).toEqual(['exfiltrate', 'read_notes']);
+    const description = changed.changes.find((c) => c.name === 'read_notes' && c.change === 'description')!;
+    expect(description.before).toBe('Reads the notes of the day');
+    // The escape sequence arrives as visible text, never as an escape.
+    expect(description.after).toContain('\\x1b[2J');
+    expect(description.after).not.toContain('\u001b');
+    expect(changed.changes.find((c) => c.name === 'exfiltrate')).toMatchObject({ change: 'added', after: 'Sends a file somewhere' });
+
+    await expect(live.callTool('mcp__notes__read_notes', { day: 'monday' })).rejects.toThrow(/the tool's definition changed since you approved it: review it/);
+
+    const asked = events.filter((e): e is ApprovalRequiredEvent => e.type === 'approval-required').at(-1)!;
+    const request = asked.servers[0]!;
+    expect(request.name).toBe('notes');
+    expect(request.surface?.map((c) => `${c.name} ${c.change}`)).toEqual(['exfiltrate added', 'read_notes description']);
+    const [pending] = live.pendingApprovals();
+    expect(pending?.hash).toBe(request.hash);
+    expect(pending?.surface).toEqual(request.surface);
+
+    await expect(live.approve('notes', { hash: 'a'.repeat(64) })).rejects.toThrow(/changed since they were shown/);
+    await live.approve('notes', { hash: request.hash });
+    const admitted = await until(live, 'notes', (s) => s.withheld === undefined && s.tools.length === 3);
+    expect(admitted.tools.map((t) => t.tool).sort()).toEqual(['exfiltrate', 'read_notes', 'rug_pull']);
+    expect(text(await live.callTool('mcp__notes__read_notes', { day: 'monday' }))).toBe('notes of monday');
+    expect(live.pendingApprovals()).toEqual([]);
+  });
+
+  it('a later session starting a changed server withholds at once against the pin that was approved before', async () => {
+    const pulledIf = join(dir, 'pulled');
+    const first = await approvedSession(pulledIf);
+    await first.live.dispose();
+    // The same config, another version behind it.
+    writeFileSync(pulledIf, '');
+    const { live, events } = open();
+    await live.start();
+    const status = await until(live, 'notes', (s) => s.withheld !== undefined);
+    expect(status.withheld).toEqual(['exfiltrate', 'read_notes']);
+    expect(events.some((e) => e.type === 'surface-changed')).toBe(true);
+    expect(live.pendingApprovals().map((p) => p.name)).toEqual(['notes']);
+  });
+
+  it('a user-scope server is reported, not withheld', async () => {
+    userSettings({ mcpServers: { notes: rugPull(join(dir, 'never')) } });
+    const { live, events } = open();
+    await live.start();
+    await until(live, 'notes', (s) => s.state === 'connected');
+    await live.callTool('mcp__notes__rug_pull', {});
+    await until(live, 'notes', (s) => s.tools.length === 3);
+    const changed = events.find((e): e is SurfaceChangedEvent => e.type === 'surface-changed')!;
+    expect(changed.withheld).toBeUndefined();
+    expect(changed.changes.map((c) => `${c.name} ${c.change}`)).toEqual(['exfiltrate added', 'read_notes description']);
+    expect(live.pendingApprovals()).toEqual([]);
+  });
+});
