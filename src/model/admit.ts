@@ -13,7 +13,7 @@ export type Admission =
 /**
  * Admission of one assembled server (SPEC §4); the first rule that applies is the reason:
  * `settings_error` → `untrusted_folder` → `excluded` → `not_allowed` → `disabled` → `rejected` →
- * `pending_approval`. `settings_error` (issue 11): a user or system settings file never parsed,
+ * `pending_approval`. `settings_error` (decision 51): a user or system settings file never parsed,
  * so its exclusions and folder trust are unknown — nothing connects until it does (`detail` says
  * which file and where). `disabled`: disabled for this session (`gating.sessionDisabled`, detail
  * "disabled for this session"), or `disabled: true` in the entry unless enabled for this session.
@@ -45,7 +45,7 @@ export function admission(
   const { gating, trusted, settingsError } = desired;
   const bounds = {
     mcp: kindBounds(gating.excluded, gating.allowed, flagAllowed),
-    // Language servers (issue 14): their own `lsp.*` lists, by their own names; the flag names MCP servers only.
+    // Language servers (decision 147): their own `lsp.*` lists, by their own names; the flag names MCP servers only.
     lsp: kindBounds(gating.lspExcluded, gating.lspAllowed, undefined),
   };
   const rejected = new Set(gating.rejected);

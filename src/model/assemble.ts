@@ -18,7 +18,7 @@ export interface AssembleInput {
   sources: readonly SourceSnapshot[];
   /** Decisions of this project root. */
   approvals: ApprovalDecisions;
-  /** Name → approval hash approved for this session only (bound to the hash, docs/decisions.md #3). */
+  /** Name → approval hash approved for this session only (bound to the hash, decision 3). */
   sessionApprovals: Readonly<Record<string, string>>;
   /** Whether trustedFolders.json trusts the cwd. */
   folderTrusted: boolean;
@@ -90,10 +90,10 @@ export function assemblyOrder(input: AssembleInput): { trusted: boolean; sources
 }
 
 /**
- * A source as the layers assembly merges (issue 14): its MCP servers, then — when it has any —
+ * A source as the layers assembly merges (decision 145): its MCP servers, then — when it has any —
  * its language servers as a layer of their own whose keys are `lsp:NAME`. One merge, one
  * precedence for both kinds; the keys never meet. An `mcpServers` entry whose name begins with
- * `lsp:` would take a language server's key: it is left out (docs/decisions.md).
+ * `lsp:` would take a language server's key: it is left out (decision 145).
  */
 function kindLayers(source: SourceSnapshot): SourceSnapshot[] {
   const mcp = withoutLspKeys(source);
@@ -213,7 +213,7 @@ function addSessionEnablement(
 const FAIL_CLOSED_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['user', 'system']);
 
 /**
- * The fail-closed message (issue 11) for the first user or system settings file that has never
+ * The fail-closed message (decision 51) for the first user or system settings file that has never
  * been read whole, or undefined. Without that file's `mcp.excluded` and folder-trust switch,
  * admitting anything could connect what the user excluded.
  */

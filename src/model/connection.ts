@@ -50,7 +50,7 @@ export interface Connection {
   stderrTail(): readonly string[];
   /**
    * Applies a server's new view fields to the live connection, without a restart (a language
-   * server's `settings` and routing, issue 14). Optional: MCP connections need nothing, the
+   * server's `settings` and routing, decision 148). Optional: MCP connections need nothing, the
    * registry filters their lists.
    */
   reconfigure?(view: ViewFields): void;
@@ -184,7 +184,7 @@ export class SharedConnectionRestarted extends Error {
 }
 
 /**
- * Why a remote server cannot be used until the user authorizes it (issue 12): no token, a token
+ * Why a remote server cannot be used until the user authorizes it (decision 83): no token, a token
  * the server refuses and that cannot be refreshed, or (`scope`) a call that needs more scope
  * than the token has. A connect or a connection that ends with it puts the server in
  * `needs_auth`, which is not retried on its own; a call that fails with it leaves the server up.

@@ -20,7 +20,7 @@ export interface ServerEvent extends Stamped {
   type: 'server';
   /** The server's key: its name, or `lsp:NAME` for a language server. */
   name: string;
-  /** `mcp`, or `lsp` for a language server (issue 14). */
+  /** `mcp`, or `lsp` for a language server (decision 145). */
   kind: 'mcp' | 'lsp';
   scope: Scope;
   source: string;
@@ -108,7 +108,7 @@ export interface RestartRequiredEvent extends Stamped {
 }
 
 /**
- * The user must open `url` to authorize `server` (issue 12): emitted when an authorization starts
+ * The user must open `url` to authorize `server` (decision 83): emitted when an authorization starts
  * (`/mcp auth`, `{"cmd":"auth"}`, `oauth.autoStart`). Whoever opens it in a browser completes it;
  * mcp-live listens for the browser's return on 127.0.0.1 and then reconnects the server.
  */
@@ -160,7 +160,7 @@ export interface LogEvent extends Stamped {
 }
 
 /**
- * `mcp-live serve` accepts clients (issue 16): where, never how to authenticate (the token is
+ * `mcp-live serve` accepts clients (decision 132): where, never how to authenticate (the token is
  * printed only by `serve --print-token`). `url` is missing when no HTTP endpoint runs.
  */
 export interface GatewayListeningEvent extends Stamped {

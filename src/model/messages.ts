@@ -16,7 +16,7 @@ export type ToolFilter = 'includeTools' | 'excludeTools' | 'withheld';
 /**
  * A blocked server's reason in words, as the server list shows it (SPEC §9). `not_allowed`
  * names the bound that rejected it (see `admit`); without `notAllowedBy` it names the settings.
- * A language server's bounds are the `lsp.*` keys (issue 14), so `kind` picks the words of the
+ * A language server's bounds are the `lsp.*` keys (decision 147), so `kind` picks the words of the
  * two reasons that name a settings key.
  */
 export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?: string, kind: ServerKind = 'mcp'): string {
@@ -142,7 +142,7 @@ function approveHint(server: string, audience: HintAudience): string {
 }
 
 /**
- * A server that waits for the user's authorization (issue 12), and how to give it: "needs
+ * A server that waits for the user's authorization (decision 83), and how to give it: "needs
  * authentication – run /mcp auth github". `why` and `scope` come from the connection's
  * `NeedsAuthorization`: a token the server refused, or a call that needs more scope.
  */

@@ -1,7 +1,7 @@
 import { posix, win32, type PlatformPath } from 'node:path';
 
 /**
- * The pure half of the path keys (issue 25, decision 283; the file system half is
+ * The pure half of the path keys (decision 283; the file system half is
  * sinks/platform/pathKeys.ts): which platforms' file systems ignore case by default, and how two
  * spellings of a path compare there.
  */

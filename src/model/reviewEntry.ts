@@ -12,7 +12,7 @@ export interface ReviewLine {
   value: string;
 }
 
-/** An entry as a person approving it must see it (issue 11, item 4). */
+/** An entry as a person approving it must see it (decision 54). */
 export interface EntryReview {
   /** The entry as written, `${VAR}` references kept; a user-scope entry's literal secrets masked. */
   config: unknown;
@@ -34,7 +34,7 @@ export interface EntryReview {
  * `project` or `workspace`) exactly as written, another's with its literal secrets masked;
  * references stay references in both, never expanded (decision 166).
  *
- * A language server's entry (`kind` `lsp`, issue 14) also shows its transport, socket, workspace
+ * A language server's entry (`kind` `lsp`, decision 150) also shows its transport, socket, workspace
  * folder, the files it gets (`extensionToLanguage`) and its `initializationOptions` and
  * `settings` whole: a language server's settings can name executables it runs (an interpreter,
  * a linter), so they decide what runs as much as `command` does.
@@ -82,7 +82,7 @@ export function reviewEntry(entry: unknown, kind: ServerKind = 'mcp', scope?: Sc
   }
   // A command run on this machine at every connect (decision 240): as much a process as `command`.
   push('headersHelper', field('headersHelper'));
-  // Where a token comes from and goes (issue 12): endpoints, client, grant, scopes.
+  // Where a token comes from and goes: endpoints, client, grant, scopes.
   for (const [key, value] of entries(field('oauth'))) push('oauth', `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   push('trust', field('trust'));
   push('timeout', field('timeout'));

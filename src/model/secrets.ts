@@ -3,7 +3,7 @@ import { GATED_SCOPES, type ResolvedServerConfig, type Scope } from './types.js'
 import { VARIABLE, isBuiltinVariable } from './settings/validate.js';
 
 /**
- * What counts as a secret, and what every output shows instead (issue 11, item 8). One module for
+ * What counts as a secret, and what every output shows instead (decision 55). One module for
  * every surface — NDJSON, `status`, `plan`, the UI, error texts, the stderr tail — in two views:
  *
  * - {@link maskEntryAsWritten}: an entry as written, for a human who reviews it (approval dialog,
@@ -232,7 +232,7 @@ function maskFormats(text: string, paths = false): string {
 
 // --- secrets mcp-live holds ------------------------------------------------------------------------
 
-/** Secrets of mcp-live's own (issue 12): whatever their form, masked by every masker of this module. */
+/** Secrets of mcp-live's own (decision 87): whatever their form, masked by every masker of this module. */
 const held = new Set<string>();
 
 /**

@@ -49,7 +49,7 @@ export interface HistoryEntry {
 export interface ServerStatus {
   /** The key of the server: its name, or `lsp:NAME` for a language server. */
   name: string;
-  /** `lsp` for a language server (issue 14); absent for an MCP server. */
+  /** `lsp` for a language server (decision 145); absent for an MCP server. */
   kind?: 'lsp';
   scope: Scope;
   source: string;
@@ -100,7 +100,7 @@ export interface ServerStatus {
 /**
  * A gated server waiting for the user's decision: what the approval dialog shows. A decision
  * names `hash`, the approval hash of exactly this entry: if the file changed since, the decision
- * is refused and the user is asked again (issue 11).
+ * is refused and the user is asked again (decision 52).
  */
 export interface PendingApproval {
   name: string;

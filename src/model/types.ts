@@ -45,7 +45,7 @@ export interface ServerConfig {
   disabled?: boolean;
   /** How a changed config takes over: `overlap` (default, make-before-break) or `stop-first`. */
   restart?: RestartPolicy;
-  /** How to get a token for a remote server (issue 12; see `OAuthSettings`). */
+  /** How to get a token for a remote server (decision 83; see `OAuthSettings`). */
   oauth?: Record<string, unknown>;
   /** The largest single message the server may send, in bytes (default 16 MiB, at most 256 MiB). */
   maxMessageBytes?: number;
@@ -73,7 +73,7 @@ export const DEFAULT_TIMEOUT_MS = 600_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /**
  * The longest connect deadline and request timeout a config may ask for: 10 minutes. A larger
- * value is capped, so no server can hold a connect open for days (issue 11) — and Node's timers,
+ * value is capped, so no server can hold a connect open for days (decision 17) — and Node's timers,
  * which fire at once past 2^31-1 ms, never see an overflowing value.
  */
 export const MAX_TIMEOUT_MS = 600_000;
@@ -134,7 +134,7 @@ export interface ResolvedServerConfig {
    * event, one stdio line. Absent: the connector's default, 16 MiB.
    */
   maxMessageBytes?: number;
-  /** Set for a language server (issue 14): how to speak LSP to the process `command` starts. */
+  /** Set for a language server (decision 148): how to speak LSP to the process `command` starts. */
   lsp?: ResolvedLsp;
   /**
    * When the process runs (decision 196): `lazy` / `idleTimeout` of the entry (or the file's
@@ -193,13 +193,13 @@ export interface ViewFields {
   trust?: boolean;
   description?: string;
   /**
-   * How a changed config takes over (issue 15): `overlap` (default) starts the new process while
+   * How a changed config takes over (decision 101): `overlap` (default) starts the new process while
    * the old one serves and swaps them once it has listed; `stop-first` stops the old one first
    * (a server that holds a port or a lock). Not a view field strictly, but like them it changes
    * nothing about the connection: it is read when a change comes, never reconnects by itself.
    */
   restart?: RestartPolicy;
-  /** A language server's fields applied in place (issue 14): settings, routing, shutdown, restart policy. */
+  /** A language server's fields applied in place (decision 148): settings, routing, shutdown, restart policy. */
   lsp?: LspView;
   /** `lazy` / `idleTimeout`, applied to the live connection in place (decision 196). */
   lifecycle?: Lifecycle;
@@ -218,7 +218,7 @@ export interface McpSettings {
   pinTools?: 'strict' | 'report';
 }
 
-/** The `lsp` key of a settings file: the same admission lists, for language servers (issue 14). */
+/** The `lsp` key of a settings file: the same admission lists, for language servers (decision 147). */
 export interface LspSettings {
   allowed?: string[];
   excluded?: string[];
@@ -236,7 +236,7 @@ export interface SourceSnapshot {
   servers: Record<string, unknown>;
   /**
    * Raw language server entries (`lspServers` of a settings file or manifest, a `.lsp.json`),
-   * keyed by their own names (without `lsp:`): assembly keys them `lsp:NAME` (issue 14).
+   * keyed by their own names (without `lsp:`): assembly keys them `lsp:NAME` (decision 145).
    */
   lspServers?: Record<string, unknown>;
   /** An extension's directory (scope `extension`): what `${extensionPath}` expands to. */
@@ -292,12 +292,12 @@ export type ApprovalState = 'pending' | ApprovalStatus;
 /**
  * The admission lists that the reconcile gate compares (SPEC §8 `mcpGatingEqual`).
  * `allowed` absent = allow all; `[]` = deny all. `rejected` is ours: a reject must
- * update the reason shown even though the pending set did not change (docs/decisions.md).
+ * update the reason shown even though the pending set did not change (decision 1).
  */
 export interface Gating {
   allowed?: readonly string[];
   excluded?: readonly string[];
-  /** `lsp.allowed` / `lsp.excluded` merged (issue 14): the bounds of language servers, by their own names. */
+  /** `lsp.allowed` / `lsp.excluded` merged (decision 147): the bounds of language servers, by their own names. */
   lspAllowed?: readonly string[];
   lspExcluded?: readonly string[];
   pending?: readonly string[];
@@ -344,13 +344,13 @@ export type NotAllowedBy = 'flag' | 'settings';
  * `idle`: a `lazy` server listed from its surface record, or one stopped after `idleTimeout`: no
  * process, its tools listed, the next request starts it (decision 196).
  * `needs_auth`: a remote server answered 401 and no stored token works; it waits for the user to
- * authorize (`/mcp auth NAME`) and is not retried until then (issue 12).
+ * authorize (`/mcp auth NAME`) and is not retried until then (decision 83).
  */
 export type ServerState = 'connecting' | 'connected' | 'idle' | 'disconnected' | 'error' | 'blocked' | 'needs_auth';
 
 /**
  * What a server says about an item besides its name and description, kept as it gave them so
- * that a gateway (issue 16) shows the item exactly as the server listed it.
+ * that a gateway (decision 111) shows the item exactly as the server listed it.
  */
 export interface ListedExtras {
   title?: string;

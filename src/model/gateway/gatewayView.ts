@@ -6,7 +6,7 @@ import { boundedToolName, qualifiedFromServerScoped, serverScopedToolName, TOOL_
 import { withoutUndefined } from '../withoutUndefined.js';
 
 /**
- * What a gateway client (issue 16) sees of the live set: the four lists in MCP shape under the
+ * What a gateway client sees of the live set: the four lists in MCP shape under the
  * names the gateway exposes, and the way back from an exposed name to what the library calls.
  */
 

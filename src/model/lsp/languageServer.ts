@@ -2,7 +2,7 @@ import type { Connection, RequestOptions } from '../connection.js';
 import type { ServerCapabilities } from 'vscode-languageserver-protocol';
 
 /**
- * A connection to a language server (issue 14): a {@link Connection} as the reconcile core sees
+ * A connection to a language server: a {@link Connection} as the reconcile core sees
  * every server (pid, stderr, death through `lists$`, `close`, `reconfigure` for settings), plus
  * what the host's language requests need. Its lists are always empty: the agent's `lsp__*` tools
  * are offered once for all language servers (src/model/lsp/lspTools.ts), not per server.

@@ -16,8 +16,8 @@ import { entryExpander, expandValues, messageCap } from '../settings/validate.js
 import { MAX_TIMEOUT_MS, type LspSocket, type LspView, type ResolvedLsp, type ResolvedServerConfig, type ViewFields } from '../types.js';
 
 /**
- * Language servers (issue 14) live in the same desired state, pipeline and approvals as MCP
- * servers, under a key of their own: `lsp:NAME`. The prefix is the kind (docs/decisions.md): an
+ * Language servers live in the same desired state, pipeline and approvals as MCP
+ * servers, under a key of their own: `lsp:NAME`. The prefix is the kind (decision 145): an
  * MCP server and a language server of one name never share a key, a status or an approval.
  */
 export const LSP_PREFIX = 'lsp:';

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { ClientCapabilities, InitializeParams, SymbolKind, WorkspaceFolder } from 'vscode-languageserver-protocol';
 
 /**
- * What mcp-live says about itself in a language server's `initialize` (issue 14). The client
+ * What mcp-live says about itself in a language server's `initialize` (decision 152). The client
  * capabilities are the ones it honours, no more: a server that believes a client can do
  * something sends requests nobody answers, or holds back what it would otherwise push.
  *

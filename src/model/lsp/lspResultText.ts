@@ -16,7 +16,7 @@ import type {
 import { characterToColumn, type PositionEncoding } from './lspPositions.js';
 
 /**
- * Language server answers as text a model reads well (issue 14): positions as
+ * Language server answers as text a model reads well (decision 155): positions as
  * `relative/path.ts:LINE:COL`, 1-based and counted in characters like the tools' arguments, so a
  * position in an answer can be passed straight back; the source line beside each location; long
  * lists cut with a count of the rest.

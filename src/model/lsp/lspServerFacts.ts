@@ -2,7 +2,7 @@ import type { ServerCapabilities } from 'vscode-languageserver-protocol';
 
 /**
  * What a language server's `initialize` answer says, in the words a status shows, and the
- * answers the client gives from an entry's `settings` (issue 14).
+ * answers the client gives from an entry's `settings` (decision 152).
  */
 
 /**

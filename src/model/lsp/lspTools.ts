@@ -3,7 +3,7 @@ import { fieldProblems, isBoolean, isNonEmptyString, isPlainObject, type FieldCh
 import type { QualifiedTool } from '../status.js';
 
 /**
- * The agent's code intelligence (issue 14): while a language server is connected, its
+ * The agent's code intelligence (decision 155): while a language server is connected, its
  * operations are offered as tools beside the MCP servers' ones, named `lsp__…`. They are offered
  * once for all language servers, not per server: the file's extension picks the server, as it
  * does for the host's own `lspRequest`. An MCP tool's name always starts with `mcp__`, so the two
@@ -120,7 +120,7 @@ function qualifiedToolOf(spec: OperationSpec): QualifiedTool {
     inputSchema: { type: 'object', properties: spec.properties, required: spec.required, additionalProperties: false },
     annotations: { title: spec.title, readOnlyHint: true, openWorldHint: false },
     // They only read, and only from servers the user has admitted (approved where gated): asking
-    // before each call would add a prompt and no safety (docs/decisions.md).
+    // before each call would add a prompt and no safety (decision 155).
     trust: true,
   };
 }

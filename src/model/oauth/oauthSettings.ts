@@ -2,7 +2,7 @@ import { fieldProblems, isBoolean, isNonEmptyString, isPlainObject, isStringArra
 import { withoutUndefined } from '../withoutUndefined.js';
 
 /**
- * A remote server's `oauth` block (issue 12), with Gemini CLI's field names: how mcp-live gets a
+ * A remote server's `oauth` block, with Gemini CLI's field names: how mcp-live gets a
  * token for it. Pure: validation and `$VAR` expansion; the flows live in `src/sinks/oauth*`.
  *
  * Without a block, a remote server that answers 401 still gets OAuth with everything discovered
@@ -140,7 +140,7 @@ export function resolveOAuthSettings(raw: Record<string, unknown>, expand: (text
 /**
  * Which client a stored token belongs to: the pre-registered client ID, the metadata document
  * URL, or `dynamic` (registered by mcp-live). With the server's URL it keys the token store, so
- * a token survives every edit that keeps both (issue 12: hot reload keeps tokens valid).
+ * a token survives every edit that keeps both (decision 86: hot reload keeps tokens valid).
  */
 export function oauthClientKey(settings: OAuthSettings | undefined): string {
   if (settings?.clientId !== undefined) return `client:${settings.clientId}`;

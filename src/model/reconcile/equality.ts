@@ -24,7 +24,7 @@ function memberOf(record: Readonly<Record<string, unknown>>, key: string): unkno
  * `canonicalJson(a) === canonicalJson(b)`, without serialising what is the same object on both
  * sides: objects are compared member by member (a member that serialises to nothing — undefined,
  * a function — counts as absent), anything else by its canonical JSON. An edit of one server
- * among 10,000 then serialises that one server, not all of them twice (issue 15).
+ * among 10,000 then serialises that one server, not all of them twice (decision 102).
  */
 function canonicallyEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -51,7 +51,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Equality of the admission lists (SPEC §8, docs/decisions.md #1): every list compared as a set;
+ * Equality of the admission lists (SPEC §8, decision 1): every list compared as a set;
  * `undefined ≡ []` for excluded, pending and rejected; for allowed, absent (allow all) ≠ `[]`
  * (deny all). An absent gating object is `{}`.
  */
@@ -78,7 +78,7 @@ function allowListsEqual(a: readonly string[] | undefined, b: readonly string[] 
 }
 
 /**
- * The reconcile gate's equality: servers, gating, folder trust (docs/decisions.md #2) and the
+ * The reconcile gate's equality: servers, gating, folder trust (decision 2) and the
  * fail-closed settings error (a file that starts parsing must admit servers).
  */
 export function desiredStateEqual(a: DesiredState, b: DesiredState): boolean {

@@ -38,7 +38,7 @@ export function fingerprint(resolved: ResolvedServerConfig): string {
       headersHelper: resolved.headersHelper,
       healthCheck: resolved.healthCheck,
       roots: resolved.roots,
-      // A language server (issue 14): how it is spoken to; its view (settings, routing…) is not in it.
+      // A language server (decision 148): how it is spoken to; its view (settings, routing…) is not in it.
       lsp:
         resolved.lsp === undefined
           ? undefined

@@ -25,7 +25,7 @@ export interface DesiredServers {
   /**
    * The names whose outcome (wanted server or why blocked, by identity) may differ from the last
    * call's — added and removed names included; `all` on the first call. A superset: the planner
-   * need only look at these names of the desired side (issue 15 #2).
+   * need only look at these names of the desired side (decision 103).
    */
   changed: ReadonlySet<string> | 'all';
 }
@@ -33,7 +33,7 @@ export interface DesiredServers {
 /**
  * `assemble` and `desiredServers` (src/model/assemble.ts, plan.ts) with memory: each call gives
  * exactly what the pure function gives for the same arguments, but reuses what the previous call
- * computed for whatever did not change (issue 15 #2). Results of unchanged entries keep their
+ * computed for whatever did not change (decision 102). Results of unchanged entries keep their
  * object identity, so the comparisons downstream (the reconcile gate, the planner) are cheap.
  */
 export interface IncrementalDesired {
@@ -506,7 +506,7 @@ function sameGate(a: Gate, b: Gate): boolean {
   return (
     sameList(x.allowed, y.allowed) &&
     sameList(x.excluded, y.excluded) &&
-    // The language servers' own bounds (issue 14): without them an edit of lsp.excluded kept the old rules.
+    // The language servers' own bounds (decision 252): without them an edit of lsp.excluded kept the old rules.
     sameList(x.lspAllowed, y.lspAllowed) &&
     sameList(x.lspExcluded, y.lspExcluded) &&
     sameList(x.pending, y.pending) &&

@@ -15,7 +15,7 @@ export interface PassPlan {
 export type LiveOf = (names?: ReadonlySet<string>) => ReadonlyMap<string, LiveEntry>;
 
 /**
- * {@link plan} with memory (issue 15 #2): after a plan of every name, a pass plans only the names
+ * {@link plan} with memory (decision 103): after a plan of every name, a pass plans only the names
  * whose desired outcome or live entry changed since the last plan (`dirty`) and the names whose
  * last step was not `unchanged` (their actions move the live side); every other name would be
  * planned `unchanged` again, by construction, and is only counted.

@@ -1,6 +1,6 @@
 /**
  * Read-only records that are derived from one another in time proportional to what changed
- * (issue 15 #2). Copying a 10,000-member null-prototype record costs about 3.5 ms on this
+ * (decision 110). Copying a 10,000-member null-prototype record costs about 3.5 ms on this
  * machine — most of a pass's budget — so a derived record is a shared, never-modified base plus
  * a small overlay of the members that differ, seen through a Proxy that behaves like the plain
  * record (`record[name]`, `Object.hasOwn`, `in`, `Object.keys`/`entries`/`values` in the given key

@@ -86,7 +86,7 @@ export type Change = 'added' | 'removed' | 'reconnected' | 'updated' | 'unchange
 export type Action =
   | { type: 'connect'; server: WantedServer }
   | { type: 'disconnect' }
-  /** Make-before-break (issue 15): connect the new config while the old connection serves, then swap. */
+  /** Make-before-break (decision 101): connect the new config while the old connection serves, then swap. */
   | { type: 'replace'; server: WantedServer }
   | { type: 'refilter'; server: WantedServer }
   /** Reason `removed` for a name that is gone. */
@@ -101,7 +101,7 @@ export interface PlanStep {
 
 /**
  * Desired state → the servers a pass wants connected, and the blocked ones with their reasons.
- * Admission first (docs/decisions.md #4): a blocked entry is blocked whether or not it is valid;
+ * Admission first (decision 4): a blocked entry is blocked whether or not it is valid;
  * an admitted entry that fails validation is wanted with `invalid` set, so it becomes that one
  * server's `error` and every other entry still applies. Both maps have a null prototype.
  */
@@ -150,7 +150,7 @@ export function desiredServers(
  * A name both wanted and blocked (not produced by {@link desiredServers}) is treated as blocked.
  * `desiredNames`, the keys of `wanted` and `blocked` together, may be given by a caller that
  * has them (the incremental desired state): the two records are then not enumerated.
- * `only` (the dirty hint, issue 15 #2) plans just those names: their steps, exactly as the plan of
+ * `only` (the dirty hint, decision 103) plans just those names: their steps, exactly as the plan of
  * every name has them; `live` then needs entries for those names only.
  */
 export function plan(
@@ -232,7 +232,7 @@ function planWanted(server: WantedServer, current: LiveEntry | undefined): StepB
 }
 
 /**
- * Whether a changed server's new config starts while the old connection still serves (issue 15):
+ * Whether a changed server's new config starts while the old connection still serves (decision 101):
  * only when there is one serving (`connected`) with a config of its own (a `/reconnect` asks for
  * the same config again, so the old process must go first), the new entry is valid, and it does
  * not ask for `"restart": "stop-first"`.

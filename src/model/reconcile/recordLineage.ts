@@ -1,5 +1,5 @@
 /**
- * Which records were made from which (issue 15 #2). A record registered here is `base` with the
+ * Which records were made from which (decisions 103 and 104). A record registered here is `base` with the
  * members `changed` replaced, added or removed, every other member the same value — and neither
  * record is ever modified after. Comparing two such records then costs their changed members,
  * not all 10,000 of them. Bases are held weakly: a lineage never keeps an old record alive, and

@@ -6,7 +6,7 @@ export interface AdmissionSettings {
   /** Absent = allow all; `[]` = deny all. */
   allowed?: string[];
   excluded: string[];
-  /** `lsp.allowed` / `lsp.excluded` merged by the same rules, for language servers (issue 14). */
+  /** `lsp.allowed` / `lsp.excluded` merged by the same rules, for language servers (decision 147). */
   lspAllowed?: string[];
   lspExcluded: string[];
   folderTrustEnabled: boolean;

@@ -368,7 +368,7 @@ export function resolveServerConfig(
       ...lifecycle,
       ...shared,
     };
-    // Relative to the workspace, never to mcp-live's own directory (issue 11): `node server.js`
+    // Relative to the workspace, never to mcp-live's own directory (decision 63): `node server.js`
     // in `.mcp.json` runs the workspace's server.js from wherever mcp-live was started.
     const cwd = config.cwd === undefined ? undefined : expand(config.cwd);
     if (workspace !== undefined) resolved.cwd = resolve(workspace, cwd ?? '.');

@@ -1,5 +1,5 @@
 /**
- * The words about server parts of qualified tool names (issue 11 #5): the warning when names
+ * The words about server parts of qualified tool names (decision 57): the warning when names
  * collide, and why a call by a name that no longer, or not only, names one tool is refused.
  */
 

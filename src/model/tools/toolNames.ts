@@ -131,7 +131,7 @@ function compareGroups(a: readonly string[], b: readonly string[]): number {
 }
 
 /**
- * The server part of each qualified tool name, unique across every name given (issue 11 #5):
+ * The server part of each qualified tool name, unique across every name given (decision 57):
  * `my_srv` and `my.srv` both sanitise to `my_srv`, so both get a short suffix from the hash of
  * their own name (`my_srv_3f2a`); so does a name whose sanitised form contains `__`, ends with
  * `_` or is longer than {@link MAX_SERVER_PART_LENGTH} (it could otherwise run into another
