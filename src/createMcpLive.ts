@@ -125,13 +125,13 @@ export interface McpLiveOptions extends SettingsLocations {
   onSampling?: (server: string, params: CreateMessageRequestParams, context: { signal: AbortSignal }) => Promise<CreateMessageResult>;
   /**
    * A server's log messages (`notifications/message`), as it sent them with the secrets of its
-   * entry masked: for a host that shows them or passes them on (the gateway, issue 16).
+   * entry masked: for a host that shows them or passes them on (the gateway, decision 117).
    */
   onServerLog?: (server: string, message: LoggingMessageNotification['params']) => void;
   /** `notifications/resources/updated` of a resource subscribed to with {@link McpLive.subscribeResource}. */
   onResourceUpdated?: (server: string, uri: string) => void;
   /**
-   * Called with the URL the user must open to authorize a server (issue 12), for a host that
+   * Called with the URL the user must open to authorize a server (decision 83), for a host that
    * opens browsers itself. The `auth-required` event carries the same URL either way.
    */
   onAuthorizationUrl?: (server: string, url: string) => void;
@@ -198,7 +198,7 @@ export interface McpLive {
    */
   readonly elicitation$: Observable<readonly PendingElicitation[]>;
   readonly events$: Observable<McpLiveEvent>;
-  /** The language servers' statuses (issue 14): the `lsp:NAME` part of `servers$`. */
+  /** The language servers' statuses (decision 145): the `lsp:NAME` part of `servers$`. */
   readonly lspServers$: Observable<readonly ServerStatus[]>;
   /**
    * Diagnostics language servers published (pushed) or were asked for (pulled), per server and
@@ -391,11 +391,11 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   /** `/mcp enable|disable` without `persist`: name → enabled, for this session only. */
   const sessionEnablement = new BehaviorSubject<Readonly<Record<string, boolean>>>({});
   const written = new Subject<ApprovalsRead>();
-  /** The watchers' changes and reads, from the sources to the debounce (issue 15). */
+  /** The watchers' changes and reads, from the sources to the debounce (decision 105). */
   const activity = new Subject<ReadActivity>();
   let latestInput: AssembleInput | undefined;
   let latestDesired: DesiredState | undefined;
-  /** Assembles what changed since the last assembly only (issue 15): it runs on every input when the allow flag is set. */
+  /** Assembles what changed since the last assembly only (decision 102): it runs on every input when the allow flag is set. */
   const assembly = createIncrementalDesired();
   /** The desired state of the latest inputs, assembled once per change of them. */
   const desiredNow = (): DesiredState | undefined => {
@@ -466,7 +466,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   };
 
   const pool = options.pool;
-  // Language servers (issue 14): the one document store of the session, and their connector beside the MCP one.
+  // Language servers (decision 153): the one document store of the session, and their connector beside the MCP one.
   const documents = new LspDocuments({ base: paths.cwd });
   // A step-up during a request starts its own authorization, without a reconnect: the connection
   // sends the new token from then on (decision 242).
@@ -533,7 +533,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   /**
    * The hash a decision about `name` is bound to: the one the user was shown, checked against
    * the file as it is now. A mismatch — the file was rewritten after it was shown — refuses the
-   * decision and asks again, so an approval never applies to an entry nobody saw (issue 11).
+   * decision and asks again, so an approval never applies to an entry nobody saw (decision 52).
    */
   const shownHash = (name: string, hash: string | undefined): string => {
     const now = currentHash(name);

@@ -17,7 +17,7 @@ import { fromAllSources, type SourceNotice } from './streams/fromAllSources.js';
 export interface PlannedServer {
   /** The key: an MCP server's name, or `lsp:NAME` for a language server. */
   name: string;
-  /** `lsp` for a language server (issue 14). */
+  /** `lsp` for a language server (decision 157). */
   kind: ServerKind;
   scope: Scope;
   source: string;

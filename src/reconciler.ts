@@ -67,7 +67,7 @@ export interface ReconcilerDeps {
   debounceMs?: number;
   /**
    * What the watchers of `inputs$` saw and the reads they caused (`fromAllSources`' `onActivity`):
-   * the debounce window opens at the first change seen, not when its read comes back (issue 15).
+   * the debounce window opens at the first change seen, not when its read comes back (decision 105).
    * Without it every input is a change of its own (`settle`).
    */
   activity$?: Observable<ReadActivity>;
@@ -110,7 +110,7 @@ export interface PassRequest {
 export interface PassResult {
   event: ReconcileEvent;
   desired: DesiredState;
-  /** A newer request arrived before the pass was done: it stopped waiting (issue 11). */
+  /** A newer request arrived before the pass was done: it stopped waiting (decision 17). */
   superseded: boolean;
 }
 
@@ -212,7 +212,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     hints: deps.hints,
     handlers: deps.handlers,
   });
-  // Per-source and per-entry results kept between passes: a pass costs what changed (issue 15).
+  // Per-source and per-entry results kept between passes: a pass costs what changed (decision 102).
   const desiredState = deps.assembly ?? createIncrementalDesired();
   // …and the plan: only names whose outcome or live entry changed are planned again.
   const planner = createIncrementalPlan();
@@ -265,7 +265,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
         const s = wanted[name];
         if (s) live.describe(s.name, s.scope, s.source);
       }
-      // Tool names unique across every configured server (issue 11 #5); a new collision is a
+      // Tool names unique across every configured server (decision 57); a new collision is a
       // warning. Only when the names changed — or did in the pass before, whose call kept the
       // part of a removed server that still had tools (its disconnect was coming).
       const namesChanged = names !== configuredNames;

@@ -30,7 +30,7 @@ export interface SettingsLocations {
 
 /**
  * Settings file paths for a profile (SPEC §2). File options given as relative paths resolve
- * against the process's working directory, as every CLI does (issue 11: `--mcp-config team.json`
+ * against the process's working directory, as every CLI does (decision 63: `--mcp-config team.json`
  * — or `--lsp-config` — must never pick up a file of the workspace, where a repository could
  * have put it). When the workspace settings file is the user settings file (`--cwd ~`, compared
  * by real path), there is no workspace layer: the user's own servers are not a repository's.

@@ -58,7 +58,7 @@ export type CliCommand =
 export const DEFAULT_GATEWAY_PORT = 7430;
 
 /**
- * `mcp-live serve`: the gateway (issue 16). `run` is a foreground gateway (HTTP and the local
+ * `mcp-live serve`: the gateway. `run` is a foreground gateway (HTTP and the local
  * socket); `stdio` attaches a client's stdio to the workspace's gateway, starting a `daemon` when
  * none runs; `daemon` is that background gateway (internal: only `stdio` starts it).
  */

@@ -10,7 +10,7 @@ import { terminalWriter, writeJson } from './terminalWriter.js';
 /**
  * `mcp-live plan`: the dry run. Spawns nothing.
  *
- * Everything printed passes the session-wide secret net (issue 11): entries are already shown
+ * Everything printed passes the session-wide secret net (decision 55): entries are already shown
  * as written (a user-scope entry's literal secrets masked, a repository's shown: decision 166);
  * the net also catches a literal copy of a secret from the environment (an arg that repeats
  * `$GITHUB_TOKEN`'s value) everywhere, and token formats and URL credentials everywhere but in
@@ -54,7 +54,7 @@ export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJ
   write(mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'RUNS', 'SOURCE'], mcpRows));
   write(languageSection(['SERVER', 'SCOPE', 'TRANSPORT', 'FINGERPRINT', 'ADMISSION', 'LANGUAGES', 'RUNS', 'SOURCE'], lspRows));
   write(formatWarnings(report.servers, mask));
-  // Everything that decides what would run or where data goes (issue 11): the table's one-line
+  // Everything that decides what would run or where data goes (decision 54): the table's one-line
   // target does not show env, cwd, headers or trust. Entries go by their keys (`lsp:NAME`).
   print('\nEntries as written (literal secrets masked):\n');
   for (const s of report.servers) {

@@ -34,7 +34,7 @@ interface OpenCommand {
  * does not stop the session (a supervisor may close it); SIGINT, SIGTERM and `{"cmd":"quit"}`
  * do, after every server process has ended.
  *
- * Commands never lie and never stall (issue 13): a command that arrives before the first pass
+ * Commands never lie and never stall (decision 64): a command that arrives before the first pass
  * has ended waits for it (before it, `status` would list nothing and a `call` would be told its
  * server is not configured) — as far as its answer depends on it (see `gate`), so a hung server
  * holds back no approval and no call to the others. Commands run concurrently, so a long `call`

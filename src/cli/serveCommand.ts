@@ -14,7 +14,7 @@ import type { ServeIo, ServeTarget } from './serveGateway.js';
 const CLI_SCRIPT = fileURLToPath(new URL('./main.js', import.meta.url));
 
 /**
- * `mcp-live serve` (issue 16). The gateway of a profile and workspace is reached through its
+ * `mcp-live serve`. The gateway of a profile and workspace is reached through its
  * local socket; `--stdio` relays a client to it (starting it as a daemon when none runs), the
  * command alone runs it in the foreground with HTTP on 127.0.0.1 as well. Nothing here approves:
  * approvals stay in `mcp-live`, `mcp-live approvals` and `serve --ui`.

@@ -33,7 +33,7 @@ export interface ServeTarget {
 }
 
 /**
- * The gateway side of `mcp-live serve` (issue 16), loaded only where a gateway runs: a relay
+ * The gateway side of `mcp-live serve`, loaded only where a gateway runs: a relay
  * (`serve --stdio` with a gateway running) starts without the session's modules.
  */
 

@@ -19,7 +19,7 @@ export async function runStatus(
   out: NodeJS.WritableStream,
   env: Environment = process.env,
 ): Promise<number> {
-  // Everything printed passes the session-wide secret net (issue 11): errors quote what servers said.
+  // Everything printed passes the session-wide secret net (decision 55): errors quote what servers said.
   const mask = createTextMasker(env);
   // Broken files are reported before the first pass: collect them from the start, and the
   // warnings (an --allowed-mcp-server-names entry that matches no server, a reaped leftover…).
@@ -40,7 +40,7 @@ export async function runStatus(
     const signalled = await Promise.race([live.start().then(() => undefined), interrupted]);
     if (signalled !== undefined) return signalled;
     const servers = live.statusReport();
-    // Fail closed (issue 11): a user or system settings file that never parsed blocks everything.
+    // Fail closed (decision 51): a user or system settings file that never parsed blocks everything.
     const blockedBy = live.settingsError();
     if (json) {
       const report = { ...(blockedBy === undefined ? {} : { settingsError: blockedBy }), settingsErrors: problems, warnings, servers: servers.map(statusJson) };

@@ -6,7 +6,7 @@
  * result:  --[]---------[...T]-----------------[...T, ...U]--|
  * ```
  * A server that starts or goes connecting changes its status but not its tools: a host's
- * `setTools` must not run for it (issue 13). Lists are compared by reference, one `===` per item
+ * `setTools` must not run for it (decision 68). Lists are compared by reference, one `===` per item
  * that has a non-empty list, so a thousand servers cost a thousand comparisons, never a walk
  * through their tools and schemas. That is exact as long as an item keeps its list's reference
  * while the list's content stays equal — `LiveServers` keeps it — and entries of different

@@ -26,7 +26,7 @@
  * ```
  * An inner that must not hold up newer values can listen to `superseded$` and finish early; the
  * trailing inner starts as soon as it has. A reconcile pass does: it stops waiting for a hung
- * server's connect when a newer desired state arrives (issue 11).
+ * server's connect when a newer desired state arrives (decision 17).
  */
 import { AsyncSubject, from, Observable, type ObservableInput, type OperatorFunction, Subscription } from 'rxjs';
 

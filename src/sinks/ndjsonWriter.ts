@@ -9,7 +9,7 @@ import { terminalSafeJson } from '../model/terminalText.js';
  * Every string value of every event passes through {@link createTextMasker} on the way out — a
  * last net under the per-server masking, for any text that reaches an event some other way:
  * known token formats, URL credentials and query values, and the values of the secret-named
- * variables of `env` (issue 11). Keys are not values: they stay. A gated entry as written (in
+ * variables of `env` (decision 55). Keys are not values: they stay. A gated entry as written (in
  * `approval-required`) is the repository's own text: in it the net masks real secrets only
  * (decision 167). Each line is made safe to `tail` in a terminal (decision 168).
  */

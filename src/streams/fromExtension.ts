@@ -47,7 +47,7 @@ const PENDING = 'pending';
 type Named = SettingsFileEvent | typeof PENDING | undefined;
 
 /**
- * One extension directory as a source of scope `extension` (issue 14): the manifest's
+ * One extension directory as a source of scope `extension` (decision 156): the manifest's
  * `mcpServers`, and its language servers from `<dir>/.lsp.json` and the manifest's `lspServers`
  * — inline, or the relative path of a `.lsp.json`-format file inside the extension, read only
  * where its symlinks stay inside ({@link readInsideDirectory}). A name in both is the

@@ -116,7 +116,7 @@ interface Installed {
 }
 
 /**
- * Between extensions the first installed keeps a server name (issue 11 #6), for MCP and language
+ * Between extensions the first installed keeps a server name (decisions 58 and 156), for MCP and language
  * servers alike (each kind its own names): `extensions` in install order, each server name
  * dropped from every later one. Returns the snapshots (an extension without conflicts keeps its
  * snapshot object) and the conflicts by key.
@@ -180,7 +180,7 @@ function keepFirstInstalled(
  *
  * A server name two extensions provide belongs to the one installed first ({@link installTimeOnDisk},
  * then directory name): the later definition is dropped with a warning naming both, so installing
- * an extension can never swap another extension's server for its own (issue 11 #6). Uninstalling
+ * an extension can never swap another extension's server for its own (decision 58). Uninstalling
  * the first hands the name to the next. Scopes are not involved: a user server still wins over both.
  */
 export function fromExtensions(

@@ -116,7 +116,7 @@ const RULES: Readonly<Record<SettingsFileKind, readonly KeyRule[]>> = {
  * Each tick of {@link watchFile} reads the file again, one read at a time ({@link rereadOnTick}).
  * - A file that does not parse: an `error`, and the last good content stays (no `content`).
  *   If there was none yet, an empty content follows once, so every source has a first value;
- *   for a settings file it is marked `broken` (admission fails closed on it, issue 11) until a
+ *   for a settings file it is marked `broken` (admission fails closed on it, decision 51) until a
  *   read parses with every admission key (`mcp…`, `security…`) of the right type.
  * - A missing file: an empty source (`servers: {}`), not an error.
  * - A known key of the wrong type (`mcpServers: []`, `mcp.allowed: "a"`): an `error` naming
@@ -174,7 +174,7 @@ interface FileState {
 
 /**
  * The keys admission depends on: while a settings file has never given them whole, it is
- * `broken` (fail closed, issue 11) instead of ignoring them, which would widen admission.
+ * `broken` (fail closed, decision 51) instead of ignoring them, which would widen admission.
  */
 const ADMISSION_KEYS: ReadonlySet<string> = new Set([
   'mcp',
@@ -253,7 +253,7 @@ function asLspServersFile(raw: Record<string, unknown>): Record<string, unknown>
 /**
  * Each `mcpServers` and `lspServers` entry deep-equal to the one emitted last becomes that very
  * object again, so an entry nobody edited keeps its identity across re-reads and a pass skips it
- * at the cost of a comparison (issue 15: the incremental desired state keys its results on it).
+ * at the cost of a comparison (decision 102: the incremental desired state keys its results on it).
  */
 function keepUnchangedServers(previous: Record<string, unknown> | undefined, effective: Record<string, unknown>): void {
   for (const key of ['mcpServers', 'lspServers']) keepUnchangedEntries(previous, effective, key);

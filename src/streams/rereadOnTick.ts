@@ -5,7 +5,7 @@ import type { WatchTick } from './watchDirectory.js';
 
 /**
  * Reads again on the ticks of a watcher: one read at a time, and at most one more after it,
- * whatever the number of ticks meanwhile (issue 15).
+ * whatever the number of ticks meanwhile (decision 107).
  *
  * ```
  * ticks:   c--cc------c----

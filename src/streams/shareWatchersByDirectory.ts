@@ -3,7 +3,7 @@ import { defer, finalize, share, type Observable } from 'rxjs';
 import type { ChildNames, WatchEvent, WatchFactory } from './watchFactory.js';
 
 /**
- * One watcher per directory, however many sources watch it (issue 15): `~/.qwen` holds the user
+ * One watcher per directory, however many sources watch it (decision 108): `~/.qwen` holds the user
  * settings, the approvals and the trusted folders (and stands in for a missing `extensions/`),
  * the workspace holds `.mcp.json` and `.qwen/`; each used to have a chokidar watcher per file.
  *

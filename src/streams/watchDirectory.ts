@@ -16,7 +16,7 @@ export interface WatchDeps {
   rewatchDelayMs?: number;
   /**
    * Told of every change a watcher sees and of every read it causes (default: nobody): the
-   * pipeline times its debounce from these (`settleOnActivity`, issue 15).
+   * pipeline times its debounce from these (`settleOnActivity`, decision 105).
    */
   onActivity?: (activity: ReadActivity) => void;
 }

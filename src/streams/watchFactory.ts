@@ -40,7 +40,7 @@ export type WatchFactory = (dir: string, wanted?: ChildNames) => Observable<Watc
  * 100 ms, without a trailing event (paulmillr/chokidar#1455): two quick saves would leave the
  * second unread. So every child event is followed, this long after the last one for that path,
  * by a `recheck` — a read that is sure to see the final content. It is not itself a sign of a
- * change: it does not restart the pipeline's debounce (issue 15), whose window, longer than
+ * change: it does not restart the pipeline's debounce (decision 106), whose window, longer than
  * this, is still open when the read comes back.
  */
 const TRAILING_CHECK_MS = 120;

@@ -4,7 +4,7 @@ import { getOwn, isPlainObject, setOwn } from '../../model/ownProperties.js';
 import { ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
 
 /**
- * The user's OAuth tokens (issue 12): `<home>/.<profile>/mcp-oauth-tokens.json`, one record per
+ * The user's OAuth tokens (decision 86): `<home>/.<profile>/mcp-oauth-tokens.json`, one record per
  * server URL and client, under the rules of every file mcp-live owns ({@link ownedJsonFile}:
  * mode 0600, locked, atomic, a regular file of the user's). A record the file does not hold
  * whole — corrupt content, a wrong type — reads as no record: the server then needs

@@ -7,7 +7,7 @@ import { assertWritableTarget, writeOwnedFile } from './writeOwnedFile.js';
 
 /**
  * A JSON object file that only mcp-live writes and only its user may own: the approvals file and
- * the OAuth token file (issue 11, issue 12). Read: a regular file of at most 4 MiB that the user
+ * the OAuth token file (decisions 60 and 86). Read: a regular file of at most 4 MiB that the user
  * owns, or nothing. Written: under a lock (`<file>.lock`, so two sessions never lose each other's
  * changes), read-modify-write, replaced atomically with mode 0600, refusing a symlink, a special
  * file or another user's file. Content a write would have to drop (a corrupt file) is first copied,

@@ -9,7 +9,7 @@ import { DEFAULT_PROGRESSIVE_THRESHOLDS, toolCatalog, type ProgressiveMode, type
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 
 /**
- * The gateway core (issue 16): one MCP server per connected client, all fronting one
+ * The gateway core: one MCP server per connected client, all fronting one
  * {@link McpLive}. Transport-agnostic: `mcp-live serve` hands it stdio, socket and HTTP
  * transports. What a backend asks of its client (elicitation, sampling) and what it tells it
  * (logs, resource updates, progress) goes to the client whose request it serves.

@@ -13,7 +13,7 @@ import { isRunning, procfsAvailable } from '../process/processTable.js';
 import { connectGateway, readGatewayRecord, type GatewayAddress, type GatewayRecord } from './localSocket.js';
 
 /**
- * The process model of `mcp-live serve --stdio` (issue 16): one gateway per profile and
+ * The process model of `mcp-live serve --stdio` (decision 127): one gateway per profile and
  * workspace, started in the background by the first client and shared by the next ones.
  */
 

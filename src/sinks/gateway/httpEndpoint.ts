@@ -21,7 +21,7 @@ export interface HttpEndpoint {
 }
 
 /**
- * The gateway over Streamable HTTP on 127.0.0.1 (issue 16): one SDK transport per MCP session,
+ * The gateway over Streamable HTTP on 127.0.0.1 (decision 124): one SDK transport per MCP session,
  * found by its `mcp-session-id`. Every request passes, in this order, the DNS-rebinding checks (a
  * Host that is not this endpoint on loopback, or an Origin that is present and not loopback: 403)
  * and the bearer token (401). A web page the user visits can thus neither reach the endpoint

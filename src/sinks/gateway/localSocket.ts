@@ -11,7 +11,7 @@ import { ownIdentity } from '../process/processTable.js';
 import { writeOwnedFile } from '../files/writeOwnedFile.js';
 
 /**
- * Where the gateway of one profile and workspace is reached on this machine (issue 16): a unix
+ * Where the gateway of one profile and workspace is reached on this machine (decision 125): a unix
  * socket in the profile's runtime directory (0700), mode 0600, so only the user can attach. The
  * name carries the profile and a hash of the user settings file and the workspace: a gateway
  * serves one workspace, and a client of another workspace starts its own.

@@ -6,7 +6,7 @@ import { systemPathKeys, type PathKeys } from '../platform/pathKeys.js';
 
 /**
  * The documents the host has open, and the diagnostics language servers published for them
- * (issue 14). One store per session, outliving every language server connection: a server that
+ * (decision 153). One store per session, outliving every language server connection: a server that
  * starts (or restarts) is sent `didOpen` for each open document it takes, then follows
  * {@link LspDocuments.changes$}.
  *

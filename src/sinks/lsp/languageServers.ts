@@ -32,7 +32,7 @@ export interface LspTarget {
 }
 
 /**
- * The host's and the agent's side of the language servers (issue 14): their statuses, the
+ * The host's and the agent's side of the language servers: their statuses, the
  * diagnostics they published, requests routed by file extension, the document store, and the
  * `lsp__*` tools, offered while a connected server can answer them. The servers themselves are
  * reconciled by the shared core; this only reads what it has connected.
@@ -70,7 +70,7 @@ export class LanguageServers {
   /**
    * The connected server `path` goes to: the first (by name) whose `extensionToLanguage` takes
    * its extension. One file, one server: several servers for one language are a conflict the
-   * user resolves by excluding one (docs/decisions.md).
+   * user resolves by excluding one (decision 154).
    */
   route(path: string): RoutedServer | undefined {
     return this.connected().find(({ server }) => {

@@ -10,7 +10,7 @@ import type { StderrRing } from '../process/stderrRing.js';
 import { lspMessageGuard } from './lspMessageGuard.js';
 
 /**
- * The byte stream to one language server, and the process behind it (issue 14):
+ * The byte stream to one language server, and the process behind it:
  *
  *   stdio                  spawn command → its stdout/stdin
  *   socket with command    spawn command (stdout ignored, stderr kept) → connect, retried until it listens

@@ -40,7 +40,7 @@ import type { LspDocuments } from './documents.js';
 import { LspChannel } from './lspChannel.js';
 
 /**
- * The {@link Connector} of language servers (issue 14): one LSP client per subscription, spoken
+ * The {@link Connector} of language servers: one LSP client per subscription, spoken
  * with vscode-languageserver-protocol's typed messages over the server's stdio or a socket.
  *
  *   connectLsp(key, config):   --(spawn, initialize, initialized, didChangeConfiguration)--C|

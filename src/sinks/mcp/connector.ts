@@ -97,7 +97,7 @@ export interface McpConnectorOptions {
    */
   processGroups?: ProcessGroupRegistry;
   /**
-   * OAuth for remote servers (issue 12): stored tokens are sent and refreshed; a server that
+   * OAuth for remote servers (decision 83): stored tokens are sent and refreshed; a server that
    * needs the user's authorization fails the connect with {@link NeedsAuthorization}. Without
    * it, a 401 is an error like any other.
    */
@@ -443,7 +443,7 @@ class McpSession implements McpConnection {
       return new Error(this.requestDeadline().message);
     }
     const explained = new Error(this.redact(this.describe(error)));
-    // The server's own JSON-RPC error keeps its code, for a gateway that passes it on (issue 16).
+    // The server's own JSON-RPC error keeps its code, for a gateway that passes it on (decision 115).
     return error instanceof McpError ? Object.assign(explained, { code: error.code }) : explained;
   }
 
@@ -623,7 +623,7 @@ class McpSession implements McpConnection {
   }
 
   /**
-   * Whether a failure means that only the user can help (issue 12): the SDK gave up for want of
+   * Whether a failure means that only the user can help (decision 83): the SDK gave up for want of
    * an authorization (`UnauthorizedError`), or our provider declined to start one in the
    * background. A 403 `insufficient_scope` on a working token asks for more scope (`scope`).
    */

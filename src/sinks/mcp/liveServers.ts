@@ -377,7 +377,7 @@ export class LiveServers {
   }
 
   /**
-   * Make-before-break (issue 15): connects `server`'s new config while the old connection goes
+   * Make-before-break (decision 101): connects `server`'s new config while the old connection goes
    * on serving; once the new one has listed, the two swap in one status update — one `servers$`
    * and `tools$` emission, no moment without tools — and the old one is closed when the requests
    * in flight on it have ended (new ones already go to the new connection). Completes when the
@@ -452,7 +452,7 @@ export class LiveServers {
         return EMPTY;
       }
       e.server = server;
-      // A language server takes its new settings and routing on the live connection (issue 14).
+      // A language server takes its new settings and routing on the live connection (decision 148).
       e.conn?.reconfigure?.(server.view);
       this.update(server.name, { ...this.listsPatch(server.name, e), ...wantedPatch(server) });
       return EMPTY;
@@ -512,7 +512,7 @@ export class LiveServers {
   }
 
   /**
-   * Every configured server's name, blocked and pending ones included (issue 11 #5): qualified
+   * Every configured server's name, blocked and pending ones included (decision 57): qualified
    * tool names are unique across all of them, so approving or unblocking a server never renames
    * another's tools. A server whose part changed re-publishes its tools under the new names; one
    * no longer configured keeps its part while it still has tools (its disconnect is coming).
@@ -845,7 +845,7 @@ export class LiveServers {
 
   private scheduleRestart(e: Entry, server: WantedServer, message: string): void {
     e.failures += 1;
-    // A language server's own policy (issue 14): `restartOnCrash: false`, or `maxRestarts` restarts.
+    // A language server's own policy (decision 148): `restartOnCrash: false`, or `maxRestarts` restarts.
     const policy = server.view.lsp;
     if (policy?.restartOnCrash === false) {
       this.update(server.name, { error: `${message} (not restarted: restartOnCrash is false; waiting for the next reload or /reconnect)` });

@@ -22,7 +22,7 @@ export interface TransportOptions {
   httpReconnection?: StreamableHTTPReconnectionOptions;
   /** stdio: where the server's process group is recorded while it runs. */
   processGroups?: GroupRecording;
-  /** Remote servers: the OAuth provider that supplies and renews tokens (issue 12). */
+  /** Remote servers: the OAuth provider that supplies and renews tokens (decision 83). */
   oauth?: McpOAuthProvider;
   /** The largest message the server may send (default {@link DEFAULT_MAX_MESSAGE_BYTES}; decisions 179–180). */
   maxMessageBytes?: number;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { runCommand, type RunCommand } from './runCommand.js';
 
 /**
- * A name for this boot of the machine, per platform (issue 25, decision 281): records of process
+ * A name for this boot of the machine, per platform (decision 281): records of process
  * start times are compared only within the boot they were made in.
  *
  *   linux    /proc/sys/kernel/random/boot_id (a UUID per boot); where a sandbox hides it, `btime:<s>`

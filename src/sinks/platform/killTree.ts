@@ -2,7 +2,7 @@ import { execFile as nodeExecFile } from 'node:child_process';
 import { win32 } from 'node:path';
 
 /**
- * Ending the process tree of a server we started, per platform (issue 25, decision 271):
+ * Ending the process tree of a server we started, per platform (decision 271):
  *
  *   POSIX   SIGTERM | SIGKILL  → the child's process group (it leads one), else the child itself
  *   win32   SIGTERM            → taskkill /PID <pid> /T       the tree, asked (WM_CLOSE)

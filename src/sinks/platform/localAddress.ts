@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * Where a local endpoint of mcp-live (the gateway's, issue 16) is reached, per platform (issue 25,
- * decision 272). `base` is the endpoint's path without extension in the per-user runtime
+ * Where a local endpoint of mcp-live (the gateway's, decision 125) is reached, per platform
+ * (decision 272). `base` is the endpoint's path without extension in the per-user runtime
  * directory, `<runtimeDir>/gateway-<profile>-<hash>`:
  *
  *   POSIX  <base>.sock                                  a unix socket file (0600, in the 0700 runtime dir)

@@ -2,7 +2,7 @@ import { copyFileSync, renameSync, statSync, truncateSync } from 'node:fs';
 
 /**
  * The gateway daemon's log (`<runtimeDir>/gateway-<profile>-<hash>.log`: its NDJSON events and
- * errors) kept to a size (issue 25, decision 284). The runtime directory is emptied at logout only
+ * errors) kept to a size (decision 284). The runtime directory is emptied at logout only
  * under XDG_RUNTIME_DIR; `~/.<profile>/run` (macOS, Windows, Linux without it) never is, and a
  * daemon's output was appended there forever.
  *

@@ -15,7 +15,7 @@
  * Otherwise the launch stays as it is, so a missing or non-executable command fails exactly as
  * before (`spawn X ENOENT`, `EACCES`) instead of as setpriv's exit code 127.
  *
- * Nowhere else (issue 25, decision 282): macOS has no parent-death signal a child can ask for
+ * Nowhere else (decision 282): macOS has no parent-death signal a child can ask for
  * without staying a helper process of ours, and Windows ends the direct child through libuv's
  * job object (spawnCommand.ts). On macOS the servers of a SIGKILLed mcp-live run on
  * until the next mcp-live starts and ends them from its process-group records

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ignoresCase, pathFlavor, sameButCase, upperDriveLetter } from '../../model/pathKeys.js';
 
 /**
- * The one place paths become keys, per platform (issue 25, decision 283): trust rules, the
+ * The one place paths become keys, per platform (decision 283): trust rules, the
  * approvals' project root and the language servers' `file:` URIs are compared as keys, never as
  * the user or a server happened to spell them.
  *

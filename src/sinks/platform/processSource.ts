@@ -4,7 +4,7 @@ import type { ProcessStat } from './processStat.js';
 import { runCommand, type RunCommand } from './runCommand.js';
 
 /**
- * Where the process table comes from, per platform (issue 25, decision 280):
+ * Where the process table comes from, per platform (decision 280):
  *
  *   linux    /proc/<pid>/stat, one file per process        start time in clock ticks since boot, with sid
  *   darwin   one `ps -axo pid=,ppid=,pgid=,uid=,stat=,lstart=` for the whole table   start time in whole

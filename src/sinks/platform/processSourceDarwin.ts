@@ -1,7 +1,7 @@
 import type { ProcessStat } from './processStat.js';
 
 /**
- * The process table of macOS, which has no /proc (issue 25, decision 280): one `ps` call lists
+ * The process table of macOS, which has no /proc (decision 280): one `ps` call lists
  * every process with what the Linux code reads from `/proc/<pid>/stat` — except the session id,
  * which macOS's ps does not give (its `sess` is a kernel pointer).
  *

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import type { ProcessStat } from './processStat.js';
 
 /**
- * The process table from Linux's /proc (moved here unchanged from sinks/process/processTable.ts, issue 25):
+ * The process table from Linux's /proc (moved here unchanged from sinks/process/processTable.ts, decision 280):
  * `/proc/<pid>/stat` gives state, parent, group, session and the start time in clock ticks since
  * boot; the owner of `/proc/<pid>` is the process's uid.
  */

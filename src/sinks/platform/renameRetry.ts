@@ -2,7 +2,7 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 
 /**
  * An atomic write's last step, the rename of the temp file over the real one, per platform
- * (issue 25, decision 285):
+ * (decision 285):
  *
  *   win32    refused with EPERM, EACCES or EBUSY while another program holds the target open — a
  *            search indexer, an antivirus scanner, a sync client, an editor — which lasts a few

@@ -4,7 +4,7 @@ import { withParentDeathSignal, type Launch } from './parentDeathSignal.js';
 
 /**
  * How a configured server command (an MCP stdio server, a language server) is spawned, per
- * platform (issue 25, decision 270):
+ * platform (decision 270):
  *
  *   linux     spawn(setpriv --pdeathsig TERM -- command args…)   (parentDeathSignal.ts, when it can work)
  *   darwin…   spawn(command, args)                               unchanged

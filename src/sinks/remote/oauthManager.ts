@@ -7,13 +7,13 @@ import { loadRemoteParts, remoteParts } from './remoteSdk.js';
 import type { OAuthTokenStore } from '../files/oauthTokenStore.js';
 
 /**
- * The session's OAuth (issue 12): one {@link McpOAuthProvider} per remote server, kept across
+ * The session's OAuth (decision 83): one {@link McpOAuthProvider} per remote server, kept across
  * reconnects (its last challenge and discovered metadata with it) and replaced when the server's
  * URL or `oauth` block changes; the interactive flow; logout.
  *
  * Nothing here ever runs for a server that is not admitted: providers are asked for by the
  * connector, which only runs for admitted servers, and by `authenticate`, which the session only
- * calls for a server it wants now (issue 12, "gating first").
+ * calls for a server it wants now (decision 89: gating first).
  */
 
 export interface AuthenticateOptions {

@@ -22,7 +22,7 @@ import { withoutUndefined } from '../../model/withoutUndefined.js';
 import { oauthRecordKey, type OAuthRecord, type OAuthTokenStore } from '../files/oauthTokenStore.js';
 
 /**
- * One remote server's side of OAuth (issue 12): the SDK's {@link OAuthClientProvider}, backed by
+ * One remote server's side of OAuth (decision 83): the SDK's {@link OAuthClientProvider}, backed by
  * the user's token file. The SDK runs the protocol — discovery (RFC 9728, RFC 8414, OpenID, the
  * 2025-03-26 fallbacks), registration or a client ID metadata document, PKCE, the resource
  * indicator, refresh, step-up on `insufficient_scope` — this class only decides what is stored

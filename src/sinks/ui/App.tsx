@@ -42,7 +42,7 @@ export interface AppProps {
  * PgUp/PgDn Home/End Enter go to the list (or scroll the detail view), and Esc closes the output,
  * then goes back from the detail view.
  *
- * Layout (issue 13): the frame stays shorter than the terminal (see {@link useFrameCap}); when
+ * Layout (decisions 74 and 75): the frame stays shorter than the terminal (see {@link useFrameCap}); when
  * everything does not fit, its parts share the rows in the order of {@link claims} and scroll
  * inside what they got.
  */

@@ -58,7 +58,7 @@ function confirmOptions(pending: number): readonly Option<ConfirmChoice>[] {
 }
 
 /**
- * Asks about the first server of the promptable set (SPEC §5, issue 11): its name, scope, source
+ * Asks about the first server of the promptable set (SPEC §5, decision 54): its name, scope, source
  * file and every line of its entry that decides what runs or where data goes (`review`), the risky
  * ones highlighted, scrolled inside the dialog when the entry is longer than the screen allows.
  * A decision names the hash of the entry shown, so an entry edited after it was drawn is refused
@@ -67,7 +67,7 @@ function confirmOptions(pending: number): readonly Option<ConfirmChoice>[] {
  * (another session, `mcp-live approvals`) disappears without a key press. A failed decision is
  * shown inline; decision keys are ignored while one is being written.
  *
- * Keys (issue 13), as in Qwen Code's and Gemini CLI's confirmations: the options are a list, ↑/↓
+ * Keys (decision 73), as in Qwen Code's and Gemini CLI's confirmations: the options are a list, ↑/↓
  * (k/j) move the highlight, Enter chooses it (the first is "approve"), 1–4 choose directly, and
  * the letters a s A r keep working; Esc asks later. The arrows belong to the options, so the entry
  * scrolls with PgUp/PgDn and Home/End. The confirmation of "approve all" is a list of two (y / n,
@@ -303,7 +303,7 @@ function ConfirmRow({ pending: p }: { pending: PendingApproval }) {
   );
 }
 
-/** What a pending entry is, by the kind of its key: a language server is keyed `lsp:NAME` (issue 14). */
+/** What a pending entry is, by the kind of its key: a language server is keyed `lsp:NAME` (decision 145). */
 function serverNoun(key: string): string {
   return serverKind(key) === 'lsp' ? 'language server' : 'MCP server';
 }

@@ -5,7 +5,7 @@ import type { Scope } from '../../model/types.js';
 import { ConfigSection, DetailFrame, Field, HistorySection, Section, StatusFields, StderrSection, type ServerDetailProps } from './ServerDetail.js';
 
 /**
- * `/lsp NAME` (issue 14): a language server in detail, from the pieces of the MCP detail view —
+ * `/lsp NAME` (decision 157): a language server in detail, from the pieces of the MCP detail view —
  * where it comes from and how it stands, its command line (as the approval review shows it:
  * literal secrets masked, `${VAR}` references kept), the languages it gets, what it said it can
  * do in `initialize`, the masked entry, its stderr tail and its history. It has no tools, prompts

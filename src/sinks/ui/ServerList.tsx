@@ -43,7 +43,7 @@ export interface ServerListProps {
  * why it has no process for an idle one (decision 196), or the reason in words for any other —
  * and a footer that counts idle servers with the connected ones (`3 connected (1 idle)`) and only
  * real failures as errors (SPEC §9: approval-skipped servers are not failures). Language servers
- * (issue 14) follow the MCP servers under a title of their own, by their own names, with their
+ * (decision 157) follow the MCP servers under a title of their own, by their own names, with their
  * languages (and, connected, their capability count and pid) after the state.
  *
  * A removed server keeps its row for a minute, then joins one line "removed: a, b" under the

@@ -65,7 +65,7 @@ export function countServers(servers: readonly ServerStatus[]): ServerCounts {
   return counts;
 }
 
-/** Whether a status is a language server's (issue 14): the list gives those a section of their own. */
+/** Whether a status is a language server's (decision 157): the list gives those a section of their own. */
 export function isLanguageServer(s: Pick<ServerStatus, 'kind'>): boolean {
   return s.kind === 'lsp';
 }
