@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
  * MCP_LIVE_SKIP_BUILD=1 skips it when only pure unit tests are run.
  *
  * tsc is the project's own, run with this Node from its JS entry: no `npx` (a `.cmd` on
- * Windows, which Node does not spawn without a shell) and no PATH lookup (issue 25).
+ * Windows, which Node does not spawn without a shell) and no PATH lookup (decision 274).
  */
 export default function setup(): void {
   if (process.env.MCP_LIVE_SKIP_BUILD === '1') return;

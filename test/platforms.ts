@@ -1,7 +1,7 @@
 import { describe, it, type TestFunction } from 'vitest';
 
 /**
- * Tests that need what only some platforms have (issue 25 §3): they run where it is there and
+ * Tests that need what only some platforms have (decision 276): they run where it is there and
  * skip elsewhere, the reason in the skipped test's name ("… [skipped on win32: needs /proc]").
  * Where they run, the name is as written, so nothing changes on Linux.
  *

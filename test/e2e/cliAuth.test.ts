@@ -7,7 +7,7 @@ import { playBrowser, startOAuthFixture, type OAuthFixture } from '../fixtures/o
 import { CLI, CliSession, Workspace } from './cliSession.js';
 
 /**
- * The user's part of OAuth through the built CLI (issue 12): headless `{"cmd":"auth"}` with the
+ * The user's part of OAuth through the built CLI (decision 83): headless `{"cmd":"auth"}` with the
  * `auth-required` URL opened by whoever plays the browser, `oauth.autoStart`, and `mcp-live auth
  * NAME` / `auth logout NAME` outside a session. No token in any line written.
  */

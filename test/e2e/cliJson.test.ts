@@ -56,7 +56,7 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     const b2 = cli.servers().get('b')!;
     expect(b2.pid).not.toBe(b.pid);
     expect(b2.tools).toContain('mcp__b__extra');
-    // Make-before-break (issue 15): the old process is closed after the swap, off the pass's path.
+    // Make-before-break (decision 101): the old process is closed after the swap, off the pass's path.
     for (let i = 0; i < 100 && isAlive(b.pid as number); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(isAlive(b.pid as number)).toBe(false);
     expect(cli.servers().get('a')?.pid).toBe(a.pid);

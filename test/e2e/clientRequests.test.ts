@@ -4,10 +4,10 @@ import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
 import { CliSession, FIXTURES, ROOT, Workspace, type Ev } from './cliSession.js';
 
 /**
- * Issue 12 headless: a server's form becomes an `elicitation` event answered with `elicit`
- * (accepting `{}` fills in the defaults, as the conformance scenario sep1034 expects; nobody
- * answering cancels it), a call reports `progress` and takes its own `timeout`, and prompts and
- * resources are one command away.
+ * Headless (decisions 92, 93, 95 and 97): a server's form becomes an `elicitation` event
+ * answered with `elicit` (accepting `{}` fills in the defaults, as the conformance scenario
+ * sep1034 expects; nobody answering cancels it), a call reports `progress` and takes its own
+ * `timeout`, and prompts and resources are one command away.
  */
 
 let ws: Workspace | undefined;

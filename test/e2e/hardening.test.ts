@@ -8,8 +8,9 @@ import type { PlanReport } from '../../src/planReport.js';
 import { CLI, CliSession, FIXTURES, Workspace, type Ev } from './cliSession.js';
 
 /**
- * Issue 11 against the built CLI: fail closed on broken user settings, approvals bound to what
- * was shown, paths against the shell's directory, `--cwd ~`.
+ * A hostile repository against the built CLI: fail closed on broken user settings (decision 51),
+ * approvals bound to what was shown (decision 52), paths against the shell's directory, `--cwd ~`
+ * (decision 63).
  */
 
 let ws: Workspace;

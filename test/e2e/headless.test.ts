@@ -3,7 +3,7 @@ import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
 import { CliSession, settleFor, Workspace, type Ev } from './cliSession.js';
 
 /**
- * Issue 13, "the headless mode never lies and never stalls", against the built CLI: commands
+ * The headless mode never lies and never stalls (decisions 64–66), against the built CLI: commands
  * piped in at start are answered truthfully, a slow call holds back neither `status` nor `quit`,
  * `quit` cancels it, and a broken-then-fixed file says so once each way.
  */

@@ -56,10 +56,10 @@ linuxOnly('tmux, /proc').describe('interactive session in a terminal (tmux)', ()
     expect(s).toMatch(/⊘ repo-helper\s+project\s+needs approval/);
     expect(s).toContain(join(COPY, 'workspace/.mcp.json'));
     expect(s).toMatch(/4 connected · 1 need approval · 0 errors/);
-    // The demo's language server, in a section of its own (issue 14).
+    // The demo's language server, in a section of its own (decision 157).
     expect(s).toMatch(/Language servers[\s\S]*● words\s+user\s+markdown, plaintext · \d+ capabilities · pid \d+/);
 
-    // Approve with a keystroke: Enter chooses the highlighted option, "approve" (issue 13).
+    // Approve with a keystroke: Enter chooses the highlighted option, "approve" (decision 73).
     expect(s).toMatch(/› 1\. Approve \(remembered\)/);
     tmux('send-keys', '-t', SESSION, 'Enter');
     s = await waitForScreen((x) => /● repo-helper/.test(x) && /\+repo-helper/.test(x), 'repo-helper connected and its pass logged');
@@ -83,7 +83,7 @@ linuxOnly('tmux, /proc').describe('interactive session in a terminal (tmux)', ()
     tmux('send-keys', '-t', SESSION, '/call mcp__clock__now {}', 'Enter');
     await waitForScreen((x) => /GMT\+9/.test(x), 'the tool result');
 
-    // A screen shorter than the session: the frame shrinks to fit below its height (issue 13),
+    // A screen shorter than the session: the frame shrinks to fit below its height (decision 74),
     // the header stays on top, the command line at the bottom.
     tmux('resize-window', '-t', SESSION, '-y', '14');
     s = await waitForScreen((x) => /↓ \d+ more lines · PgUp\/PgDn scroll/.test(x), 'the list scrolled to fit 14 rows');

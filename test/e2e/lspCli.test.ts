@@ -4,7 +4,7 @@ import { descendants } from '../integration/processes.js';
 import { CliSession, FIXTURES, Workspace } from './cliSession.js';
 
 /**
- * Language servers through the built CLI (issue 14): `--lsp-config FILE` and the settings'
+ * Language servers through the built CLI (decision 157): `--lsp-config FILE` and the settings'
  * `lspServers`, as NDJSON `server` events of kind `lsp`; `status` lists them; an `lsp__*` tool
  * is called like any other.
  */

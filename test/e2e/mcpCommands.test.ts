@@ -7,9 +7,10 @@ import { waitForNoLeftovers } from '../integration/processes.js';
 import { CLI, CliSession, FIXTURES, Workspace } from './cliSession.js';
 
 /**
- * Issue 13, "Managing servers without an editor", against the built CLI: `mcp add|list|get|remove`
- * and `trust|untrust` edit the files (keeping their comments) and a running `--json` session
- * follows through its watcher; `enable` / `disable` in the NDJSON protocol.
+ * Managing servers without an editor (decisions 69–72), against the built CLI:
+ * `mcp add|list|get|remove` and `trust|untrust` edit the files (keeping their comments) and a
+ * running `--json` session follows through its watcher; `enable` / `disable` in the NDJSON
+ * protocol.
  */
 
 let ws: Workspace;

@@ -6,7 +6,7 @@ import { waitForNoLeftovers } from '../integration/processes.js';
 import { CLI, CliSession, Workspace } from './cliSession.js';
 
 /**
- * Issue 23 against the built CLI: `mcp disable|enable NAME` (decision 250) with a running
+ * Against the built CLI: `mcp disable|enable NAME` (decision 250) with a running
  * `--json` session following the user settings file, and `{"cmd":"tools"}` (decision 251).
  */
 

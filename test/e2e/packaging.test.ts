@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './cliSession.js';
 
 /**
- * Issue 13, packaging: `npm pack` ships what a user runs and nothing a demo run wrote, and the
+ * Packaging (decision 79): `npm pack` ships what a user runs and nothing a demo run wrote, and the
  * packed CLI knows its version. Packs a copy of the package (with the built dist/) in which a
  * demo run's leftovers are planted, so the work tree is never touched.
  */
@@ -20,7 +20,7 @@ describe('npm pack', () => {
     const pkg = join(COPY, 'pkg');
     mkdirSync(pkg, { recursive: true });
     for (const entry of ['package.json', 'README.md', 'LICENSE', 'docs', 'dist/src', 'examples']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
-    // What demo runs wrote into the demo home before issue 13, and what one might write.
+    // What demo runs wrote into the demo home before decision 79, and what one might write.
     const home = join(pkg, 'examples/demo/home/.qwen');
     mkdirSync(join(home, 'run'), { recursive: true });
     for (const file of ['mcpApprovals.json', 'mcpApprovals.json.lock', 'mcpApprovals.json.corrupt-1.bak', 'trustedFolders.json', 'run/1-2.json']) {
@@ -51,7 +51,7 @@ describe('npm pack', () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(execFileSync(process.execPath, [join(COPY, 'package/dist/src/cli/main.js'), '--version'], { encoding: 'utf8' })).toBe(`${version}\n`);
 
-    // Issue 23 §2: the licence, and every document the README links to, are in the package.
+    // Decision 264: the licence, and every document the README links to, are in the package.
     const installed = join(COPY, 'package');
     expect(files).toContain('LICENSE');
     const links = [...readFileSync(join(installed, 'README.md'), 'utf8').matchAll(/\]\(((?:docs|examples)\/[^)#\s]+)\)/g)].map((m) => m[1]!);
@@ -77,7 +77,7 @@ describe('npm pack', () => {
 });
 
 /**
- * Issue 23 §2: the public types compile for a strict consumer (`skipLibCheck: false`) that has
+ * Decision 264: the public types compile for a strict consumer (`skipLibCheck: false`) that has
  * only the package's dependencies. Every module specifier reachable from `index.d.ts` is relative,
  * `node:`, or a dependency that ships its own types — never a package whose types come from a
  * dev-only `@types/*` (proper-lockfile's leaked before, TS7016; decision 264).
@@ -113,7 +113,7 @@ describe('the published types', () => {
 });
 
 /**
- * Issue 23 §2, as a new user meets it: the tarball installed with npm into a fresh project outside
+ * Decision 235, as a new user meets it: the tarball installed with npm into a fresh project outside
  * this repository (so nothing of ours — no dev dependency, no `@types/*` — is on its resolution
  * path), which is CommonJS (`"type": "commonjs"`) and type-checks strictly with
  * `skipLibCheck: false`. npm takes the package's dependencies from its cache (`--prefer-offline`:

@@ -8,11 +8,11 @@ import type { PlanReport } from '../../src/planReport.js';
 import { CLI, FIXTURES, Workspace } from './cliSession.js';
 
 /**
- * Issue 13, "Configs written for the peers must just work", against the built CLI: a Gemini CLI /
- * Qwen Code style extension (`${extensionPath}${/}dist${/}…`, `cwd: ${extensionPath}`,
- * `${workspacePath}`), Claude Code's `${VAR:-default}`, an unset variable's warning,
- * `excludeTools: ["slow()"]`, and a VS Code style `.mcp.json` ({"servers": {}}). One `plan` and
- * one `status` run, several facts each.
+ * Configs written for the peers must just work (decisions 10, 80–82), against the built CLI: a
+ * Gemini CLI / Qwen Code style extension (`${extensionPath}${/}dist${/}…`,
+ * `cwd: ${extensionPath}`, `${workspacePath}`), Claude Code's `${VAR:-default}`, an unset
+ * variable's warning, `excludeTools: ["slow()"]`, and a VS Code style `.mcp.json`
+ * ({"servers": {}}). One `plan` and one `status` run, several facts each.
  */
 
 let ws: Workspace;

@@ -13,7 +13,7 @@ import { linuxOnly } from '../platforms.js';
 import { CLI, CliSession, Workspace } from './cliSession.js';
 
 /**
- * `mcp-live serve` end to end (issue 16): the built CLI as MCP clients launch it, real fixture
+ * `mcp-live serve` end to end: the built CLI as MCP clients launch it, real fixture
  * servers behind it, the SDK's Client in front. Processes are found by their command lines, which
  * all name the test's temp directory: the daemon is detached, so it is no descendant of ours.
  */
@@ -248,7 +248,7 @@ linuxOnly('/proc, unix socket mode bits').describe('mcp-live serve --stdio (one 
   });
 });
 
-linuxOnly('/proc').describe('serve --stdio as real clients need it (issue 23 §1)', () => {
+linuxOnly('/proc').describe('serve --stdio as real clients need it (decisions 222–228)', () => {
   it('names are server__tool by default; an unlisted tool is -32602 with the reason; a client with other --names is refused by the running gateway', async () => {
     const w = newWorkspace();
     w.write(w.userSettings, { mcpServers: { a: w.server('a') } });

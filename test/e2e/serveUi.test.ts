@@ -10,7 +10,7 @@ import { CLI, Workspace } from './cliSession.js';
 /**
  * `mcp-live serve --ui` in a real terminal (tmux): the user approves a repository's server in
  * the gateway's own interactive session, and a client attached through `serve --stdio` — which
- * can never approve — gets `tools/list_changed` and the server's tools (issue 16).
+ * can never approve — gets `tools/list_changed` and the server's tools.
  */
 const SESSION = `mcp-live-serve-ui-${process.pid}`;
 const ws = new Workspace();

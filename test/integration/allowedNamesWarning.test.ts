@@ -10,7 +10,7 @@ import { planReport } from '../../src/planReport.js';
 import { runStatus } from '../../src/cli/statusCommand.js';
 import { fakeConnector } from '../marbles/fakeConnector.js';
 
-/** Issue 13: `--allowed-mcp-server-names` entries that match no configured server are warned about. */
+/** Decision 78: `--allowed-mcp-server-names` entries that match no configured server are warned about. */
 
 const fake = () => ({ command: 'fake', args: [] });
 const ALLOWED = ['github', 'gihtub', 'nope*'];

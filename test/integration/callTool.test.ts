@@ -10,9 +10,10 @@ import { closeTracked, connectOnce, fixture, nodeServer, textOf, track } from '.
 import { waitForNoLeftovers } from './processes.js';
 
 /**
- * Issue 13, the library's side of "never lies, never stalls": a call made at start waits for
- * the first pass instead of hearing that its server is not configured; a cancelled call ends at
- * once and its server is told; what a host renders (`tools$`, `prompts$`) never repeats itself.
+ * The library's side of "never lies, never stalls" (decisions 64, 65 and 68): a call made at
+ * start waits for the first pass instead of hearing that its server is not configured; a
+ * cancelled call ends at once and its server is told; what a host renders (`tools$`, `prompts$`)
+ * never repeats itself.
  */
 
 const fake = (...args: string[]) => ({ command: 'fake', args });

@@ -9,7 +9,7 @@ import type { McpLiveOptions } from '../../src/createMcpLive.js';
 import { planReport } from '../../src/planReport.js';
 
 /**
- * Issue 13: the demo keeps what a run writes (approvals) in a temp directory, so every
+ * Decision 79: the demo keeps what a run writes (approvals) in a temp directory, so every
  * `npm start` asks again and nothing a run wrote lands in the package; its settings stay in
  * place, for the README's tour edits them while it runs.
  */

@@ -10,7 +10,7 @@ import { fixture, textOf } from './mcpServers.js';
 import { waitForNoLeftovers } from './processes.js';
 
 /**
- * Per-entry `roots` (issue 23 §4, decision 243) against a real server that reports what it was
+ * Per-entry `roots` (decision 243) against a real server that reports what it was
  * offered: the client's `roots` capability from `initialize` and its answer to `roots/list`.
  * A server given its directories in its args (server-filesystem) keeps them with `roots: false`.
  */

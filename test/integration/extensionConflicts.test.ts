@@ -9,7 +9,7 @@ import { fixture } from './mcpServers.js';
 import { isAlive, waitForNoLeftovers } from './processes.js';
 
 /**
- * Issue 11 #6 end to end: installing a second extension that names the same server must not swap
+ * Decision 58 end to end: installing a second extension that names the same server must not swap
  * the running process for its own. Real extension directories, real watcher, real processes.
  */
 

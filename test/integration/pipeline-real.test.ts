@@ -42,7 +42,7 @@ describe('the reconcile pipeline with the real connector', () => {
     expect(pid('a')).toBe(before.a);
     expect(pid('c')).toBe(before.c);
     expect(pid('b')).not.toBe(before.b);
-    // Make-before-break (issue 15): the old process is closed after the swap, off the pass's path.
+    // Make-before-break (decision 101): the old process is closed after the swap, off the pass's path.
     for (let i = 0; i < 100 && isAlive(before.b); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(isAlive(before.b)).toBe(false);
     expect(r.status('b')?.tools.map((t) => t.name)).toContain('mcp__b__more');

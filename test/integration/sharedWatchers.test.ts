@@ -35,7 +35,7 @@ function countingChokidar() {
   return { watch, opened, open };
 }
 
-describe('one watcher per directory (issue 15)', () => {
+describe('one watcher per directory (decision 108)', () => {
   it('a session opens one chokidar watcher for ~/.qwen and one for the workspace, and still sees every file in them', async () => {
     dir = mkdtempSync(join(tmpdir(), 'mcp-live-shared-'));
     const homeDir = join(dir, 'home');

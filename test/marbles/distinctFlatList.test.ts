@@ -51,7 +51,7 @@ describe('distinctFlatList', () => {
   );
 
   it(
-    'two servers connecting: three distinct lists, three emissions (issue 13: five before)',
+    'two servers connecting: three distinct lists, three emissions (five before decision 68)',
     marbles((m) => {
       const source = m.hot<Item[]>('-e-e-t-T-u-n-|', inputs);
       const expected = '            -E---X---Y---|';

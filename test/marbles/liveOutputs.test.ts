@@ -13,7 +13,7 @@ import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, srv } from './inputs.js';
 
 /**
- * Issue 13: what a host renders never repeats itself — `tools$`, `servers$` and
+ * Decision 68: what a host renders never repeats itself — `tools$`, `servers$` and
  * `pendingApprovals$` emit only real changes (so `setTools` runs only then) — tools and statuses
  * carry `trust`, and a tool-not-found message says what hides a tool and how to approve.
  */

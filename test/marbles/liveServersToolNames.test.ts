@@ -6,7 +6,7 @@ import type { ResolvedServerConfig } from '../../src/model/types.js';
 import { LiveServers } from '../../src/sinks/mcp/liveServers.js';
 import { fakeConnector } from './fakeConnector.js';
 
-/** LiveServers' side of issue 11 #5: parts from the configured names, re-publishing, exact routing. */
+/** LiveServers' side of decision 57: parts from the configured names, re-publishing, exact routing. */
 
 const h4 = (name: string) => sha256Hex(name).slice(0, 4);
 

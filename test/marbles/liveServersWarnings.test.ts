@@ -5,7 +5,7 @@ import type { AssembledServer } from '../../src/model/types.js';
 import { LiveServers } from '../../src/sinks/mcp/liveServers.js';
 import { fakeConnector } from './fakeConnector.js';
 
-/** Issue 13 point 2: the "not set" warnings of a wanted server reach its status (`servers$`, status, the detail view). */
+/** Decision 10: the "not set" warnings of a wanted server reach its status (`servers$`, status, the detail view). */
 
 const WORKSPACE = '/w';
 const entry = (config: unknown): AssembledServer => ({ name: 'github', scope: 'project', source: '/w/.mcp.json', config });

@@ -10,7 +10,7 @@ import { fakeConnector } from './fakeConnector.js';
 import { newScheduler, observe, srv } from './inputs.js';
 
 /**
- * The shared reconcile core with a second server kind (issue 14): language servers come through
+ * The shared reconcile core with a second server kind (decision 145): language servers come through
  * the same sources, gate, passes, per-server reconcile and supervision as MCP servers. The fake
  * language server is the MCP fake (behaviour from its args) with an LSP face: no tools, a
  * capability summary, and a `reconfigure` that records the settings it is given.

@@ -202,7 +202,7 @@ describe('reconcile pipeline (virtual time)', () => {
     });
   });
 
-  describe('a newer desired state never waits on a hung connect (issue 11)', () => {
+  describe('a newer desired state never waits on a hung connect (decision 17)', () => {
     // `hang` never answers initialize; `good` is connected. The newer input arrives at 1000 and
     // settles at 1300 (debounce 300): everything it asks for is done by 1300 + the 5 ms close.
     const hang = srv('hang');

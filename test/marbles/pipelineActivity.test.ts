@@ -21,7 +21,7 @@ function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, activity
   return { fake, ...seen, passes, connecting };
 }
 
-describe('reconcile pipeline: the debounce is timed from the watchers (issue 15)', () => {
+describe('reconcile pipeline: the debounce is timed from the watchers (decision 105)', () => {
   // At start every source reads at subscription (a change and a read at 0, the inputs at 10).
   const START = { inputs: '10ms a', activity: '(cs) 6ms e' };
 

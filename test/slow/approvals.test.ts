@@ -89,7 +89,7 @@ describe('approvals', () => {
       expect(decisions[`one-${round}`]).toEqual({ hash: `hash-one-${round}`, status: 'approved' });
       expect(decisions[`two-${round}`]).toEqual({ hash: `hash-two-${round}`, status: 'approved' });
     }
-    // Mode bits are POSIX's (issue 25): Windows has none to check.
+    // Mode bits are POSIX's (decision 276): Windows has none to check.
     if (POSIX) expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(dirname(file)).filter((n) => n.startsWith(basename(file)) && n !== basename(file))).toEqual([]);
     report('concurrent approvals', { rounds: 100, writers: 2, decisions: Object.keys(decisions).length, ms: Date.now() - started });

@@ -8,11 +8,12 @@ import { posixOnly } from '../platforms.js';
 import { EXPANDED_SECRET, expectNoSecrets, expectScannerWorks, fixturePath, report, sdkFixture, startCli, stopAndScan, tiny, waitUntil } from './kit.js';
 
 /**
- * Issue 11 all at once: a hostile repository (special files, an entry swapped after it was shown,
- * hidden env, a name that collides with the user's server, secrets in every field) meets a user
- * whose settings were broken at start, a hung server and an extension that tries to take over
- * another's server. Asserted throughout: nothing unapproved ever starts (a probe logs the argv of
- * every process that runs), no output carries a planted secret, healthy servers keep their pids.
+ * Every defence against a hostile repository at once: a hostile repository (special files, an
+ * entry swapped after it was shown, hidden env, a name that collides with the user's server,
+ * secrets in every field) meets a user whose settings were broken at start, a hung server and an
+ * extension that tries to take over another's server. Asserted throughout: nothing unapproved
+ * ever starts (a probe logs the argv of every process that runs), no output carries a planted
+ * secret, healthy servers keep their pids.
  */
 
 let ws: Workspace | undefined;

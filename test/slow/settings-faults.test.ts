@@ -128,7 +128,7 @@ const FAULTS: Fault[] = [
     expect: { nothing: true },
   },
   {
-    // Issue 11: at most 4 MiB is read, so a huge file can never exhaust memory.
+    // Decision 59: at most 4 MiB is read, so a huge file can never exhaust memory.
     name: 'a valid 10 MB file, saved atomically',
     apply: (w) => w.atomicWrite(w.userSettings, big(10 * 1024 * 1024)),
     expect: { settingsError: /file too large \(\d+ bytes; settings files may be at most 4 MiB\)/ },
@@ -243,7 +243,7 @@ describe('settings faults (built CLI, real files)', () => {
     expect(e).toMatchObject({ file: w.userSettings });
     expect(e.error).toMatch(/is a directory, expected a file/);
     await c.waitFor((ev) => ev.type === 'ready');
-    // User settings never read: admission fails closed (issue 11), the other sources' servers wait.
+    // User settings never read: admission fails closed (decision 51), the other sources' servers wait.
     expect(c.servers().get('k')).toMatchObject({ state: 'blocked', reason: 'settings_error' });
 
     // The directory goes, a file comes: every server connects.
@@ -422,7 +422,7 @@ describe('settings faults (built CLI, real files)', () => {
       expect(c.events.slice(mark).filter((e: Ev) => e.type === 'approval-required')).toEqual([]);
     }
     expect(c.servers().get('a')).toMatchObject({ state: 'connected', pid: aPid });
-    // Mode bits are POSIX's (issue 25): Windows has none to check.
+    // Mode bits are POSIX's (decision 276): Windows has none to check.
     if (POSIX) expect(statSync(w.approvals).mode & 0o777).toBe(0o600);
   });
 });

@@ -113,7 +113,7 @@ async function runReal(scenario: Scenario, totals: { steps: number; starts: numb
         }
       }
       // Exactly the connected servers have a process — once the processes a make-before-break
-      // swap replaced have exited (they close after the swap, off the pass's path: issue 15).
+      // swap replaced have exited (they close after the swap, off the pass's path: decision 101).
       const connected = r.list().filter((s) => s.state === 'connected').length;
       for (let i = 0; i < 100 && leftoverServers(/tiny-server\.mjs/).length > connected; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(leftoverServers(/tiny-server\.mjs/).length, where).toBe(connected);

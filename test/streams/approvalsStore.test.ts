@@ -262,7 +262,7 @@ describe('fromApprovals (real chokidar)', () => {
   });
 });
 
-posixOnly('mkfifo, /dev/zero, symlinks, uids').describe('approvals store: special files, links and other owners (issue 11, items 1 and 10)', () => {
+posixOnly('mkfifo, /dev/zero, symlinks, uids').describe('approvals store: special files, links and other owners (decisions 59 and 60)', () => {
   let dir: string;
   let file: string;
   beforeEach(async () => {
@@ -379,7 +379,7 @@ posixOnly('mkfifo, /dev/zero, symlinks, uids').describe('approvals store: specia
   });
 });
 
-describe('approvals store: decideAll (issue 11, item 13)', () => {
+describe('approvals store: decideAll (decision 60)', () => {
   let dir: string;
   let file: string;
   beforeEach(async () => {

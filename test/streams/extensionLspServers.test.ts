@@ -5,7 +5,7 @@ import { fromExtensions, type ExtensionsEvent } from '../../src/streams/fromExte
 import { isPathInside } from '../../src/streams/readInsideDirectory.js';
 import { ManualWatch, makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
-/** Issue 14: an extension's language servers — manifest `lspServers` (inline or a path inside it) and its root `.lsp.json`. */
+/** Decision 156: an extension's language servers — manifest `lspServers` (inline or a path inside it) and its root `.lsp.json`. */
 
 const MANIFEST = 'qwen-extension.json';
 const entry = (command: string) => ({ command, extensionToLanguage: { '.x': 'x' } });

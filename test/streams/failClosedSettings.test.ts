@@ -5,7 +5,7 @@ import type { SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 
-/** Issue 11, item 2: which snapshots of a settings file are `broken` (admission fails closed on them). */
+/** Decision 51: which snapshots of a settings file are `broken` (admission fails closed on them). */
 
 type Content = Extract<SettingsFileEvent, { kind: 'content' }>;
 const brokenFlags = (events: SettingsFileEvent[]) =>

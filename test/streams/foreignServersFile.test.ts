@@ -7,7 +7,7 @@ import { Harness } from './settingsFileHarness.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 
 /**
- * Issue 13 point 5: a `.mcp.json` (or `--mcp-config` file) written for another client has no
+ * Decision 82: a `.mcp.json` (or `--mcp-config` file) written for another client has no
  * `mcpServers` object. It raises a `settings-error` naming the keys found and the one expected,
  * instead of loading silently as an empty source. Real files, hand-driven watcher.
  */

@@ -112,7 +112,7 @@ describe('fromExtensions (real chokidar)', () => {
   });
 });
 
-describe('fromExtensions: the first installed extension keeps a server name (issue 11 #6)', () => {
+describe('fromExtensions: the first installed extension keeps a server name (decision 58)', () => {
   let home: string;
   let extensions: string;
   let events: Recording<ExtensionsEvent> | undefined;

@@ -8,7 +8,7 @@ import { classifyChange } from '../../src/streams/restartRequired.js';
 import { Harness } from './settingsFileHarness.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
-/** Issue 14: language servers from settings files (`lspServers`, `lsp`) and `.lsp.json`-format files. */
+/** Decisions 146 and 147: language servers from settings files (`lspServers`, `lsp`) and `.lsp.json`-format files. */
 
 type Content = Extract<SettingsFileEvent, { kind: 'content' }>;
 type FileError = Extract<SettingsFileEvent, { kind: 'error' }>;

@@ -9,7 +9,7 @@ import { createApprovalsStore } from '../../src/sinks/files/approvalsStore.js';
 import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
 import { makeTempDir, removeDir, waitFor } from './streamTestKit.js';
 
-/** Issue 14: every language server source in the combined input, watched live (real chokidar). */
+/** Decision 145: every language server source in the combined input, watched live (real chokidar). */
 
 const TS = { command: 'typescript-language-server', args: ['--stdio'], extensionToLanguage: { '.ts': 'typescript' } };
 const PY = { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: { '.py': 'python' } };

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOAuthTokenStore, oauthRecordKey } from '../../src/sinks/files/oauthTokenStore.js';
 import { posixOnly } from '../platforms.js';
 
-/** The token file (issue 12) under the rules of every file mcp-live owns. */
+/** The token file (decision 86) under the rules of every file mcp-live owns. */
 
 let dir: string;
 let file: string;

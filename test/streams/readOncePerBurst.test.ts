@@ -23,7 +23,7 @@ function manualReads() {
   return { readFile, answer, started: () => started, running: () => pending.length };
 }
 
-describe('fromSettingsFile reads each change once per burst of watcher events (issue 15)', () => {
+describe('fromSettingsFile reads each change once per burst of watcher events (decision 107)', () => {
   it('ticks during a read neither abandon it nor start a second one; one more read follows it', async () => {
     const watch = new ManualWatch();
     const reads = manualReads();

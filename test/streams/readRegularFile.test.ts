@@ -10,7 +10,7 @@ import { mkfifo, settlesWithin, unblockFifo } from './specialFileKit.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
 /**
- * Special files where a settings file should be (issue 11, item 1): each used to exhaust memory
+ * Special files where a settings file should be (decision 59): each used to exhaust memory
  * (`→ /dev/zero`), block a libuv thread for good (a FIFO) or eat the CLI's input (`→ /dev/stdin`).
  */
 

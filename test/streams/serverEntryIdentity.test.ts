@@ -14,7 +14,7 @@ const servers = (h: Harness): Record<string, unknown>[] =>
 const settings = (fsArgs: string, web = 'https://example.test/mcp') =>
   `{ "mcpServers": { "fs": { "command": "npx", "args": [${fsArgs}] }, "web": { "httpUrl": "${web}", "headers": { "a": "b" } } } }`;
 
-describe('fromSettingsFile: entries nobody edited keep their identity (issue 15)', () => {
+describe('fromSettingsFile: entries nobody edited keep their identity (decision 102)', () => {
   let dir: string;
   let harness: Harness | undefined;
   beforeEach(async () => {

@@ -9,7 +9,7 @@ import { Harness } from './settingsFileHarness.js';
 import { ManualWatch, flush, makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
 /**
- * Issue 13: a broken file raises one `settings-error` per save — the watcher reads every save
+ * Decision 66: a broken file raises one `settings-error` per save — the watcher reads every save
  * twice (decision 28) — and `settings-ok` once when it reads cleanly again.
  */
 

@@ -7,7 +7,7 @@ import { posixOnly } from '../platforms.js';
 import { mkfifo } from './specialFileKit.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 
-describe('writeOwnedFile (issue 11, item 10)', () => {
+describe('writeOwnedFile (decision 60)', () => {
   let dir: string;
   let file: string;
   beforeEach(async () => {
@@ -66,7 +66,7 @@ describe('writeOwnedFile (issue 11, item 10)', () => {
   });
 });
 
-describe('writeOwnedFile on Windows: a rename refused for a held file (issue 25, decision 285)', () => {
+describe('writeOwnedFile on Windows: a rename refused for a held file (decision 285)', () => {
   let dir: string;
   let file: string;
   beforeEach(async () => {

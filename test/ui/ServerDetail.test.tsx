@@ -95,7 +95,7 @@ describe('ServerDetail', () => {
   });
 
   it('shows the config as written: literal secrets masked, everything that affects what runs visible', () => {
-    // Issue 11: the detail view used to mask every env and header value (hiding NODE_OPTIONS,
+    // Decision 55: the detail view used to mask every env and header value (hiding NODE_OPTIONS,
     // which decides what runs) and to show a URL's `?token=`. It now shows the entry as a
     // reviewer must see it: only literal secrets (secret-named keys, token formats, URL user
     // info and query values) are masked, and `${VAR}` references stay readable.

@@ -5,7 +5,7 @@ import { plain, server } from './fakeLive.js';
 
 afterEach(cleanup);
 
-/** Issue 13 point 2: the detail view (`/mcp NAME`) warns about unset variables, names only. */
+/** Decision 10: the detail view (`/mcp NAME`) warns about unset variables, names only. */
 describe('ServerDetail: warnings', () => {
   it('shows a warnings line: "GITHUB_PAT is not set"', () => {
     const s = server('github', { warnings: ['GITHUB_PAT is not set', 'GITHUB_HOST is not set'] });

@@ -147,7 +147,7 @@ describe('executeCommand', () => {
   });
 });
 
-describe('executeCommand with language servers (issue 14)', () => {
+describe('executeCommand with language servers (decision 157)', () => {
   const setup = () => {
     const fake = fakeLive();
     const servers = [

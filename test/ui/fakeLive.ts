@@ -130,7 +130,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     listResources: () => servers.getValue().flatMap((s) => s.resources.map((r) => ({ ...r, server: s.name }))),
     listResourceTemplates: () => servers.getValue().flatMap((s) => (s.resourceTemplates ?? []).map((t) => ({ ...t, server: s.name }))),
     unavailableReason: (): Unavailable | undefined => undefined,
-    // The UI neither subscribes nor completes: these exist for the gateway (issue 16).
+    // The UI neither subscribes nor completes: these exist for the gateway (decision 118).
     subscribeResource: () => Promise.reject(new Error('not in the fake')),
     unsubscribeResource: () => Promise.reject(new Error('not in the fake')),
     complete: () => Promise.reject(new Error('not in the fake')),

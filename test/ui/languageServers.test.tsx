@@ -8,7 +8,7 @@ import { fakeLive, KEY, pendingApproval, plain, server, tick, tool } from './fak
 afterEach(cleanup);
 
 /**
- * Issue 14 in the interactive session: language servers (statuses keyed `lsp:NAME`, kind `lsp`)
+ * Decision 157 in the interactive session: language servers (statuses keyed `lsp:NAME`, kind `lsp`)
  * get a section of their own in the list, `/lsp` and `/lsp NAME`, and words of their own.
  */
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCommand, runCommandLine } from '../../src/sinks/ui/commands.js';
 import { fakeLive, server } from './fakeLive.js';
 
-describe('/mcp auth NAME · /mcp logout NAME (issue 12)', () => {
+describe('/mcp auth NAME · /mcp logout NAME', () => {
   it.each([
     ['/mcp auth gh', { kind: 'auth', server: 'gh' }],
     ['/mcp logout gh', { kind: 'logout', server: 'gh' }],

@@ -12,7 +12,7 @@ import { expandBuiltins, healthCheckOf, resolveServerConfig, validateServerConfi
 import { reviewLineRisk } from '../../src/sinks/ui/reviewLineRisk.js';
 
 /**
- * The entry fields of issue 23 that shape a connection: `headersHelper` (decision 240),
+ * The entry fields that shape a connection: `headersHelper` (decision 240),
  * `healthCheck` (decision 241) and `roots` (decision 243) — how they are checked, resolved,
  * fingerprinted, hashed for approval and shown for review.
  */

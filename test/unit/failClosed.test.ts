@@ -6,7 +6,7 @@ import { reasonText, toolNotFoundMessage } from '../../src/model/messages.js';
 import { desiredServers, plan } from '../../src/model/reconcile/plan.js';
 import type { Scope, SourceSnapshot } from '../../src/model/types.js';
 
-/** Issue 11, item 2: a user or system settings file that never parsed blocks every server. */
+/** Decision 51: a user or system settings file that never parsed blocks every server. */
 
 const BROKEN = '/home/u/.qwen/settings.json:3:14: expected "," between entries (CommaExpected)';
 

@@ -17,7 +17,7 @@ describe('reasonText', () => {
     expect(reasonText(reason, by)).toBe(text);
   });
 
-  it("names a language server's own settings keys, lsp.excluded and lsp.allowed (issue 14)", () => {
+  it("names a language server's own settings keys, lsp.excluded and lsp.allowed (decision 147)", () => {
     expect(reasonText('excluded', undefined, undefined, 'lsp')).toBe('excluded by lsp.excluded');
     expect(reasonText('not_allowed', 'settings', undefined, 'lsp')).toBe('not in lsp.allowed');
     expect(reasonText('pending_approval', undefined, undefined, 'lsp')).toBe('needs approval');

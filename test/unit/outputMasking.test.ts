@@ -11,7 +11,7 @@ import { ndjsonWriter } from '../../src/sinks/ndjsonWriter.js';
 import { fakeLive, server } from '../ui/fakeLive.js';
 
 /**
- * Issue 11, item 8: every output surface passes the session-wide secret net. Each test plants
+ * Decision 55: every output surface passes the session-wide secret net. Each test plants
  * secrets that only the net can catch — a literal copy of an environment secret, a token format,
  * URL credentials — where a server, a file or an error put them, and greps the output.
  */

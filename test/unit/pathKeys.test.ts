@@ -12,7 +12,7 @@ import { pathKeys, type PathKeys } from '../../src/sinks/platform/pathKeys.js';
 import { isFolderTrusted } from '../../src/streams/trustedFolders.js';
 
 /**
- * Issue 25 §2: trust rules, the approvals' project root and language servers' `file:` URIs on
+ * Decision 283: trust rules, the approvals' project root and language servers' `file:` URIs on
  * file systems that ignore case (macOS, Windows), with the platform given and a simulated disk:
  * keys are made once, in the real case; on Linux they are what they always were.
  */

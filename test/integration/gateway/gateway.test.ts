@@ -21,7 +21,7 @@ import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
 
 /**
- * Issue 16, the gateway core: SDK clients over in-memory transports, a real McpLive over real
+ * The gateway core: SDK clients over in-memory transports, a real McpLive over real
  * settings files, real backend servers (server-everything, the echo and gateway-backend fixtures).
  */
 

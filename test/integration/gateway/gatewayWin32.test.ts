@@ -27,7 +27,7 @@ import { fixture } from '../mcpServers.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';
 
 /**
- * Issue 25 §1 (decisions 272, 273): the gateway on win32, simulated. The names are checked as
+ * Decisions 272 and 273: the gateway on win32, simulated. The names are checked as
  * Windows gets them; the claim, the relay's attach and `serve --stop` run their win32 branch
  * with the pipe's shared name pointed into a temporary directory (Linux listens on any path,
  * not on `\\.\pipe\`), so what differs — a fresh pipe per gateway named by its record, no file

@@ -13,7 +13,7 @@ import { errorOf, fixture, freePort } from '../mcpServers.js';
 import { isAlive, sleep, waitForExit, waitForNoLeftovers } from '../processes.js';
 
 /**
- * The language server connector (issue 14) against real processes: the fixture server
+ * The language server connector against real processes: the fixture server
  * (test/fixtures/lsp-server.mjs) for the lifecycle, settings, documents and failures, and the
  * real typescript-language-server and pyright for hover and definition.
  */

@@ -10,7 +10,7 @@ import { fixture, textOf } from '../mcpServers.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';
 
 /**
- * Language servers through the whole library (issue 14): real settings files watched by real
+ * Language servers through the whole library: real settings files watched by real
  * chokidar, the shared reconcile core, the LSP connector, and real language server processes —
  * the fixture (test/fixtures/lsp-server.mjs) and typescript-language-server.
  */

@@ -12,7 +12,7 @@ import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';
 
 /**
- * Issue 12, the client side of the protocol against real servers: server-everything where it
+ * The client side of the protocol (decisions 91–98) against real servers: server-everything where it
  * offers the feature (elicitation, roots, prompts, resources and templates, progress,
  * instructions), `client-requests-server.mjs` where a server must misbehave or be exact
  * (sampling without the capability, the conformance suite's defaults form, a quiet tool).

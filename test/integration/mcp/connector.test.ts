@@ -54,7 +54,7 @@ describe('connectMcp over stdio: connecting', () => {
     const connection = track(await connectOnce(connectMcp('echo', nodeServer(fixture('echo-server.mjs'), ['--tools', 'a,b'])))); 
     expect(connection.lists.tools.map((t) => t.name)).toEqual(['echo', 'slow', 'a', 'b']);
     expect(connection.lists.tools[0]).toMatchObject({ name: 'echo', description: 'Returns its text' });
-    // The server's arguments (and titles, annotations, `_meta` where given) are kept, for the gateway (issue 16).
+    // The server's arguments (and titles, annotations, `_meta` where given) are kept, for the gateway (decision 111).
     expect(connection.lists.prompts).toEqual([{ name: 'greet', description: 'Says hello', arguments: [{ name: 'who', required: true }] }]);
     expect(connection.lists.resources).toEqual([{ uri: 'fixture://readme', name: 'readme', description: 'A fixed text' }]);
     expect(textOf(await connection.callTool('echo', { text: 'ping' }))).toBe('ping');

@@ -5,7 +5,7 @@ import { closeTracked, connectOnce, errorOf, fixture, nodeServer, textOf, track 
 import { waitForNoLeftovers } from '../processes.js';
 
 /**
- * Issue 13 point 6, SPEC §11: `timeout` is the request timeout (default 600 000 ms),
+ * Decision 24, SPEC §11: `timeout` is the request timeout (default 600 000 ms),
  * `connectTimeout` the connect deadline (30 000 ms), and a timeout names the field to raise.
  * Real processes over stdio.
  */

@@ -14,7 +14,7 @@ import { connectOnce, fixture, remoteServer, textOf } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
 
 /**
- * Health checks (issue 23 §3, decision 241) against a real Streamable HTTP server process
+ * Health checks (decision 241) against a real Streamable HTTP server process
  * (test/fixtures/http-server.mjs, which counts the POSTs it gets): a ping per `intervalMs`
  * while connected, none with `healthCheck: false`, none after close, none while a lazy server is
  * idle; a server that stops answering (SIGSTOP: the socket accepts, nothing answers) is failed

@@ -9,9 +9,9 @@ import type { ServerStatus } from '../../../src/model/status.js';
 import { fixture, startedPids, textOf } from '../mcpServers.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';
 
-// Issue 11, item 7: one server that never answers `initialize` must not freeze later changes.
+// Decision 17: one server that never answers `initialize` must not freeze later changes.
 const DEBOUNCE_MS = 300;
-/** The issue's bound is debounce + 1 s; the file watcher's own latency and a loaded machine get 2 s more. */
+/** The bound asked for is debounce + 1 s; the file watcher's own latency and a loaded machine get 2 s more. */
 const BOUND_MS = DEBOUNCE_MS + 1_000 + 2_000;
 
 let dir: string;

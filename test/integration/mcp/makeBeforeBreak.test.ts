@@ -6,7 +6,7 @@ import { echoEntry, freePort, reconcilePass, userSettingsInput } from '../mcpSer
 import { isAlive, waitForNoLeftovers } from '../processes.js';
 
 /**
- * Make-before-break with real processes (issue 15): an edited server's new process starts while
+ * Make-before-break with real processes (decision 101): an edited server's new process starts while
  * the old one serves, the two swap in one emission, so the edited server never shows zero tools;
  * a server that holds a port cannot start beside its predecessor, falls back to the old order and
  * still ends connected.

@@ -55,7 +55,7 @@ describe('two createMcpLive sessions sharing a pool, with real processes', () =>
     const wsA = workspace();
     const wsB = workspace();
     // The identical entry (start log included) in both users' settings: one fingerprint. A stdio
-    // server starts in the workspace unless its entry names a `cwd` (issue 11), so the entry
+    // server starts in the workspace unless its entry names a `cwd` (decision 63), so the entry
     // names one, or the two workspaces would (rightly) get a process each.
     const shared = wsA.server('shared', [], { cwd: wsA.root });
     wsA.write(wsA.userSettings, { mcpServers: { echo: shared } });

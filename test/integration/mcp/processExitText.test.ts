@@ -3,7 +3,7 @@ import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { closeTracked, connectOnce, errorOf, fixture, nodeServer, track } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
 
-/** Why a stdio server went away, as the detail view and the event log show it (issue 13). */
+/** Why a stdio server went away, as the detail view and the event log show it (decision 77). */
 
 afterEach(closeTracked);
 afterAll(async () => {

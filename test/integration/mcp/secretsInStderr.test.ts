@@ -5,7 +5,7 @@ import { closeTracked, connectOnce, errorOf, fixture, track } from '../mcpServer
 import { waitForNoLeftovers } from '../processes.js';
 
 /**
- * Issue 11, item 8, with a real process: a server started with an inherited secret in
+ * Decision 55 with a real process: a server started with an inherited secret in
  * mcp-live's own environment and secrets in its args (`--api-key=$MYSECRET` expanded, a whole
  * arg from a variable, a token-format arg) writes all of them to stderr and quotes them in its
  * exit message. Neither the stderr tail nor the error text shows any of them.

@@ -78,7 +78,7 @@ describe('lazy servers (decision 196)', () => {
     expect(await waitForNoLeftovers(/echo-server/)).toEqual([]);
     await first.live.dispose();
     const record = join(home, '.qwen', 'mcp-surfaces.json');
-    // Mode bits are POSIX's (issue 25): Windows has none to check.
+    // Mode bits are POSIX's (decision 276): Windows has none to check.
     if (POSIX) expect(statSync(record).mode & 0o777).toBe(0o600);
 
     // Second session: everything listed from the record at start, nothing started.

@@ -10,7 +10,7 @@ import { fixture, reconcilePass, textOf } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';
 
 /**
- * Issue 11 #5 with real processes: a user server `my_srv` and an approved project server `my.srv`
+ * Decision 57 with real processes: a user server `my_srv` and an approved project server `my.srv`
  * both list `echo`. Before the fix both exposed `mcp__my_srv__echo` and a call went to whichever
  * came first; now each has a name of its own and the old name is refused.
  */

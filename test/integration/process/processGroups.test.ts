@@ -21,7 +21,7 @@ import { linuxOnly } from '../../platforms.js';
 import { isAlive, sleep, waitForExit } from '../processes.js';
 
 /**
- * Item 9 of issue 11: no process of a server outlives the session. A graceful close ends the
+ * Decisions 23, 61 and 62: no process of a server outlives the session. A graceful close ends the
  * server's group and the descendants that left it; after a SIGKILL of mcp-live, the next start
  * ends what the dead session's servers left in their groups, and nothing it cannot prove is theirs.
  */

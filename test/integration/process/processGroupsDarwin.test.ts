@@ -17,7 +17,7 @@ import { posixOnly } from '../../platforms.js';
 import { isAlive, sleep, waitForExit } from '../processes.js';
 
 /**
- * Issue 25 §2: recording and reaping with the macOS process table, on real processes. The darwin
+ * Decision 280: recording and reaping with the macOS process table, on real processes. The darwin
  * branch runs with the platform given: its one `ps -ww -axo pid=,ppid=,pgid=,uid=,stat=,lstart=`
  * runs for real (procps' ps on Linux takes the same keywords and prints lstart alike), and
  * `sysctl kern.boottime` answers as recorded on a Mac. No parent-death signal, as on macOS: a

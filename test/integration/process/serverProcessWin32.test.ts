@@ -13,7 +13,7 @@ import { fixture } from '../mcpServers.js';
 import { isAlive, waitForExit } from '../processes.js';
 
 /**
- * Issue 25 §1 (decisions 270, 271): a server's life on win32, simulated here. The ServerProcess
+ * Decisions 270 and 271: a server's life on win32, simulated here. The ServerProcess
  * runs its win32 branch — cross-spawn's parse loaded as on Windows, taskkill for the signals —
  * on a pretend Windows machine: the fake spawn reads the command line as cmd.exe would
  * (windowsCommandLine.ts) and starts the program it names, an `npx.cmd` that is node, as a real

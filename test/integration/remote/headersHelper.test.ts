@@ -18,7 +18,7 @@ import { connectOnce, errorOf, fixture, textOf } from '../mcpServers.js';
 import { descendants, waitForNoLeftovers } from '../processes.js';
 
 /**
- * `headersHelper` (issue 23 §3, decision 240) with real processes: the helper is a shell command
+ * `headersHelper` (decision 240) with real processes: the helper is a shell command
  * running test/fixtures/headers-helper.mjs, the server a real Streamable HTTP MCP server on
  * 127.0.0.1 that accepts one API key. The helper runs at connect and again on a 401, its headers
  * go over the entry's, it is bounded (time, output), it fails only its server in clear words,

@@ -13,7 +13,7 @@ import { waitForNoLeftovers } from '../processes.js';
 
 /**
  * OAuth against a real protected Streamable HTTP server and a real authorization server on
- * 127.0.0.1 (issue 12): the first connect ends in `needs_auth`, the browser flow (played by
+ * 127.0.0.1 (decision 83): the first connect ends in `needs_auth`, the browser flow (played by
  * following the redirects to mcp-live's own loopback callback) connects it, tokens are refreshed
  * and forgotten, a revoked token asks again, a step-up asks for the wider scope, a gated server
  * is never contacted, and no token ever reaches an output.
@@ -101,7 +101,7 @@ describe('OAuth for a remote server', () => {
     expect(request!.redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     expect(events.filter((e) => e.type === 'auth-required')).toEqual([expect.objectContaining({ server: 'remote' })]);
 
-    // Mode bits are POSIX's (issue 25): Windows has none to check.
+    // Mode bits are POSIX's (decision 276): Windows has none to check.
     if (POSIX) expect((await stat(tokensFile())).mode & 0o777).toBe(0o600);
     const tokens = await storedTokens();
     expect(tokens.length).toBeGreaterThan(0);

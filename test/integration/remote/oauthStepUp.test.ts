@@ -9,7 +9,7 @@ import { playBrowser, startOAuthFixture, type OAuthFixture } from '../../fixture
 import { waitForNoLeftovers } from '../processes.js';
 
 /**
- * Step-up during a call (issue 23 §3, decision 242), against the real protected Streamable HTTP
+ * Step-up during a call (decision 242), against the real protected Streamable HTTP
  * server and authorization server of the OAuth fixture: a token with scope `mcp` may list but
  * not call (`tools/call` needs `mcp tools:call`, else 403 `insufficient_scope`). With someone to
  * open the browser, the call starts the authorization itself (`auth-required`), waits for it and

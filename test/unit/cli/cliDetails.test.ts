@@ -6,7 +6,7 @@ import { parseCliArgs, UsageError, type CommonOptions } from '../../../src/cli/a
 import { checkOptionPaths } from '../../../src/cli/checkOptionPaths.js';
 import { packageRoot, packageVersion } from '../../../src/cli/ownPackage.js';
 
-/** Issue 13, CLI details: --version, and command-line paths that do not exist. */
+/** Everyday CLI details (decision 78): --version, and command-line paths that do not exist. */
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 let dir: string;

@@ -9,7 +9,7 @@ import { planReport, type PlanReport } from '../../../src/planReport.js';
 import { fakeLive, server } from '../../ui/fakeLive.js';
 
 /**
- * Issue 13 point 2: `plan` and `status` warn "GITHUB_PAT is not set" for a variable an entry
+ * Decision 10: `plan` and `status` warn "GITHUB_PAT is not set" for a variable an entry
  * reads that is unset (names only, never values) — plan from real files on disk, status from a
  * session's statuses.
  */

@@ -15,7 +15,7 @@ function deferred<T = void>() {
 
 /**
  * runJsonSession over a stub session whose first pass, plan and calls the test ends by hand:
- * the scheduling of `--json` commands (issue 13) without processes.
+ * the scheduling of `--json` commands (decisions 64 and 65) without processes.
  */
 function harness() {
   const events = new Subject<McpLiveEvent>();

@@ -14,7 +14,7 @@ function input(sources: SourceSnapshot[], extra: Partial<AssembleInput> = {}): A
   return { sources, approvals: {}, sessionApprovals: {}, folderTrusted: true, ...extra };
 }
 
-describe('language servers in the desired state (issue 14)', () => {
+describe('language servers in the desired state (decision 145)', () => {
   it('are keyed lsp:NAME beside MCP servers of the same name, with the same precedence (later scope wins the whole entry)', () => {
     const desired = assemble(
       input([

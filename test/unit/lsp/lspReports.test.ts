@@ -10,7 +10,7 @@ import type { PlanReport } from '../../../src/planReport.js';
 import { fakeLive, server, tool } from '../../ui/fakeLive.js';
 
 /**
- * Issue 14: `status` and `plan` include language servers — `kind` in --json, and in text a
+ * Decision 157: `status` and `plan` include language servers — `kind` in --json, and in text a
  * section of their own after the MCP servers, by their own names, as in the interactive list.
  */
 

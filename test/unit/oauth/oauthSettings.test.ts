@@ -7,7 +7,7 @@ import { holdSecrets, maskText } from '../../../src/model/secrets.js';
 import { resolveServerConfig, validateServerConfig } from '../../../src/model/settings/validate.js';
 import { wantsOAuth } from '../../../src/sinks/remote/oauthManager.js';
 
-describe('the oauth block of a server entry (issue 12)', () => {
+describe('the oauth block of a server entry', () => {
   it('accepts Gemini CLI fields and expands $VAR in them', () => {
     const entry = {
       httpUrl: 'https://mcp.example.com/mcp',

@@ -8,8 +8,9 @@ import { leftoverProcesses } from '../../../src/sinks/process/processGroupRegist
 import { descendantsOutsideGroup, ProcessTable } from '../../../src/sinks/process/processTable.js';
 
 /**
- * Issue 25 §2: the process table and the boot identity on macOS, from recorded `ps` and `sysctl`
- * outputs (test/fixtures/darwin), with the platform given: the darwin branch runs here.
+ * Decisions 280 and 281: the process table and the boot identity on macOS, from recorded `ps`
+ * and `sysctl` outputs (test/fixtures/darwin), with the platform given: the darwin branch runs
+ * here.
  */
 
 const recorded = (name: string): string => readFileSync(fileURLToPath(new URL(`../../fixtures/darwin/${name}`, import.meta.url)), 'utf8');

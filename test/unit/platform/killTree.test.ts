@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { signalTree, taskkillArgs, taskkillPath, type ExecFileFunction } from '../../../src/sinks/platform/killTree.js';
 
 /**
- * Issue 25 §1 (decision 271): ending a server's tree. win32 runs here against a fake execFile
+ * Decision 271: ending a server's tree. win32 runs here against a fake execFile
  * recording the taskkill invocations; POSIX against real processes.
  */
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { capLogWhileRunning, LOG_CAP_BYTES, olderLog, rotateLog } from '../../../src/sinks/platform/logRotation.js';
 
-/** Issue 25 §2: the gateway daemon's log is kept to 1 MiB and one older generation (decision 284). */
+/** The gateway daemon's log is kept to 1 MiB and one older generation (decision 284). */
 
 let dir: string;
 let log: string;

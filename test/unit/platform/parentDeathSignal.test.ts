@@ -9,7 +9,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const nodeDir = dirname(process.execPath);
 
-// Skipped elsewhere (issue 25): setpriv --pdeathsig, /bin/sh scripts and mode bits are Linux's.
+// Skipped elsewhere (decision 282): setpriv --pdeathsig, /bin/sh scripts and mode bits are Linux's.
 describe.runIf(process.platform === 'linux')('withParentDeathSignal (Linux with util-linux setpriv)', () => {
   it('wraps a command found on the child PATH, keeping the command as written', () => {
     const launch = withParentDeathSignal({ command: 'node', args: ['server.mjs', '--flag'] }, { PATH: nodeDir }, undefined);
@@ -42,7 +42,7 @@ describe.runIf(process.platform === 'linux')('withParentDeathSignal (Linux with 
   });
 });
 
-describe('withParentDeathSignal elsewhere (issue 25, decision 282)', () => {
+describe('withParentDeathSignal elsewhere (decision 282)', () => {
   it('leaves the launch as it is on macOS and Windows: no parent-death signal there, the next start reaps', () => {
     for (const platform of ['darwin', 'win32', 'freebsd'] as const) {
       const launch = { command: 'node', args: ['server.mjs'] };

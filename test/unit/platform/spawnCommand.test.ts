@@ -7,7 +7,7 @@ import { spawnCommand, type SpawnFunction } from '../../../src/sinks/platform/sp
 import { cmdExeRun, loadWindowsParse, splitCRuntime } from './windowsCommandLine.js';
 
 /**
- * Issue 25 §1 (decision 270): how a configured command is spawned on each platform. The win32
+ * Decision 270: how a configured command is spawned on each platform. The win32
  * branch runs here with cross-spawn loaded as on Windows, a fake spawn that records what it
  * would start, and a model of cmd.exe reading that command line.
  */

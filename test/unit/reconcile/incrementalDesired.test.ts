@@ -22,7 +22,7 @@ function record(entries: Iterable<readonly [string, unknown]>): Record<string, u
 /** `lsp:a` in an `mcpServers` map is left out (the key of language server `a`). */
 const NAMES = ['a', 'b', 'c', 'gh', 'toString', '__proto__', 'lsp:a'] as const;
 
-/** Language servers (issue 14): a layer of their own in some sources, keyed `lsp:NAME` once assembled. */
+/** Language servers (decision 145): a layer of their own in some sources, keyed `lsp:NAME` once assembled. */
 const LSP_LAYERS: readonly (Record<string, unknown> | undefined)[] = [
   { a: { command: 'ts-ls', extensionToLanguage: { '.ts': 'typescript' } } },
   undefined,

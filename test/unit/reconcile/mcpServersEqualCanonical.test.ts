@@ -13,7 +13,7 @@ const value: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
   ),
 })).v;
 
-describe('mcpServersEqual compares member by member (issue 15)', () => {
+describe('mcpServersEqual compares member by member (decision 102)', () => {
   it('property: equal exactly when the canonical JSON texts are equal', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom('s1', 's2', 's3'), value, { maxKeys: 3 }), fc.dictionary(fc.constantFrom('s1', 's2', 's3'), value, { maxKeys: 3 }), (a, b) => {

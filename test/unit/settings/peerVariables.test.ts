@@ -7,7 +7,7 @@ import type { AssembledServer, DesiredState, Scope } from '../../../src/model/ty
 import { expandVars, resolveServerConfig } from '../../../src/model/settings/validate.js';
 
 /**
- * Issue 13, "Configs written for the peers must just work", points 1 and 2: the extension
+ * Configs written for the peers must just work (decisions 10 and 80): the extension
  * variables of Gemini CLI and Qwen Code (`${extensionPath}`, `${workspacePath}`, `${/}`,
  * `${pathSeparator}`) and Claude Code's `${VAR:-default}`, each test named after the peer's
  * behaviour it restates (Gemini CLI `variables.test.ts` / `variableSchema.ts`, Claude Code's

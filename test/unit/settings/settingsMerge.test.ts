@@ -162,7 +162,7 @@ describe('intersectAllowed', () => {
   });
 });
 
-describe('mergeAdmissionSettings: lsp.allowed / lsp.excluded (issue 14), merged like the mcp lists', () => {
+describe('mergeAdmissionSettings: lsp.allowed / lsp.excluded (decision 147), merged like the mcp lists', () => {
   function lspSettings(scope: Scope, lsp: LspSettings, mcp?: McpSettings): SourceSnapshot {
     return { ...settings(scope, mcp), lsp };
   }

@@ -9,7 +9,7 @@ const deadlinesOf = (config: Record<string, unknown>) => {
 };
 const timeoutOf = (config: Record<string, unknown>) => deadlinesOf(config).timeout;
 
-describe('deadline cap (issue 11)', () => {
+describe('deadline cap (decision 17)', () => {
   it('caps a timeout above 10 minutes, for stdio and remote servers alike', () => {
     expect(MAX_TIMEOUT_MS).toBe(600_000);
     expect(timeoutOf({ command: 'node', timeout: 2_000_000_000 })).toBe(MAX_TIMEOUT_MS);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { filterTools } from '../../../src/model/tools/toolNames.js';
 
 /**
- * Issue 13 point 3: `includeTools` / `excludeTools` entries written `name(...)`. The peers' rule
+ * Decision 81: `includeTools` / `excludeTools` entries written `name(...)`. The peers' rule
  * (Gemini CLI and Qwen Code `isEnabled`, packages/core/src/tools/mcp-client.ts) is
  * `entry === name || entry.startsWith(`${name}(`)` for `includeTools`; their `excludeTools`
  * matches exact names only. mcp-live applies the same rule to both lists (an exclusion written
