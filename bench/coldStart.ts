@@ -1,5 +1,5 @@
 /**
- * Cold start (issue A): time from `start()` until all N fixture servers are connected, with
+ * Cold start: time from `start()` until all N fixture servers are connected, with
  * bounded parallelism (8 at once, the default) against one after another (concurrency 1), and
  * the memory our process holds per connected server (heap and RSS after `global.gc`).
  *

@@ -5,7 +5,7 @@
  * 10,000 servers, one of which changed since the last pass. No processes, no I/O: what a pass
  * costs before it touches anything. Two ways side by side, in the same run: from scratch (the
  * pure functions) and as the pipeline runs it, through a warm incremental desired state
- * (issue 15) fed what the file reader gives: a new `mcpServers` object on every read, in which
+ * (decision 102) fed what the file reader gives: a new `mcpServers` object on every read, in which
  * the entries nobody edited are the same objects as before.
  */
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';

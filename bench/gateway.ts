@@ -1,5 +1,5 @@
 /**
- * `mcp-live serve` (issue 16): what a call costs through the gateway, and what a list_changed
+ * `mcp-live serve` (decision 142): what a call costs through the gateway, and what a list_changed
  * costs to fan out to many clients.
  *
  * - **Call overhead**: one echo fixture server behind the gateway. The same call is made, in turn,

@@ -1,5 +1,5 @@
 /**
- * Language servers (issue 14): edit one of N language servers → usable again; the others untouched.
+ * Language servers (decision 159): edit one of N language servers → usable again; the others untouched.
  *
  * The library in-process, as a host embeds it (`createMcpLive`, debounce 300 ms), with N fixture
  * language servers (test/fixtures/lsp-server.mjs on vscode-languageserver) in the user settings.

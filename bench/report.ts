@@ -20,7 +20,7 @@ const KIND_TITLES: Readonly<Record<ChangeKind, string>> = {
   add: 'Add one server',
   remove: 'Remove one server',
 };
-/** The slack the latency target allows over debounce + the new process's own connect (issue 15). */
+/** The slack the latency target allows over debounce + the new process's own connect (decision 109). */
 const SLACK_MS = 10;
 
 // --- numbers ------------------------------------------------------------------------------
@@ -214,7 +214,7 @@ function noWorseThanBefore(r: BenchResults): TargetVerdict {
 
 /**
  * The edited server's own tools gap: the longest time it did not list every tool it lists both
- * before and after the edit (issue 15: 0 ms, median and worst, with make-before-break). Every
+ * before and after the edit (decision 109: 0 ms, median and worst, with make-before-break). Every
  * edit and burst of both mcp-live contestants.
  */
 function editedGapTarget(sessions: readonly SessionsAtN[]): TargetVerdict {
@@ -291,7 +291,7 @@ function ownOverhead(c: ChangeSummary, floor: number): number {
   return median(c.samples.filter((x) => ok(x.ms) && ok(x.connectMs)).map((x) => x.ms! - floor - x.connectMs!));
 }
 
-/** The CPU budget of one incremental pass (issue 15), median µs by server count. */
+/** The CPU budget of one incremental pass, median µs by server count. */
 const PASS_CPU_LIMITS_US: readonly (readonly [servers: number, us: number])[] = [
   [1_000, 500],
   [10_000, 5_000],
@@ -640,7 +640,7 @@ function coldStartSection(r: BenchResults): string[] {
   const c = r.coldStart!;
   const hubAt = (n: number) => (r.sessions ?? []).find((s) => s.n === n)?.entrants['mcp-hub']?.coldStartMs;
   return [
-    '## Cold start (issue A): bounded parallelism vs one after another',
+    '## Cold start: bounded parallelism vs one after another',
     '',
     `From \`start()\` until all N servers are connected (mcp-live, \`concurrency: ${c.concurrency}\` vs \`concurrency: 1\`), each run a fresh session; the two alternate which goes first. mcp-hub starts every server at once (unbounded); its figure is the one set-up sample of the sessions scenario and includes its own process boot.`,
     '',
@@ -857,7 +857,7 @@ function cpuSection(r: BenchResults): string[] {
     ...(incremental.length > 0
       ? [
           '',
-          '**Incremental** (`createIncrementalDesired()`, as the reconciler runs it, issue 15): a warm instance; the changed server alternates between two versions, every other entry is the same object in each read of the file (the file reader keeps the objects of unchanged entries). Only the changed entry is validated, expanded, fingerprinted and admitted again; the new `servers`, `wanted` and `blocked` records are derived from the last ones (a shared base plus the changed members, src/model/reconcile/persistentRecord.ts), so nothing in a pass walks every server.',
+          '**Incremental** (`createIncrementalDesired()`, as the reconciler runs it, decision 102): a warm instance; the changed server alternates between two versions, every other entry is the same object in each read of the file (the file reader keeps the objects of unchanged entries). Only the changed entry is validated, expanded, fingerprinted and admitted again; the new `servers`, `wanted` and `blocked` records are derived from the last ones (a shared base plus the changed members, src/model/reconcile/persistentRecord.ts), so nothing in a pass walks every server.',
           '',
           table(head, incremental),
         ]
@@ -953,7 +953,7 @@ function poolSection(p: PoolResult): string[] {
 }
 
 /**
- * Issue 16: a call through the gateway adds ≤ 1 ms (median) on loopback — its Streamable HTTP
+ * Decision 142: a call through the gateway adds ≤ 1 ms (median) on loopback — its Streamable HTTP
  * endpoint against a direct client of an HTTP server (what the gateway adds, not what HTTP costs).
  * The `serve --stdio` way is reported beside it: its relay is one more process on the path.
  */
@@ -994,9 +994,9 @@ function gatewaySection(g: GatewayResult): string[] {
 }
 
 /**
- * Issue 14: editing one of N language servers touches only it — no other restarts, no failed
+ * Decision 159: editing one of N language servers touches only it — no other restarts, no failed
  * answer from another during the edit — and it is usable again within debounce + its own connect
- * + 10 ms (the MCP servers' target, issue 15).
+ * + 10 ms (the MCP servers' target).
  */
 function lspTarget(l: LspResult): TargetVerdict {
   const restarts = l.ns.reduce((sum, at) => sum + at.otherRestarts, 0);

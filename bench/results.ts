@@ -159,7 +159,7 @@ export interface CpuPass {
 /** From scratch at the top level (the pure functions), and the incremental desired state beside it. */
 export interface CpuAtN extends CpuPass {
   servers: number;
-  /** The same passes through a warm `createIncrementalDesired()` (issue 15); absent in older results. */
+  /** The same passes through a warm `createIncrementalDesired()` (decision 102); absent in older results. */
   incremental?: CpuPass;
 }
 
@@ -224,7 +224,7 @@ export interface PreviousRun {
   idle?: IdleResult;
 }
 
-/** Language servers (issue 14): edit one of N → usable again (bench/lsp.ts). */
+/** Language servers (decision 159): edit one of N → usable again (bench/lsp.ts). */
 export interface LspResult {
   debounceMs: number;
   ns: LspAtN[];
@@ -252,7 +252,7 @@ export interface LspAtN {
   probeFailures: number;
 }
 
-/** `mcp-live serve` (issue 16): one echo server behind the gateway. */
+/** `mcp-live serve` (decision 142): one echo server behind the gateway. */
 export interface GatewayResult {
   /** Timed calls per way. */
   calls: number;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm run check`: `npm run typecheck` and `npm run lint` side by side, on any platform (issue 25,
- * decision 274) — the shell form (`&`, `$!`, `wait`) runs under sh only, and npm runs scripts
+ * `npm run check`: `npm run typecheck` and `npm run lint` side by side, on any platform
+ * (decision 274) — the shell form (`&`, `$!`, `wait`) runs under sh only, and npm runs scripts
  * with cmd.exe on Windows.
  *
  * Each run's output is passed on whole lines at a time, so the two never mix within a line.
