@@ -1,5 +1,5 @@
 /**
- * Shared pool (issue: connection pool): 10 sessions × the same 10 servers in one process. With
+ * Shared pool (decisions 36 and 158): 10 sessions × the same 10 servers in one process. With
  * the pool there should be 10 server processes, without it 100. Reports processes and memory
  * (ours: RSS and heap; the servers': the sum of their RSS) side by side, pool on vs off.
  */

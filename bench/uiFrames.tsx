@@ -1,5 +1,5 @@
 /**
- * Rendering stays responsive (issue: interactive session): 100 servers connected, a reconcile
+ * Rendering stays responsive (decision 40): 100 servers connected, a reconcile
  * every 500 ms for 10 s, and the Ink UI must not render more than ~30 frames a second.
  *
  * Runs the real `App` on a real `createMcpLive` (real settings file on disk, real watcher, real
