@@ -1,5 +1,5 @@
 import type { NeedsAuthorization } from './connection.js';
-import type { ServerKind } from './lsp/lspConfig.js';
+import { type ServerKind } from './types.js';
 import type { ServerStatus } from './status.js';
 import type { NotAllowedBy, Reason } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { ServerKind } from './lsp/lspConfig.js';
+import { type ServerKind } from './types.js';
 import { entryForReview, markWrittenByRepository, referencedVariables } from './secrets.js';
 import { GATED_SCOPES, type Scope } from './types.js';
 

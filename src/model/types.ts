@@ -1,4 +1,3 @@
-import type { OAuthSettings } from './oauth/oauthSettings.js';
 
 /**
  * The domain vocabulary of mcp-live (SPEC §1). Pure data: no behaviour lives here.
@@ -84,6 +83,9 @@ export const MAX_TIMEOUT_MS = 600_000;
  */
 export const MAX_MESSAGE_BYTES_CAP = 256 * 1024 * 1024;
 
+/** The kind of a server, by its key in the desired state (`lsp:NAME` is a language server). */
+export type ServerKind = 'mcp' | 'lsp';
+
 /** Where a socket-transport server listens. */
 export type LspSocket = { port: number; host: string } | { path: string };
 
@@ -109,6 +111,46 @@ export interface ResolvedLsp {
   initializationOptions?: unknown;
   /** The view the connection starts with (later ones come with `Connection.reconfigure`). Not in the fingerprint. */
   view: LspView;
+}
+
+/** The grants mcp-live can run: the user's browser, or a machine's own credentials. */
+export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt-bearer';
+
+/** The identity provider of the cross-app access flow (ID-JAG token exchange, then a JWT bearer grant). */
+export interface IdpSettings {
+  /** The IdP's token endpoint, where the ID token is exchanged for an ID-JAG (RFC 8693). */
+  tokenUrl: string;
+  /** The client ID registered at the IdP. */
+  clientId: string;
+  clientSecret?: string;
+  /** The user's ID token at the IdP (the subject token). */
+  idToken: string;
+}
+
+/** An `oauth` block after validation and expansion. */
+export interface OAuthSettings {
+  /** `false`: never attempt OAuth; a 401 is an error (default true). */
+  enabled: boolean;
+  grantType: OAuthGrant;
+  clientId?: string;
+  clientSecret?: string;
+  /** Scopes to request when neither the 401 nor the server's metadata names any. */
+  scopes?: string[];
+  /** Pins the loopback redirect URI (default `http://127.0.0.1:<port chosen then>/callback`). */
+  redirectUri?: string;
+  /** Overrides discovery of the authorization server's endpoints. */
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  /** Audiences the token is for (sent as `audience` where the server takes it). */
+  audiences?: string[];
+  /** An HTTPS URL of this client's metadata document (CIMD): used as client ID where supported. */
+  clientMetadataUrl?: string;
+  /** `client_credentials` with a private-key JWT (RFC 7523): the PEM key and its algorithm. */
+  privateKey?: string;
+  signingAlgorithm?: string;
+  idp?: IdpSettings;
+  /** Start the flow as soon as the server needs it, without waiting for `/mcp auth` (headless: emits `auth-required`). */
+  autoStart: boolean;
 }
 
 /** A server config after validation and `$VAR` expansion: what a connector needs. */

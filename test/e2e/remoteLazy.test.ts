@@ -13,7 +13,7 @@ import { ROOT } from './cliSession.js';
  * remote server connects. Checked on the built library in a process of its own, by every module
  * URL that process resolves (a static import anywhere in the graph would show up).
  */
-const REMOTE = /sdk\/dist\/esm\/client\/(auth|auth-extensions|sse|streamableHttp)\.js$|\/sinks\/(oauthProvider|remoteParts)\.js$/;
+const REMOTE = /sdk\/dist\/esm\/client\/(auth|auth-extensions|sse|streamableHttp)\.js$|\/sinks\/remote\/(oauthProvider|remoteParts)\.js$/;
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-live-lazy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,9 +11,9 @@ import {
   isStringRecord,
   type FieldCheck,
   type FieldRule,
-} from '../settings/fieldChecks.js';
+} from '../fieldChecks.js';
 import { entryExpander, expandValues, messageCap } from '../settings/validate.js';
-import { MAX_TIMEOUT_MS, type LspSocket, type LspView, type ResolvedLsp, type ResolvedServerConfig, type ViewFields } from '../types.js';
+import { MAX_TIMEOUT_MS, type LspSocket, type ServerKind, type LspView, type ResolvedLsp, type ResolvedServerConfig, type ViewFields } from '../types.js';
 
 /**
  * Language servers live in the same desired state, pipeline and approvals as MCP
@@ -21,8 +21,6 @@ import { MAX_TIMEOUT_MS, type LspSocket, type LspView, type ResolvedLsp, type Re
  * MCP server and a language server of one name never share a key, a status or an approval.
  */
 export const LSP_PREFIX = 'lsp:';
-
-export type ServerKind = 'mcp' | 'lsp';
 
 /** The kind of a server by its key in the desired state. */
 export function serverKind(key: string): ServerKind {

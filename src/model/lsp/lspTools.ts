@@ -1,12 +1,12 @@
 import type { ServerCapabilities } from 'vscode-languageserver-protocol';
-import { fieldProblems, isBoolean, isNonEmptyString, isPlainObject, type FieldCheck, type FieldRule } from '../settings/fieldChecks.js';
+import { fieldProblems, isBoolean, isNonEmptyString, isPlainObject, type FieldCheck, type FieldRule } from '../fieldChecks.js';
 import type { QualifiedTool } from '../status.js';
 
 /**
  * The agent's code intelligence (decision 155): while a language server is connected, its
  * operations are offered as tools beside the MCP servers' ones, named `lsp__…`. They are offered
  * once for all language servers, not per server: the file's extension picks the server, as it
- * does for the host's own `lspRequest`. An MCP tool's name always starts with `mcp__`, so the two
+ * does for the host's own `lsp.request`. An MCP tool's name always starts with `mcp__`, so the two
  * never collide.
  */
 

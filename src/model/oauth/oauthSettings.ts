@@ -1,55 +1,16 @@
-import { fieldProblems, isBoolean, isNonEmptyString, isPlainObject, isStringArray, type FieldCheck, type FieldRule } from '../settings/fieldChecks.js';
+import { fieldProblems, isBoolean, isNonEmptyString, isPlainObject, isStringArray, type FieldCheck, type FieldRule } from '../fieldChecks.js';
+import type { OAuthGrant, OAuthSettings } from '../types.js';
 import { withoutUndefined } from '../withoutUndefined.js';
 
 /**
  * A remote server's `oauth` block, with Gemini CLI's field names: how mcp-live gets a
- * token for it. Pure: validation and `$VAR` expansion; the flows live in `src/sinks/oauth*`.
+ * token for it. Pure: validation and `$VAR` expansion; the flows live in `src/sinks/remote/oauth*`.
  *
  * Without a block, a remote server that answers 401 still gets OAuth with everything discovered
  * (RFC 9728 / RFC 8414, dynamic registration or a client ID metadata document): the block only
  * adds what discovery cannot know — a pre-registered client, scopes, a pinned redirect URI, a
  * non-interactive grant — or turns OAuth off (`"enabled": false`).
  */
-
-/** The grants mcp-live can run: the user's browser, or a machine's own credentials. */
-export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt-bearer';
-
-/** The identity provider of the cross-app access flow (ID-JAG token exchange, then a JWT bearer grant). */
-export interface IdpSettings {
-  /** The IdP's token endpoint, where the ID token is exchanged for an ID-JAG (RFC 8693). */
-  tokenUrl: string;
-  /** The client ID registered at the IdP. */
-  clientId: string;
-  clientSecret?: string;
-  /** The user's ID token at the IdP (the subject token). */
-  idToken: string;
-}
-
-/** An `oauth` block after validation and expansion. */
-export interface OAuthSettings {
-  /** `false`: never attempt OAuth; a 401 is an error (default true). */
-  enabled: boolean;
-  grantType: OAuthGrant;
-  clientId?: string;
-  clientSecret?: string;
-  /** Scopes to request when neither the 401 nor the server's metadata names any. */
-  scopes?: string[];
-  /** Pins the loopback redirect URI (default `http://127.0.0.1:<port chosen then>/callback`). */
-  redirectUri?: string;
-  /** Overrides discovery of the authorization server's endpoints. */
-  authorizationUrl?: string;
-  tokenUrl?: string;
-  /** Audiences the token is for (sent as `audience` where the server takes it). */
-  audiences?: string[];
-  /** An HTTPS URL of this client's metadata document (CIMD): used as client ID where supported. */
-  clientMetadataUrl?: string;
-  /** `client_credentials` with a private-key JWT (RFC 7523): the PEM key and its algorithm. */
-  privateKey?: string;
-  signingAlgorithm?: string;
-  idp?: IdpSettings;
-  /** Start the flow as soon as the server needs it, without waiting for `/mcp auth` (headless: emits `auth-required`). */
-  autoStart: boolean;
-}
 
 const isUrl: FieldCheck = (v) => typeof v === 'string' && (URL.canParse(v) || v.includes('$'));
 

@@ -11,7 +11,7 @@ import {
   isStringArray,
   isStringRecord,
   type FieldRule,
-} from './fieldChecks.js';
+} from '../fieldChecks.js';
 import { oauthProblems, resolveOAuthSettings } from '../oauth/oauthSettings.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,

@@ -15,7 +15,8 @@ import { fetchWithinOrigin, type FetchLike } from '@modelcontextprotocol/sdk/sha
 import { boundedFetch } from './boundedFetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../model/messageLimit.js';
 import { NeedsAuthorization } from '../../model/connection.js';
-import { oauthClientKey, type OAuthSettings } from '../../model/oauth/oauthSettings.js';
+import { oauthClientKey } from '../../model/oauth/oauthSettings.js';
+import { type OAuthSettings } from '../../model/types.js';
 import { fetchRefusal, OAuthUrlRefused, openableAuthorizationUrl, usableResourceMetadataUrl } from '../../model/oauth/oauthUrlPolicy.js';
 import { holdSecrets } from '../../model/secrets.js';
 import { withoutUndefined } from '../../model/withoutUndefined.js';
