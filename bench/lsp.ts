@@ -76,7 +76,7 @@ async function atN(n: number, rounds: number): Promise<LspAtN> {
   let probeFailures = 0;
   try {
     await live.start();
-    await live.openDocument(file);
+    await live.lsp.open(file);
     for (let round = 1; round <= rounds; round++) {
       const before = pidsOf(live);
       const probing = probe(live, names[0]!, file);
@@ -89,7 +89,7 @@ async function atN(n: number, rounds: number): Promise<LspAtN> {
       const oldPid = before.get(edited);
       await firstValueFrom(live.servers$.pipe(filter((all) => all.some((s) => s.name === edited && s.state === 'connected' && s.pid !== oldPid))));
       const swapped = performance.now();
-      await live.lspRequest('textDocument/hover', hoverAt(file), { server: edited });
+      await live.lsp.request('textDocument/hover', hoverAt(file), { server: edited });
       usable.push(performance.now() - t0);
       answer.push(performance.now() - swapped);
       const replaced = await pass;
@@ -136,7 +136,7 @@ function probe(live: McpLive, name: string, file: string): { stop(): Promise<{ p
   const loop = (async () => {
     while (running) {
       probes += 1;
-      await live.lspRequest('textDocument/hover', hoverAt(file), { server: name }).catch(() => (failures += 1));
+      await live.lsp.request('textDocument/hover', hoverAt(file), { server: name }).catch(() => (failures += 1));
       await sleep(PROBE_EVERY_MS);
     }
   })();

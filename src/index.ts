@@ -10,8 +10,16 @@ export {
   createMcpLive,
   type Authorization,
   type ExtraSource,
+  type EnablementChange,
   type McpLive,
+  type McpLiveApprovals,
+  type McpLiveAuth,
+  type McpLiveElicitation,
+  type McpLiveLsp,
   type McpLiveOptions,
+  type McpLivePrompts,
+  type McpLiveResources,
+  type McpLiveSession,
   type PendingElicitation,
   type QualifiedPrompt,
   type QualifiedResource,
@@ -19,6 +27,9 @@ export {
   type ServerRequestOptions,
   type Unavailable,
 } from './createMcpLive.js';
+/** The types the `lsp` group of {@link McpLive} speaks in. */
+export type { FileDiagnostics, OpenDocument } from './sinks/lsp/documents.js';
+export type { LspTarget } from './sinks/lsp/languageServers.js';
 export { settingsPaths } from './settingsPaths.js';
 export { planReport, type PlanReport, type PlannedServer } from './planReport.js';
 

@@ -1,4 +1,4 @@
-import type { McpLive } from '../../createMcpLive.js';
+import type { McpLive, McpLiveApprovals, McpLiveAuth, McpLivePrompts, McpLiveResources, McpLiveSession } from '../../createMcpLive.js';
 import { lspKey, lspName, serverKind, type ServerKind } from '../../model/lsp/lspConfig.js';
 import { refusedAuthorizationUrl } from '../../model/oauth/oauthUrlPolicy.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
@@ -179,21 +179,13 @@ export interface CommandOutcome {
 
 /** What a command may use: the session's controls, and what the screen shows right now. */
 export interface CommandContext {
-  live: Pick<
-    McpLive,
-    | 'reload'
-    | 'reconnect'
-    | 'approve'
-    | 'reject'
-    | 'enable'
-    | 'disable'
-    | 'callTool'
-    | 'toolNotFoundMessage'
-    | 'authenticate'
-    | 'logout'
-    | 'getPrompt'
-    | 'readResource'
-  >;
+  live: Pick<McpLive, 'reload' | 'reconnect' | 'callTool' | 'toolNotFoundMessage'> & {
+    readonly approvals: Pick<McpLiveApprovals, 'approve' | 'reject'>;
+    readonly session: Pick<McpLiveSession, 'enable' | 'disable'>;
+    readonly auth: McpLiveAuth;
+    readonly prompts: Pick<McpLivePrompts, 'get'>;
+    readonly resources: Pick<McpLiveResources, 'read'>;
+  };
   /** Opens a URL in the user's browser (default: the system's opener); tests pass their own. */
   openUrl?: (url: string) => Promise<void>;
   servers: readonly ServerStatus[];
@@ -284,23 +276,23 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
     }
 
     case 'prompt': {
-      const prompt = await live.getPrompt(command.name, command.args, { server: command.server });
+      const prompt = await live.prompts.get(command.name, command.args, { server: command.server });
       return { output: info(...formatPrompt(prompt)) };
     }
 
     case 'read':
-      return { output: info(...formatResource(await live.readResource(command.uri, { server: command.server }))) };
+      return { output: info(...formatResource(await live.resources.read(command.uri, { server: command.server }))) };
 
     // A server with withheld tools waits with its changed tools, not its entry (decision 197).
     case 'approve': {
       const tools = (find(command.server)?.withheld?.length ?? 0) > 0;
-      await live.approve(command.server, { persist: true });
+      await live.approvals.approve(command.server, { persist: true });
       return { output: success(tools ? `Approved the new tools of ${command.server} — the agent gets them now.` : `Approved ${command.server} — it connects now.`) };
     }
 
     case 'reject': {
       const tools = (find(command.server)?.withheld?.length ?? 0) > 0;
-      await live.reject(command.server);
+      await live.approvals.reject(command.server);
       return {
         output: success(
           tools
@@ -314,7 +306,7 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
     case 'disable': {
       if (!find(command.server)) return unknown(command.server);
       const options = { persist: command.persist };
-      const change = command.kind === 'enable' ? await live.enable(command.server, options) : await live.disable(command.server, options);
+      const change = command.kind === 'enable' ? await live.session.enable(command.server, options) : await live.session.disable(command.server, options);
       const done = `${command.kind === 'enable' ? 'Enabled' : 'Disabled'} ${command.server}`;
       if (change.file !== undefined) return { output: success(`${done} in ${change.file} — the session applies it when it reads the file.`) };
       if (change.stillBlocked !== undefined) return { output: info(`${done} for this session; it is still blocked: ${change.stillBlocked}.`) };
@@ -325,7 +317,7 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
       if (!find(command.server)) return unknown(command.server);
       const refused = mcpOnly(command.server, '/mcp auth signs in to remote MCP servers only');
       if (refused) return refused;
-      const { url, completed } = await live.authenticate(command.server);
+      const { url, completed } = await live.auth.authenticate(command.server);
       // The list shows how it ends (connected, or still waiting for authorization).
       completed.catch(() => undefined);
       if (url === undefined) return { output: info(`Authorizing ${command.server} with its client credentials…`) };
@@ -347,7 +339,7 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
     case 'logout': {
       const refused = mcpOnly(command.server, '/mcp logout forgets the tokens of remote MCP servers only');
       if (refused) return refused;
-      const forgotten = await live.logout(command.server);
+      const forgotten = await live.auth.logout(command.server);
       return { output: success(forgotten > 0 ? `Forgot the tokens of ${command.server}.` : `No tokens stored for ${command.server}.`) };
     }
 
