@@ -1,5 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -11,7 +11,14 @@ export const FIXTURES = join(ROOT, 'test/fixtures');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Ev = Record<string, any> & { type: string };
 
-/** A temp home + workspace with helpers to write settings the way editors do. */
+/** Vitest's `onTestFinished`: the test context's one, which concurrent tests need. */
+export type OnFinished = (fn: () => Promise<void>) => void;
+
+/**
+ * A temp home + workspace with helpers to write settings the way editors do. Given the test's
+ * `onTestFinished`, it is disposed of when the test ends: every session started in it stopped,
+ * the directory removed (what each file's afterEach did, and what concurrent tests need).
+ */
 export class Workspace {
   readonly root = mkdtempSync(join(tmpdir(), 'mcp-live-e2e-'));
   readonly home = join(this.root, 'home');
@@ -22,11 +29,14 @@ export class Workspace {
   readonly mcpJson = join(this.cwd, '.mcp.json');
   readonly approvals = join(this.home, '.qwen', 'mcpApprovals.json');
   readonly trustedFolders = join(this.home, '.qwen', 'trustedFolders.json');
+  /** The sessions started in it, stopped by dispose(). */
+  readonly sessions: CliSession[] = [];
 
-  constructor() {
+  constructor(onFinished?: OnFinished) {
     mkdirSync(join(this.home, '.qwen'), { recursive: true });
     mkdirSync(this.cwd, { recursive: true });
     writeFileSync(this.startLog, '');
+    onFinished?.(() => this.dispose());
   }
 
   /** An echo fixture server entry that logs its start under `name`. */
@@ -57,6 +67,33 @@ export class Workspace {
   cleanup(): void {
     rmSync(this.root, { recursive: true, force: true });
   }
+
+  /** Stops every session started in it (quit, then SIGKILL after a grace), then removes it. */
+  async dispose(): Promise<void> {
+    await Promise.all(this.sessions.splice(0).map((session) => session.stop()));
+    this.cleanup();
+  }
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built CLI to its end with the workspace's HOME (in `cwd`, the shell's directory, if
+ * given): exit code, stdout, stderr.
+ */
+export async function runCli(ws: Workspace, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, HOME: ws.home, ...opts.env }, timeout: 30_000, ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }) },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: unknown }).code as number) : 0, stdout, stderr }),
+    );
+  });
 }
 
 /** The built CLI in `--json` mode, with every event it printed. */
@@ -83,7 +120,9 @@ export class CliSession {
       [CLI, '--json', '--cwd', ws.cwd, '--debounce', '100', ...args],
       { env: { ...process.env, HOME: ws.home, ...env }, stdio: 'pipe' },
     );
-    return new CliSession(proc);
+    const session = new CliSession(proc);
+    ws.sessions.push(session);
+    return session;
   }
 
   send(cmd: Record<string, unknown> | string): void {
@@ -142,4 +181,51 @@ export class CliSession {
 /** Resolves when nothing new arrived for `quietMs` (lets a debounce window pass). */
 export async function settleFor(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
+}
+
+/** The `result` of the command with this id. */
+export const resultOf =
+  (id: string | number) =>
+  (e: Ev): boolean =>
+    e.type === 'result' && e.id === id;
+
+/** Polls `probe` every 25 ms until it holds; fails naming `what` after `timeoutMs`. */
+export async function waitUntil(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await probe()) return;
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export interface Proc {
+  pid: number;
+  command: string;
+}
+
+/**
+ * Live (non-zombie) processes whose command line mentions `text` (Linux /proc; none elsewhere).
+ * Every path a test writes is under its workspace's root, so this finds what a test started even
+ * when it is no descendant of ours (a detached gateway, a tmux pane's CLI).
+ */
+export function processesMentioning(text: string): Proc[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return [];
+  }
+  const found: Proc[] = [];
+  for (const entry of entries) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (command.includes(text)) found.push({ pid: Number(entry), command });
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  return found;
 }

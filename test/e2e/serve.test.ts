@@ -1,16 +1,14 @@
-import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../integration/processes.js';
 import { linuxOnly } from '../platforms.js';
-import { CLI, CliSession, Workspace } from './cliSession.js';
+import { CLI, CliSession, processesMentioning, runCli, waitUntil, Workspace, type OnFinished, type Proc } from './cliSession.js';
 
 /**
  * `mcp-live serve` end to end: the built CLI as MCP clients launch it, real fixture
@@ -19,61 +17,42 @@ import { CLI, CliSession, Workspace } from './cliSession.js';
  */
 
 const roots: string[] = [];
-let ws: Workspace | undefined;
-const clients: Client[] = [];
-
-function newWorkspace(): Workspace {
-  const created = new Workspace();
-  roots.push(created.root);
-  ws = created;
-  return created;
-}
-
-interface Proc {
-  pid: number;
-  command: string;
-}
-
-/** Live (non-zombie) processes whose command line mentions `text`. */
-function processesMentioning(text: string): Proc[] {
-  const found: Proc[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (command.includes(text)) found.push({ pid: Number(entry), command });
-    } catch {
-      // It ended while we looked.
-    }
-  }
-  return found;
-}
+const clientsOf = new WeakMap<Workspace, Client[]>();
 
 const daemons = (w: Workspace): Proc[] => processesMentioning(w.root).filter((p) => p.command.includes('serve --daemon'));
 const backends = (w: Workspace): Proc[] => processesMentioning(w.startLog).filter((p) => p.command.includes('echo-server.mjs'));
 
-async function waitUntil(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+/**
+ * The workspace of one test. The tests run side by side: each has its own HOME, so its own socket
+ * and gateway. When one ends, its clients are closed, its gateway stopped, whatever still mentions
+ * its directory after that killed, and the directory removed.
+ */
+function newWorkspace(onFinished: OnFinished): Workspace {
+  const created = new Workspace();
+  roots.push(created.root);
+  clientsOf.set(created, []);
+  onFinished(async () => {
+    await Promise.all(created.sessions.splice(0).map((session) => session.stop()));
+    await Promise.all(clientsOf.get(created)!.map((c) => c.close().catch(() => undefined)));
+    // A gateway ends on SIGTERM as on `serve --stop`, its servers with it (one CLI start less).
+    for (const daemon of daemons(created)) signal(daemon.pid, 'SIGTERM');
+    await waitUntil(() => processesMentioning(created.root).length === 0, 'the test’s processes gone', 10_000).catch(() => undefined);
+    for (const p of processesMentioning(created.root)) signal(p.pid, 'SIGKILL');
+    created.cleanup();
+  });
+  return created;
+}
+
+/** Signals `pid` unless it has gone meanwhile. */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // It ended between the look and the signal.
   }
 }
 
 const env = (w: Workspace): Record<string, string> => ({ ...(process.env as Record<string, string>), HOME: w.home });
-
-async function cli(w: Workspace, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: env(w), timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 /** What a client's config launches: `mcp-live serve --stdio --cwd …`. */
 async function stdioClient(w: Workspace, extra: string[] = []): Promise<{ client: Client; transport: StdioClientTransport }> {
@@ -84,8 +63,8 @@ async function stdioClient(w: Workspace, extra: string[] = []): Promise<{ client
     stderr: 'pipe',
   });
   const client = new Client({ name: 'serve-e2e', version: '1.0.0' });
+  clientsOf.get(w)!.push(client);
   await client.connect(transport);
-  clients.push(client);
   return { client, transport };
 }
 
@@ -98,217 +77,8 @@ async function echo(client: Client, text: string): Promise<string> {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 }
 
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
-  if (ws) {
-    await cli(ws, ['serve', '--stop', '--cwd', ws.cwd]);
-    for (const p of processesMentioning(ws.root)) process.kill(p.pid, 'SIGKILL');
-    ws.cleanup();
-    ws = undefined;
-  }
-});
-
 afterAll(() => {
   expect(roots.flatMap((root) => processesMentioning(root))).toEqual([]);
-});
-
-linuxOnly('/proc, unix socket mode bits').describe('mcp-live serve --stdio (one gateway per profile and workspace)', () => {
-  it('a second client attaches to the first one’s gateway: one daemon, every server started once; a killed relay leaves the other client working; the daemon lingers, then exits with its servers', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    const first = await stdioClient(w, ['--linger-ms', '1500']);
-    await waitUntil(async () => (await toolNames(first.client)).includes('a__echo'), 'a listed');
-    expect(await echo(first.client, 'hello')).toBe('hello');
-
-    const second = await stdioClient(w, ['--linger-ms', '1500']);
-    expect(await toolNames(second.client)).toContain('a__echo');
-    expect(await echo(second.client, 'again')).toBe('again');
-    expect(w.starts()).toEqual(['a']);
-    expect(daemons(w)).toHaveLength(1);
-    const [daemon] = daemons(w);
-    const [backend] = backends(w);
-    expect(backend).toBeDefined();
-
-    // The socket is the user's alone.
-    const sockets = readdirSync(join(w.home, '.qwen', 'run')).filter((f) => f.endsWith('.sock'));
-    expect(sockets).toHaveLength(1);
-    expect(statSync(join(w.home, '.qwen', 'run', sockets[0]!)).mode & 0o777).toBe(0o600);
-    expect(statSync(join(w.home, '.qwen', 'run')).mode & 0o777).toBe(0o700);
-
-    // The transport forgets its pid once the process is gone: keep it.
-    const firstRelay = first.transport.pid!;
-    process.kill(firstRelay, 'SIGKILL');
-    await waitUntil(() => !isAlive(firstRelay), 'first relay gone');
-    expect(await echo(second.client, 'still here')).toBe('still here');
-    expect(isAlive(daemon!.pid)).toBe(true);
-
-    await second.client.close();
-    // Gone within the linger (1.5 s) and a shutdown, not before the linger.
-    await new Promise((r) => setTimeout(r, 500));
-    expect(isAlive(daemon!.pid)).toBe(true);
-    await waitUntil(() => !isAlive(daemon!.pid), 'daemon exits after --linger-ms', 15_000);
-    await waitUntil(() => !isAlive(backend!.pid), 'its server ended', 5_000);
-    expect(w.starts()).toEqual(['a']);
-  });
-
-  it('two clients starting at once end up with one daemon', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    const [one, two] = await Promise.all([stdioClient(w), stdioClient(w)]);
-    await waitUntil(async () => (await toolNames(one.client)).includes('a__echo'), 'a listed');
-    expect(await echo(two.client, 'both')).toBe('both');
-    // Both clients may have started a daemon: the one that lost the socket exits once it finds the
-    // other accepting, which on a loaded machine can be after both clients were answered.
-    await waitUntil(() => daemons(w).length === 1, 'one daemon left', 15_000);
-    expect(w.starts()).toEqual(['a']);
-  });
-
-  it('serve --stop ends the gateway and its servers; the clients see the connection close', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    const { client } = await stdioClient(w, ['--linger-ms', '60000']);
-    await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
-    const [daemon] = daemons(w);
-    const [backend] = backends(w);
-    let closed = false;
-    client.onclose = () => (closed = true);
-
-    const stop = await cli(w, ['serve', '--stop', '--cwd', w.cwd]);
-    expect(stop).toMatchObject({ code: 0, stderr: `mcp-live: stopped the gateway of ${w.cwd}\n` });
-    // Exited when --stop returns (a zombie until its parent, the relay, reaps it, is not alive).
-    expect(daemons(w).map((d) => d.pid)).not.toContain(daemon!.pid);
-    await waitUntil(() => !isAlive(backend!.pid), 'its server ended', 5_000);
-    await waitUntil(() => closed, 'client closed');
-    expect(await cli(w, ['serve', '--stop', '--cwd', w.cwd])).toMatchObject({ code: 0, stderr: `mcp-live: no gateway runs for ${w.cwd}\n` });
-  });
-
-  it('a SIGKILLed daemon’s stale socket is replaced: the next client starts a new gateway, which ends the old one’s servers', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    const first = await stdioClient(w);
-    await waitUntil(async () => (await toolNames(first.client)).includes('a__echo'), 'a listed');
-    const [daemon] = daemons(w);
-    const [backend] = backends(w);
-    process.kill(daemon!.pid, 'SIGKILL');
-    await waitUntil(() => daemons(w).length === 0, 'daemon killed');
-
-    const next = await stdioClient(w);
-    await waitUntil(async () => (await toolNames(next.client)).includes('a__echo'), 'a listed by the new gateway');
-    expect(await echo(next.client, 'new')).toBe('new');
-    expect(daemons(w)).toHaveLength(1);
-    await waitUntil(() => !isAlive(backend!.pid), 'the dead gateway’s server ended', 10_000);
-  });
-
-  it('a gateway serves one workspace: a client of another workspace gets its own', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    const other = join(w.root, 'other');
-    w.write(join(other, '.mcp.json'), {});
-    const one = await stdioClient(w);
-    await waitUntil(async () => (await toolNames(one.client)).includes('a__echo'), 'a listed');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'serve', '--stdio', '--cwd', other],
-      env: env(w),
-      stderr: 'pipe',
-    });
-    const two = new Client({ name: 'other', version: '1' });
-    await two.connect(transport);
-    clients.push(two);
-    expect(daemons(w)).toHaveLength(2);
-    expect(w.starts()).toEqual(['a']);
-    await cli(w, ['serve', '--stop', '--cwd', other]);
-  });
-
-  it('a gated server’s tools are absent until approved from another process; then the client gets tools/list_changed', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    w.write(w.mcpJson, { mcpServers: { p: w.server('p') } });
-    const { client } = await stdioClient(w);
-    let listChanged = 0;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
-    await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await toolNames(client)).not.toContain('p__echo');
-    expect(w.starts()).toEqual(['a']);
-    const before = listChanged;
-
-    expect((await cli(w, ['approvals', 'approve', 'p', '--cwd', w.cwd])).code).toBe(0);
-    await waitUntil(() => listChanged > before, 'tools/list_changed');
-    await waitUntil(async () => (await toolNames(client)).includes('p__echo'), 'p listed');
-    expect(w.starts()).toEqual(['a', 'p']);
-  });
-
-  it('--stdio with --json is a usage error (stdout is the MCP channel)', async () => {
-    const w = newWorkspace();
-    const r = await cli(w, ['serve', '--stdio', '--json', '--cwd', w.cwd]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('no --json');
-    expect(daemons(w)).toEqual([]);
-  });
-});
-
-linuxOnly('/proc').describe('serve --stdio as real clients need it (decisions 222–228)', () => {
-  it('names are server__tool by default; an unlisted tool is -32602 with the reason; a client with other --names is refused by the running gateway', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    w.write(w.mcpJson, { mcpServers: { p: w.server('p') } });
-    const { client } = await stdioClient(w);
-    await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
-    expect(await toolNames(client)).toEqual(['a__echo', 'a__slow']);
-    for (const [name, says] of [
-      ['p__echo', /^Tool "p__echo" is not available: MCP server "p" .*approv/],
-      ['nowhere__echo', /^Tool "nowhere__echo" is not available: no MCP server "nowhere" is configured/],
-    ] as const) {
-      const error = await client.callTool({ name, arguments: { text: 'x' } }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(McpError);
-      expect((error as McpError).code).toBe(-32602);
-      expect((error as McpError).message.replace('MCP error -32602: ', '')).toMatch(says);
-    }
-    const qualified = await cli(w, ['serve', '--stdio', '--cwd', w.cwd, '--debounce', '100', '--names', 'qualified']);
-    expect(qualified.code).not.toBe(0);
-    expect(qualified.stderr).toContain('runs with other options than these');
-    // --restart-on-change is the relay's own: the same gateway serves it.
-    const restarting = await stdioClient(w, ['--restart-on-change']);
-    expect(await toolNames(restarting.client)).toEqual(['a__echo', 'a__slow']);
-    expect(daemons(w)).toHaveLength(1);
-  });
-
-  it('--restart-on-change: a settings edit ends that relay (it exits, the client sees it go) once the change settles; the daemon and the other client go on; a new relay lists the change', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    const staying = await stdioClient(w, ['--linger-ms', '60000']);
-    await waitUntil(async () => (await toolNames(staying.client)).includes('a__echo'), 'a listed');
-    const restarting = await stdioClient(w, ['--restart-on-change']);
-    // Like Qwen Code: it lists once and ignores tools/list_changed.
-    expect(await toolNames(restarting.client)).toEqual(['a__echo', 'a__slow']);
-    const relay = restarting.transport.pid!;
-    let stderr = '';
-    restarting.transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    let closed = false;
-    restarting.client.onclose = () => (closed = true);
-    const [daemon] = daemons(w);
-    // Nothing changed: it stays.
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(closed).toBe(false);
-
-    w.atomicWrite(w.userSettings, { mcpServers: { a: w.server('a'), b: w.server('b', ['--tools', 'added']) } });
-    await waitUntil(() => closed, 'the restarting client sees its server go away');
-    await waitUntil(() => !isAlive(relay), 'the relay exited');
-    expect(stderr).toContain('ending this session so the client reconnects');
-    expect(isAlive(daemon!.pid)).toBe(true);
-    expect(daemons(w).map((d) => d.pid)).toEqual([daemon!.pid]);
-    await waitUntil(async () => (await toolNames(staying.client)).includes('b__added'), 'b listed by the client that stayed');
-    expect(await echo(staying.client, 'still here')).toBe('still here');
-    // What a client that reconnects by itself gets: the new list, from the same gateway.
-    const again = await stdioClient(w, ['--restart-on-change']);
-    expect(await toolNames(again.client)).toEqual(expect.arrayContaining(['a__echo', 'b__added']));
-    expect(daemons(w).map((d) => d.pid)).toEqual([daemon!.pid]);
-    expect(w.starts()).toEqual(['a', 'b']);
-  });
 });
 
 /** A raw request, so that Host can be anything (fetch would not send a foreign Host). */
@@ -333,51 +103,247 @@ function rawPost(url: string, headers: Record<string, string>): Promise<number> 
   });
 }
 
-linuxOnly('/proc, mode bits').describe('mcp-live serve over Streamable HTTP', () => {
-  let session: CliSession | undefined;
-  afterEach(async () => {
-    await session?.stop();
-    session = undefined;
+describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway of its own, side by side', () => {
+  linuxOnly('/proc, unix socket mode bits').describe('mcp-live serve --stdio (one gateway per profile and workspace)', () => {
+    it('a second client attaches to the first one’s gateway: one daemon, every server started once; a killed relay leaves the other client working; the daemon lingers, then exits with its servers', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      const first = await stdioClient(w, ['--linger-ms', '1500']);
+      await waitUntil(async () => (await toolNames(first.client)).includes('a__echo'), 'a listed');
+      expect(await echo(first.client, 'hello')).toBe('hello');
+
+      const second = await stdioClient(w, ['--linger-ms', '1500']);
+      expect(await toolNames(second.client)).toContain('a__echo');
+      expect(await echo(second.client, 'again')).toBe('again');
+      expect(w.starts()).toEqual(['a']);
+      expect(daemons(w)).toHaveLength(1);
+      const [daemon] = daemons(w);
+      const [backend] = backends(w);
+      expect(backend).toBeDefined();
+
+      // The socket is the user's alone.
+      const sockets = readdirSync(join(w.home, '.qwen', 'run')).filter((f) => f.endsWith('.sock'));
+      expect(sockets).toHaveLength(1);
+      expect(statSync(join(w.home, '.qwen', 'run', sockets[0]!)).mode & 0o777).toBe(0o600);
+      expect(statSync(join(w.home, '.qwen', 'run')).mode & 0o777).toBe(0o700);
+
+      // The transport forgets its pid once the process is gone: keep it.
+      const firstRelay = first.transport.pid!;
+      process.kill(firstRelay, 'SIGKILL');
+      await waitUntil(() => !isAlive(firstRelay), 'first relay gone');
+      expect(await echo(second.client, 'still here')).toBe('still here');
+      expect(isAlive(daemon!.pid)).toBe(true);
+
+      // Gone within the linger (1.5 s) and a shutdown, not before the linger: the daemon counts it
+      // from when it saw the last relay go, which is after this.
+      const closed = Date.now();
+      await second.client.close();
+      await waitUntil(() => !isAlive(daemon!.pid), 'daemon exits after --linger-ms', 15_000);
+      expect(Date.now() - closed).toBeGreaterThanOrEqual(1_500);
+      await waitUntil(() => !isAlive(backend!.pid), 'its server ended', 5_000);
+      expect(w.starts()).toEqual(['a']);
+    });
+
+    it('two clients starting at once end up with one daemon', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      const [one, two] = await Promise.all([stdioClient(w), stdioClient(w)]);
+      await waitUntil(async () => (await toolNames(one.client)).includes('a__echo'), 'a listed');
+      expect(await echo(two.client, 'both')).toBe('both');
+      // Both clients may have started a daemon: the one that lost the socket exits once it finds the
+      // other accepting, which on a loaded machine can be after both clients were answered.
+      await waitUntil(() => daemons(w).length === 1, 'one daemon left', 15_000);
+      expect(w.starts()).toEqual(['a']);
+    });
+
+    it('serve --stop ends the gateway and its servers; the clients see the connection close', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      const { client } = await stdioClient(w, ['--linger-ms', '60000']);
+      await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
+      const [daemon] = daemons(w);
+      const [backend] = backends(w);
+      let closed = false;
+      client.onclose = () => (closed = true);
+
+      const stop = await runCli(w, ['serve', '--stop', '--cwd', w.cwd]);
+      expect(stop).toMatchObject({ code: 0, stderr: `mcp-live: stopped the gateway of ${w.cwd}\n` });
+      // Exited when --stop returns (a zombie until its parent, the relay, reaps it, is not alive).
+      expect(daemons(w).map((d) => d.pid)).not.toContain(daemon!.pid);
+      await waitUntil(() => !isAlive(backend!.pid), 'its server ended', 5_000);
+      await waitUntil(() => closed, 'client closed');
+      expect(await runCli(w, ['serve', '--stop', '--cwd', w.cwd])).toMatchObject({ code: 0, stderr: `mcp-live: no gateway runs for ${w.cwd}\n` });
+    });
+
+    it('a SIGKILLed daemon’s stale socket is replaced: the next client starts a new gateway, which ends the old one’s servers', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      const first = await stdioClient(w);
+      await waitUntil(async () => (await toolNames(first.client)).includes('a__echo'), 'a listed');
+      const [daemon] = daemons(w);
+      const [backend] = backends(w);
+      process.kill(daemon!.pid, 'SIGKILL');
+      await waitUntil(() => daemons(w).length === 0, 'daemon killed');
+
+      const next = await stdioClient(w);
+      await waitUntil(async () => (await toolNames(next.client)).includes('a__echo'), 'a listed by the new gateway');
+      expect(await echo(next.client, 'new')).toBe('new');
+      expect(daemons(w)).toHaveLength(1);
+      await waitUntil(() => !isAlive(backend!.pid), 'the dead gateway’s server ended', 10_000);
+    });
+
+    it('a gateway serves one workspace: a client of another workspace gets its own', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      const other = join(w.root, 'other');
+      w.write(join(other, '.mcp.json'), {});
+      const one = await stdioClient(w);
+      await waitUntil(async () => (await toolNames(one.client)).includes('a__echo'), 'a listed');
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'serve', '--stdio', '--cwd', other],
+        env: env(w),
+        stderr: 'pipe',
+      });
+      const two = new Client({ name: 'other', version: '1' });
+      clientsOf.get(w)!.push(two);
+      await two.connect(transport);
+      expect(daemons(w)).toHaveLength(2);
+      expect(w.starts()).toEqual(['a']);
+      await runCli(w, ['serve', '--stop', '--cwd', other]);
+    });
+
+    it('a gated server’s tools are absent until approved from another process; then the client gets tools/list_changed', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      w.write(w.mcpJson, { mcpServers: { p: w.server('p') } });
+      const { client } = await stdioClient(w);
+      let listChanged = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+      await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await toolNames(client)).not.toContain('p__echo');
+      expect(w.starts()).toEqual(['a']);
+      const before = listChanged;
+
+      expect((await runCli(w, ['approvals', 'approve', 'p', '--cwd', w.cwd])).code).toBe(0);
+      await waitUntil(() => listChanged > before, 'tools/list_changed');
+      await waitUntil(async () => (await toolNames(client)).includes('p__echo'), 'p listed');
+      expect(w.starts()).toEqual(['a', 'p']);
+    });
+
+    it('--stdio with --json is a usage error (stdout is the MCP channel)', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      const r = await runCli(w, ['serve', '--stdio', '--json', '--cwd', w.cwd]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('no --json');
+      expect(daemons(w)).toEqual([]);
+    });
   });
 
-  it('a call works with the bearer token; no or a wrong token → 401; a foreign Host or Origin → 403; the token is never printed', async () => {
-    const w = newWorkspace();
-    w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
-    session = CliSession.start(w, ['serve', '--port', '0']);
-    const listening = await session.waitFor((e) => e.type === 'gateway-listening', { what: 'gateway-listening' });
-    const url = listening.url as string;
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    await session.waitFor((e) => e.type === 'ready', { what: 'ready' });
+  linuxOnly('/proc').describe('serve --stdio as real clients need it (decisions 222–228)', () => {
+    it('names are server__tool by default; an unlisted tool is -32602 with the reason; a client with other --names is refused by the running gateway', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      w.write(w.mcpJson, { mcpServers: { p: w.server('p') } });
+      const { client } = await stdioClient(w);
+      await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
+      expect(await toolNames(client)).toEqual(['a__echo', 'a__slow']);
+      for (const [name, says] of [
+        ['p__echo', /^Tool "p__echo" is not available: MCP server "p" .*approv/],
+        ['nowhere__echo', /^Tool "nowhere__echo" is not available: no MCP server "nowhere" is configured/],
+      ] as const) {
+        const error = await client.callTool({ name, arguments: { text: 'x' } }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(McpError);
+        expect((error as McpError).code).toBe(-32602);
+        expect((error as McpError).message.replace('MCP error -32602: ', '')).toMatch(says);
+      }
+      const qualified = await runCli(w, ['serve', '--stdio', '--cwd', w.cwd, '--debounce', '100', '--names', 'qualified']);
+      expect(qualified.code).not.toBe(0);
+      expect(qualified.stderr).toContain('runs with other options than these');
+      // --restart-on-change is the relay's own: the same gateway serves it.
+      const restarting = await stdioClient(w, ['--restart-on-change']);
+      expect(await toolNames(restarting.client)).toEqual(['a__echo', 'a__slow']);
+      expect(daemons(w)).toHaveLength(1);
+    });
 
-    const printed = await cli(w, ['serve', '--print-token', '--cwd', w.cwd]);
-    const token = printed.stdout.trim();
-    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(statSync(join(w.home, '.qwen', 'mcpGatewayToken.json')).mode & 0o777).toBe(0o600);
+    it('--restart-on-change: a settings edit ends that relay (it exits, the client sees it go) once the change settles; the daemon and the other client go on; a new relay lists the change', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      const staying = await stdioClient(w, ['--linger-ms', '60000']);
+      await waitUntil(async () => (await toolNames(staying.client)).includes('a__echo'), 'a listed');
+      const restarting = await stdioClient(w, ['--restart-on-change']);
+      // Like Qwen Code: it lists once and ignores tools/list_changed.
+      expect(await toolNames(restarting.client)).toEqual(['a__echo', 'a__slow']);
+      const relay = restarting.transport.pid!;
+      let stderr = '';
+      restarting.transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      let closed = false;
+      restarting.client.onclose = () => (closed = true);
+      const [daemon] = daemons(w);
+      // Nothing changed: it stays.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(closed).toBe(false);
 
-    const client = new Client({ name: 'http-e2e', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-    await client.connect(transport);
-    clients.push(client);
-    expect(await toolNames(client)).toContain('a__echo');
-    expect(await echo(client, 'over http')).toBe('over http');
-    await session.waitFor((e) => e.type === 'client-connected' && e.transport === 'http', { what: 'client-connected' });
+      w.atomicWrite(w.userSettings, { mcpServers: { a: w.server('a'), b: w.server('b', ['--tools', 'added']) } });
+      await waitUntil(() => closed, 'the restarting client sees its server go away');
+      await waitUntil(() => !isAlive(relay), 'the relay exited');
+      expect(stderr).toContain('ending this session so the client reconnects');
+      expect(isAlive(daemon!.pid)).toBe(true);
+      expect(daemons(w).map((d) => d.pid)).toEqual([daemon!.pid]);
+      await waitUntil(async () => (await toolNames(staying.client)).includes('b__added'), 'b listed by the client that stayed');
+      expect(await echo(staying.client, 'still here')).toBe('still here');
+      // What a client that reconnects by itself gets: the new list, from the same gateway.
+      const again = await stdioClient(w, ['--restart-on-change']);
+      expect(await toolNames(again.client)).toEqual(expect.arrayContaining(['a__echo', 'b__added']));
+      expect(daemons(w).map((d) => d.pid)).toEqual([daemon!.pid]);
+      expect(w.starts()).toEqual(['a', 'b']);
+    });
+  });
 
-    const host = new URL(url).host;
-    expect(await rawPost(url, {})).toBe(401);
-    expect(await rawPost(url, { Authorization: 'Bearer wrong' })).toBe(401);
-    expect(await rawPost(url, { Authorization: `Bearer ${token}x` })).toBe(401);
-    expect(await rawPost(url, { Authorization: `Bearer ${token}`, Host: `evil.example:${new URL(url).port}` })).toBe(403);
-    expect(await rawPost(url, { Authorization: `Bearer ${token}`, Origin: 'http://evil.example' })).toBe(403);
-    expect(await rawPost(url, { Authorization: `Bearer ${token}`, Host: host, Origin: 'http://localhost:3000' })).toBe(200);
+  linuxOnly('/proc, mode bits').describe('mcp-live serve over Streamable HTTP', () => {
+    it('a call works with the bearer token; no or a wrong token → 401; a foreign Host or Origin → 403; the token is never printed', async ({ onTestFinished }) => {
+      const w = newWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      const session = CliSession.start(w, ['serve', '--port', '0']);
+      const listening = await session.waitFor((e) => e.type === 'gateway-listening', { what: 'gateway-listening' });
+      const url = listening.url as string;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      await session.waitFor((e) => e.type === 'ready', { what: 'ready' });
 
-    // DELETE ends the MCP session (close() alone only drops the connection).
-    await transport.terminateSession();
-    await client.close();
-    await session.waitFor((e) => e.type === 'client-disconnected' && e.transport === 'http', { what: 'client-disconnected' });
-    expect(session.events.map((e) => JSON.stringify(e)).join('\n')).not.toContain(token);
-    expect(session.stderr).not.toContain(token);
-    const [backend] = backends(w);
-    expect(await session.stop()).toBe(0);
-    await waitUntil(() => !isAlive(backend!.pid), 'its server ended', 5_000);
+      const printed = await runCli(w, ['serve', '--print-token', '--cwd', w.cwd]);
+      const token = printed.stdout.trim();
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(statSync(join(w.home, '.qwen', 'mcpGatewayToken.json')).mode & 0o777).toBe(0o600);
+
+      const client = new Client({ name: 'http-e2e', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+      clientsOf.get(w)!.push(client);
+      await client.connect(transport);
+      expect(await toolNames(client)).toContain('a__echo');
+      expect(await echo(client, 'over http')).toBe('over http');
+      await session.waitFor((e) => e.type === 'client-connected' && e.transport === 'http', { what: 'client-connected' });
+
+      const host = new URL(url).host;
+      expect(await rawPost(url, {})).toBe(401);
+      expect(await rawPost(url, { Authorization: 'Bearer wrong' })).toBe(401);
+      expect(await rawPost(url, { Authorization: `Bearer ${token}x` })).toBe(401);
+      expect(await rawPost(url, { Authorization: `Bearer ${token}`, Host: `evil.example:${new URL(url).port}` })).toBe(403);
+      expect(await rawPost(url, { Authorization: `Bearer ${token}`, Origin: 'http://evil.example' })).toBe(403);
+      expect(await rawPost(url, { Authorization: `Bearer ${token}`, Host: host, Origin: 'http://localhost:3000' })).toBe(200);
+
+      // DELETE ends the MCP session (close() alone only drops the connection).
+      await transport.terminateSession();
+      await client.close();
+      await session.waitFor((e) => e.type === 'client-disconnected' && e.transport === 'http', { what: 'client-disconnected' });
+      expect(session.events.map((e) => JSON.stringify(e)).join('\n')).not.toContain(token);
+      expect(session.stderr).not.toContain(token);
+      const [backend] = backends(w);
+      expect(await session.stop()).toBe(0);
+      await waitUntil(() => !isAlive(backend!.pid), 'its server ended', 5_000);
+    });
   });
 });
