@@ -112,7 +112,7 @@ export interface McpLiveOptions extends SettingsLocations {
    */
   hints?: HintAudience;
   /**
-   * Answers a server's form (`elicitation/create`) instead of `elicitation$`: resolve with the
+   * Answers a server's form (`elicitation/create`) instead of `elicitation.pending$`: resolve with the
    * user's answer; an `accept` may leave fields out, which then get their schema defaults.
    * `signal` aborts when the form is over unanswered (the entry's `timeout` passed, or the server
    * cancelled it); the server is then told `cancel`.
@@ -128,7 +128,7 @@ export interface McpLiveOptions extends SettingsLocations {
    * entry masked: for a host that shows them or passes them on (the gateway, decision 117).
    */
   onServerLog?: (server: string, message: LoggingMessageNotification['params']) => void;
-  /** `notifications/resources/updated` of a resource subscribed to with {@link McpLive.subscribeResource}. */
+  /** `notifications/resources/updated` of a resource subscribed to with {@link McpLiveResources.subscribe}. */
   onResourceUpdated?: (server: string, uri: string) => void;
   /**
    * Called with the URL the user must open to authorize a server (decision 83), for a host that
@@ -146,7 +146,7 @@ export interface McpLiveOptions extends SettingsLocations {
   interactiveAuth?: boolean;
 }
 
-/** An authorization under way ({@link McpLive.authenticate}). */
+/** An authorization under way ({@link McpLiveAuth.authenticate}). */
 export interface Authorization {
   /** Where the user authorizes; undefined for a grant that needs no browser (client credentials). */
   url?: string;
@@ -182,29 +182,165 @@ export interface ServerRequestOptions extends RequestOptions {
   server?: string;
 }
 
-/** The library's face (SPEC §9). */
-export interface McpLive {
-  readonly cwd: string;
-  readonly profile: string;
-  /** Every file watched, in precedence order. */
-  readonly watching: readonly string[];
-  readonly servers$: Observable<readonly ServerStatus[]>;
-  readonly tools$: Observable<readonly QualifiedTool[]>;
-  readonly prompts$: Observable<readonly QualifiedPrompt[]>;
-  readonly pendingApprovals$: Observable<readonly PendingApproval[]>;
+/**
+ * The approval gate (decision 52): entries of gated scopes (project, workspace) and changed tool
+ * surfaces wait here for a decision, bound to the hash of what was shown.
+ */
+export interface McpLiveApprovals {
+  /** The promptable set: gated servers strictly pending and changed surfaces, on each change. */
+  readonly pending$: Observable<readonly PendingApproval[]>;
+  /** The current promptable set. */
+  readonly pending: () => readonly PendingApproval[];
   /**
-   * Forms servers ask the user to fill in, waiting for {@link answerElicitation}; replays the
-   * latest list. Empty with an `onElicitation` option (that hook answers instead).
+   * Approves `name`'s entry as it was shown: `hash` (from `pending$` / the
+   * `approval-required` event) or, without it, the entry as the last pass saw it — never a newer
+   * read. Refused ("… changed since it was shown; review it again", and the user is asked again)
+   * when the entry now in the file has another hash.
    */
-  readonly elicitation$: Observable<readonly PendingElicitation[]>;
-  readonly events$: Observable<McpLiveEvent>;
-  /** The language servers' statuses (decision 145): the `lsp:NAME` part of `servers$`. */
-  readonly lspServers$: Observable<readonly ServerStatus[]>;
+  readonly approve: (name: string, options?: { persist?: boolean; hash?: string }) => Promise<void>;
+  /**
+   * Approves (persisted, one write) exactly the set that was shown — `shown`, or the current
+   * promptable set — and returns their names. Refused as a whole if any of them changed since.
+   */
+  readonly approveAll: (shown?: readonly { name: string; hash: string }[]) => Promise<string[]>;
+  /** Rejects the entry that was shown (`hash`, else as of the last pass). */
+  readonly reject: (name: string, options?: { hash?: string }) => Promise<void>;
+}
+
+/** OAuth of remote servers (decision 83). */
+export interface McpLiveAuth {
+  /**
+   * Authorizes a remote server now (`/mcp auth NAME`, `{"cmd":"auth"}`): resolves with the URL
+   * the user must open (also emitted as `auth-required` and given to `onAuthorizationUrl`) once
+   * it is known; `completed` settles when the browser came back, the token is stored and the
+   * server reconnects. Refused for a server that is not admitted (pending approval, untrusted,
+   * excluded …): nothing is contacted for it before approval.
+   */
+  readonly authenticate: (name: string, options?: { signal?: AbortSignal }) => Promise<Authorization>;
+  /** Forgets the stored tokens and registered clients of `name`; resolves with how many records went. */
+  readonly logout: (name: string) => Promise<number>;
+}
+
+/** Language servers (decision 145): their statuses, the session's open documents, LSP requests. */
+export interface McpLiveLsp {
+  /** The language servers' statuses: the `lsp:NAME` part of `servers$`. */
+  readonly servers$: Observable<readonly ServerStatus[]>;
   /**
    * Diagnostics language servers published (pushed) or were asked for (pulled), per server and
    * document, the whole cache on each change; replays the current one.
    */
   readonly diagnostics$: Observable<readonly FileDiagnostics[]>;
+  /**
+   * One LSP request (`textDocument/hover`, …) to the language server a file's extension routes to
+   * (`{ file }`; opened there first if the host has not) or to one by name (`{ server }`). Rejects
+   * with why none can answer. Positions are the LSP's (0-based, UTF-16).
+   */
+  readonly request: <R = unknown>(method: string, params: unknown, target: LspTarget, options?: RequestOptions) => Promise<R>;
+  /** Opens a document for the language servers that take it (`text`, else the file's content); kept across their restarts. */
+  readonly open: (path: string, text?: string) => Promise<OpenDocument>;
+  /** A new full text of an open document (`didChange`). */
+  readonly change: (path: string, text: string) => OpenDocument;
+  /** Closes an open document (`didClose`); false when it was not open. */
+  readonly close: (path: string) => boolean;
+  /** Adds a language server for this session (scope `session`, `.lsp.json` entry format); it is `lsp:NAME` from then on. */
+  readonly addSession: (name: string, config: Record<string, unknown>) => void;
+  /** Removes a language server {@link McpLiveLsp.addSession} added (by its own name, or `lsp:NAME`). */
+  readonly removeSession: (name: string) => void;
+}
+
+/** The resources of connected servers (`resources/*`). */
+export interface McpLiveResources {
+  /** Every resource of every connected server, with its URI. */
+  readonly list: () => readonly QualifiedResource[];
+  /** Every resource template of every connected server (RFC 6570 URI templates). */
+  readonly templates: () => readonly QualifiedResourceTemplate[];
+  /**
+   * Reads a resource (`resources/read`) from the server that lists its URI, else the one whose
+   * template matches it; `server` picks one (which may serve URIs it does not list).
+   */
+  readonly read: (uri: string, options?: ServerRequestOptions) => Promise<unknown>;
+  /**
+   * Subscribes to updates of a resource (`resources/subscribe`) at the server that would read it;
+   * they arrive at the `onResourceUpdated` option. Lost when that server reconnects.
+   */
+  readonly subscribe: (uri: string, options?: ServerRequestOptions) => Promise<void>;
+  /** Ends a subscription of {@link McpLiveResources.subscribe} (`resources/unsubscribe`). */
+  readonly unsubscribe: (uri: string, options?: ServerRequestOptions) => Promise<void>;
+  /**
+   * The server a request about `uri` goes to, as {@link McpLiveResources.read} (`read`) or
+   * {@link McpLivePrompts.complete} with a resource template reference (`complete`) would route
+   * it; undefined when none or more than one would.
+   */
+  readonly serverOf: (uri: string, request?: 'read' | 'complete') => string | undefined;
+}
+
+/** The prompts of connected servers, and argument completions. */
+export interface McpLivePrompts {
+  /** Every prompt of every connected server, flattened, filtered like tools; never a value equal to the previous one. */
+  readonly list$: Observable<readonly QualifiedPrompt[]>;
+  /**
+   * Gets a prompt by its name as `list$` lists it, its arguments filled in (`prompts/get`).
+   * `server` picks the server; it is needed only when more than one lists that name.
+   */
+  readonly get: (name: string, args?: Record<string, string>, options?: ServerRequestOptions) => Promise<unknown>;
+  /**
+   * Completions for an argument (`completion/complete`): a prompt reference by its name as
+   * `list$` lists it, a resource reference by its URI template; `server` picks the server.
+   */
+  readonly complete: (params: CompleteRequestParams, options?: ServerRequestOptions) => Promise<CompleteResult>;
+}
+
+/** This session's own changes to the servers: the session layer and session enablement. */
+export interface McpLiveSession {
+  /** Adds an MCP server for this session (scope `session`); throws for a name it would not serve (`lsp:…`, whitespace, controls). */
+  readonly add: (name: string, config: Record<string, unknown>) => void;
+  /** Removes an MCP server {@link McpLiveSession.add} added. */
+  readonly remove: (name: string) => void;
+  /**
+   * Enables `name` for this session (`/mcp enable`, `{"cmd":"enable"}`): lifts a session disable,
+   * and a `disabled: true` in its file no longer blocks it — nothing else does: exclusion, allow
+   * lists, folder trust and approval still apply. `persist` instead removes `disabled` from the
+   * file the entry came from, which must be the user settings file (refused otherwise); the
+   * running session applies it through its watcher.
+   */
+  readonly enable: (name: string, options?: { persist?: boolean }) => Promise<EnablementChange>;
+  /**
+   * Disables `name` for this session (reason `disabled`, "disabled for this session"), or with
+   * `persist` writes `disabled: true` into the user settings file it came from.
+   */
+  readonly disable: (name: string, options?: { persist?: boolean }) => Promise<EnablementChange>;
+}
+
+/** Forms servers ask the user to fill in (`elicitation/create`). */
+export interface McpLiveElicitation {
+  /**
+   * The forms waiting for {@link McpLiveElicitation.answer}; replays the latest list. Empty with
+   * an `onElicitation` option (that hook answers instead).
+   */
+  readonly pending$: Observable<readonly PendingElicitation[]>;
+  /**
+   * Answers a form of `pending$` (or of the `elicitation` event): `{action: 'accept', content}`
+   * (fields left out get their defaults), `decline` or `cancel`. Throws when no such form waits, or
+   * when an accept leaves a required field empty (the form keeps waiting).
+   */
+  readonly answer: (id: string, answer: ElicitationAnswer) => void;
+}
+
+/**
+ * The library's face (SPEC §9): the everyday surface at the top level — the session's facts,
+ * servers and tools, calls, the lifecycle — and the rest in groups (decision 286). Group members
+ * are plain functions: they work destructured (`const { approve } = live.approvals`).
+ */
+export interface McpLive {
+  readonly cwd: string;
+  readonly profile: string;
+  /** Every file watched, in precedence order. */
+  readonly watching: readonly string[];
+  /** Every known server (MCP and language servers), published together once per pass. */
+  readonly servers$: Observable<readonly ServerStatus[]>;
+  /** The tools of connected servers (and the `lsp__*` tools while a language server can answer them). */
+  readonly tools$: Observable<readonly QualifiedTool[]>;
+  readonly events$: Observable<McpLiveEvent>;
   /** Starts watching and reconciling; resolves after the first pass (`ready`). */
   start(): Promise<void>;
   /**
@@ -218,41 +354,10 @@ export interface McpLive {
    * to call more than once: every call resolves when the first one's work is done.
    */
   dispose(): Promise<void>;
-  /**
-   * One LSP request (`textDocument/hover`, …) to the language server a file's extension routes to
-   * (`{ file }`; opened there first if the host has not) or to one by name (`{ server }`). Rejects
-   * with why none can answer. Positions are the LSP's (0-based, UTF-16).
-   */
-  lspRequest<R = unknown>(method: string, params: unknown, target: LspTarget, options?: RequestOptions): Promise<R>;
-  /** Opens a document for the language servers that take it (`text`, else the file's content); kept across their restarts. */
-  openDocument(path: string, text?: string): Promise<OpenDocument>;
-  /** A new full text of an open document (`didChange`). */
-  changeDocument(path: string, text: string): OpenDocument;
-  closeDocument(path: string): boolean;
   /** A manual reload: a pass now, through the same gate as the watcher. */
   reload(): void;
+  /** Restarts one server (`/reconnect NAME`); an idle one is started instead (decision 196). */
   reconnect(name: string): boolean;
-  /**
-   * Approves `name`'s entry as it was shown: `hash` (from `pendingApprovals$` / the
-   * `approval-required` event) or, without it, the entry as the last pass saw it — never a newer
-   * read. Refused ("… changed since it was shown; review it again", and the user is asked again)
-   * when the entry now in the file has another hash.
-   */
-  approve(name: string, options?: { persist?: boolean; hash?: string }): Promise<void>;
-  /**
-   * Approves (persisted, one write) exactly the set that was shown — `shown`, or the current
-   * promptable set — and returns their names. Refused as a whole if any of them changed since.
-   */
-  approveAllPending(shown?: readonly { name: string; hash: string }[]): Promise<string[]>;
-  /** Rejects the entry that was shown (`hash`, else as of the last pass). */
-  reject(name: string, options?: { hash?: string }): Promise<void>;
-  /** Adds an MCP server for this session (scope `session`); throws for a name it would not serve (`lsp:…`, whitespace, controls). */
-  addSessionServer(name: string, config: Record<string, unknown>): void;
-  removeSessionServer(name: string): void;
-  /** Adds a language server for this session (scope `session`, `.lsp.json` entry format); it is `lsp:NAME` from then on. */
-  addSessionLspServer(name: string, config: Record<string, unknown>): void;
-  /** Removes a language server {@link addSessionLspServer} added (by its own name, or `lsp:NAME`). */
-  removeSessionLspServer(name: string): void;
   /**
    * Calls a tool by its qualified name. A tool not listed yet while the first pass has not ended
    * waits for that pass (a call made at start must not be told that its server is not
@@ -260,48 +365,14 @@ export interface McpLive {
    * `start()` it rejects. An aborted `signal` rejects at once with its reason and cancels the request.
    */
   callTool(qualifiedName: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
-  /**
-   * Answers a form of `elicitation$` (or of the `elicitation` event): `{action: 'accept', content}`
-   * (fields left out get their defaults), `decline` or `cancel`. Throws when no such form waits, or
-   * when an accept leaves a required field empty (the form keeps waiting).
-   */
-  answerElicitation(id: string, answer: ElicitationAnswer): void;
-  /**
-   * Gets a prompt by its name as `prompts$` lists it, its arguments filled in (`prompts/get`).
-   * `server` picks the server; it is needed only when more than one lists that name.
-   */
-  getPrompt(name: string, args?: Record<string, string>, options?: ServerRequestOptions): Promise<unknown>;
-  /** Every resource of every connected server, with its URI. */
-  listResources(): readonly QualifiedResource[];
-  /** Every resource template of every connected server (RFC 6570 URI templates). */
-  listResourceTemplates(): readonly QualifiedResourceTemplate[];
-  /**
-   * Reads a resource (`resources/read`) from the server that lists its URI, else the one whose
-   * template matches it; `server` picks one (which may serve URIs it does not list).
-   */
-  readResource(uri: string, options?: ServerRequestOptions): Promise<unknown>;
-  /**
-   * Subscribes to updates of a resource (`resources/subscribe`) at the server that would read it;
-   * they arrive at the `onResourceUpdated` option. Lost when that server reconnects.
-   */
-  subscribeResource(uri: string, options?: ServerRequestOptions): Promise<void>;
-  unsubscribeResource(uri: string, options?: ServerRequestOptions): Promise<void>;
-  /**
-   * Completions for an argument (`completion/complete`): a prompt reference by its name as
-   * `prompts$` lists it, a resource reference by its URI template; `server` picks the server.
-   */
-  complete(params: CompleteRequestParams, options?: ServerRequestOptions): Promise<CompleteResult>;
+  /** Why a server has no tools right now, in data and in words; undefined when it has them (or is idle). */
   unavailableReason(name: string): Unavailable | undefined;
   /**
    * The configured server a qualified tool name belongs to, whether or not it lists that tool
    * now (a pending or failed server lists none): whose {@link unavailableReason} applies.
    */
   serverOfTool(qualifiedName: string): string | undefined;
-  /**
-   * The server a request about `uri` goes to, as {@link readResource} (`read`) or {@link complete}
-   * with a resource template reference (`complete`) would route it; undefined when none or more than one would.
-   */
-  serverOfResource(uri: string, request?: 'read' | 'complete'): string | undefined;
+  /** What a call to a tool that is not there is told: the reason and the fix. */
   toolNotFoundMessage(qualifiedName: string): string;
   /**
    * The tools of `tools$` that best match `query` (decision 215: BM25 over name tokens, server
@@ -316,36 +387,18 @@ export interface McpLive {
   serverConfig(name: string): unknown;
   /** The last stderr lines of a stdio server (at most 200, secrets masked). */
   stderrTail(name: string): readonly string[];
-  /** The current promptable set. */
-  pendingApprovals(): readonly PendingApproval[];
   /**
    * Why no server may connect, when a user or system settings file has never parsed (admission
    * fails closed, reason `settings_error`); undefined when all is well.
    */
   settingsError(): string | undefined;
-  /**
-   * Enables `name` for this session (`/mcp enable`, `{"cmd":"enable"}`): lifts a session disable,
-   * and a `disabled: true` in its file no longer blocks it — nothing else does: exclusion, allow
-   * lists, folder trust and approval still apply. `persist` instead removes `disabled` from the
-   * file the entry came from, which must be the user settings file (refused otherwise); the
-   * running session applies it through its watcher.
-   */
-  enable(name: string, options?: { persist?: boolean }): Promise<EnablementChange>;
-  /**
-   * Disables `name` for this session (reason `disabled`, "disabled for this session"), or with
-   * `persist` writes `disabled: true` into the user settings file it came from.
-   */
-  disable(name: string, options?: { persist?: boolean }): Promise<EnablementChange>;
-  /**
-   * Authorizes a remote server now (`/mcp auth NAME`, `{"cmd":"auth"}`): resolves with the URL
-   * the user must open (also emitted as `auth-required` and given to `onAuthorizationUrl`) once
-   * it is known; `completed` settles when the browser came back, the token is stored and the
-   * server reconnects. Refused for a server that is not admitted (pending approval, untrusted,
-   * excluded …): nothing is contacted for it before approval.
-   */
-  authenticate(name: string, options?: { signal?: AbortSignal }): Promise<Authorization>;
-  /** Forgets the stored tokens and registered clients of `name`; resolves with how many records went. */
-  logout(name: string): Promise<number>;
+  readonly approvals: McpLiveApprovals;
+  readonly auth: McpLiveAuth;
+  readonly lsp: McpLiveLsp;
+  readonly resources: McpLiveResources;
+  readonly prompts: McpLivePrompts;
+  readonly session: McpLiveSession;
+  readonly elicitation: McpLiveElicitation;
 }
 
 /** What `enable` / `disable` did. */
@@ -677,6 +730,124 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     written.next(await store.read(root));
   };
 
+  // The groups are objects of closures (decision 286): a member works destructured.
+  const approvals: McpLiveApprovals = {
+    pending$: r.pendingApprovals$,
+    pending: () => promptable,
+
+    approve: async (name, { persist: keep = true, hash } = {}) => {
+      if (approveSurface(name, hash)) return;
+      const bound = shownHash(name, hash);
+      if (keep) await persist([{ server: name, record: { hash: bound, status: 'approved' } }]);
+      else sessionApprovals.next({ ...sessionApprovals.getValue(), [name]: bound });
+      r.reload('approval');
+    },
+
+    approveAll: async (all = promptable) => {
+      // Changed surfaces first, each by the hash that was shown; the entries in one write after.
+      const surfacesShown = all.filter((p) => r.surfaceWaiting(p.name)?.hash === p.hash);
+      const shown = all.filter((p) => !surfacesShown.includes(p));
+      const changed = shown.filter((p) => {
+        try {
+          return currentHash(p.name) !== p.hash;
+        } catch {
+          return true;
+        }
+      });
+      if (changed.length > 0) {
+        r.reprompt();
+        const names = changed.map((p) => p.name).join(', ');
+        throw new Error(`${names} changed since ${changed.length === 1 ? 'it was' : 'they were'} shown; review again`);
+      }
+      for (const p of surfacesShown) approveSurface(p.name, p.hash);
+      // One locked write for the whole set, however large.
+      await persist(shown.map((p) => ({ server: p.name, record: { hash: p.hash, status: 'approved' as const } })));
+      if (shown.length > 0) r.reload('approval');
+      return all.map((p) => p.name);
+    },
+
+    reject: async (name, { hash } = {}) => {
+      const surface = r.surfaceWaiting(name);
+      if (surface !== undefined && (hash === undefined || hash === surface.hash)) {
+        r.rejectSurface(name, surface.hash);
+        return;
+      }
+      // Rejecting what was shown, even if the file changed since: the newer entry stays pending.
+      const now = currentHash(name);
+      const bound = hash ?? r.shownHash(name) ?? now;
+      await persist([{ server: name, record: { hash: bound, status: 'rejected' } }]);
+      const { [name]: _dropped, ...rest } = sessionApprovals.getValue();
+      sessionApprovals.next(rest);
+      r.reload('approval');
+    },
+  };
+
+  const auth: McpLiveAuth = {
+    authenticate: (name, { signal } = {}) => authenticate(name, signal),
+    logout: (name) => oauth.logout(name),
+  };
+
+  const lsp: McpLiveLsp = {
+    servers$: languageServers.servers$,
+    diagnostics$: languageServers.diagnostics$,
+    request: (method, params, target, requestOptions) => languageServers.request(method, params, target, requestOptions),
+    open: (path, text) => languageServers.openDocument(path, text),
+    change: (path, text) => languageServers.changeDocument(path, text),
+    close: (path) => languageServers.closeDocument(path),
+
+    addSession: (name, config) => {
+      sessionLsp.next({ ...sessionLsp.getValue(), [lspName(name)]: config });
+      r.reload('session');
+    },
+
+    removeSession: (name) => {
+      const next = { ...sessionLsp.getValue() };
+      delete next[lspName(name)];
+      sessionLsp.next(next);
+      r.reload('session');
+    },
+  };
+
+  const resources: McpLiveResources = {
+    list: () => r.list().flatMap((s) => s.resources.map((resource) => ({ ...resource, server: s.name }))),
+    templates: () => r.list().flatMap((s) => (s.resourceTemplates ?? []).map((template) => ({ ...template, server: s.name }))),
+    read: (uri, requestOptions) => r.readResource(uri, requestOptions),
+    subscribe: (uri, requestOptions) => r.subscribeResource(uri, requestOptions),
+    unsubscribe: (uri, requestOptions) => r.unsubscribeResource(uri, requestOptions),
+    serverOf: (uri, request) => r.serverOfResource(uri, request),
+  };
+
+  const prompts: McpLivePrompts = {
+    list$: r.servers$.pipe(distinctFlatList((s) => s.prompts, (p, s) => ({ ...p, server: s.name }))),
+    get: (name, args = {}, requestOptions) => r.getPrompt(name, args, requestOptions),
+    complete: (params, requestOptions) => r.complete(params, requestOptions),
+  };
+
+  const sessionLayer: McpLiveSession = {
+    add: (name, config) => {
+      // A name the assembly would drop (`lsp:`) or no command could name is refused, not lost (decision 193).
+      const badName = serverNameProblem(name);
+      if (badName !== undefined) throw new Error(`session.add: ${badName}`);
+      session.next({ ...session.getValue(), [name]: config });
+      r.reload('session');
+    },
+
+    remove: (name) => {
+      const next = { ...session.getValue() };
+      delete next[name];
+      session.next(next);
+      r.reload('session');
+    },
+
+    enable: (name, { persist = false } = {}) => setEnablement(name, true, persist),
+    disable: (name, { persist = false } = {}) => setEnablement(name, false, persist),
+  };
+
+  const elicitation: McpLiveElicitation = {
+    pending$: elicitations.pending$,
+    answer: (id, answer) => elicitations.answer(id, answer),
+  };
+
   const live: McpLive = {
     cwd: paths.cwd,
     profile: paths.profile,
@@ -694,13 +865,15 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     ],
     servers$: r.servers$,
     // The agent's `lsp__*` tools follow the MCP servers' tools, while a language server can answer them.
-    tools$: combineLatest([r.tools$, languageServers.tools$]).pipe(map(([mcp, lsp]) => (lsp.length === 0 ? mcp : [...mcp, ...lsp]))),
-    lspServers$: languageServers.servers$,
-    diagnostics$: languageServers.diagnostics$,
-    prompts$: r.servers$.pipe(distinctFlatList((s) => s.prompts, (p, s) => ({ ...p, server: s.name }))),
-    pendingApprovals$: r.pendingApprovals$,
-    elicitation$: elicitations.pending$,
+    tools$: combineLatest([r.tools$, languageServers.tools$]).pipe(map(([mcp, lspTools]) => (lspTools.length === 0 ? mcp : [...mcp, ...lspTools]))),
     events$: events.asObservable(),
+    approvals,
+    auth,
+    lsp,
+    resources,
+    prompts,
+    session: sessionLayer,
+    elicitation,
 
     async start() {
       if (subscription) return;
@@ -756,89 +929,6 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       return true;
     },
 
-    async approve(name, { persist: keep = true, hash } = {}) {
-      if (approveSurface(name, hash)) return;
-      const bound = shownHash(name, hash);
-      if (keep) await persist([{ server: name, record: { hash: bound, status: 'approved' } }]);
-      else sessionApprovals.next({ ...sessionApprovals.getValue(), [name]: bound });
-      r.reload('approval');
-    },
-
-    async approveAllPending(all = promptable) {
-      // Changed surfaces first, each by the hash that was shown; the entries in one write after.
-      const surfacesShown = all.filter((p) => r.surfaceWaiting(p.name)?.hash === p.hash);
-      const shown = all.filter((p) => !surfacesShown.includes(p));
-      const changed = shown.filter((p) => {
-        try {
-          return currentHash(p.name) !== p.hash;
-        } catch {
-          return true;
-        }
-      });
-      if (changed.length > 0) {
-        r.reprompt();
-        const names = changed.map((p) => p.name).join(', ');
-        throw new Error(`${names} changed since ${changed.length === 1 ? 'it was' : 'they were'} shown; review again`);
-      }
-      for (const p of surfacesShown) approveSurface(p.name, p.hash);
-      // One locked write for the whole set, however large.
-      await persist(shown.map((p) => ({ server: p.name, record: { hash: p.hash, status: 'approved' as const } })));
-      if (shown.length > 0) r.reload('approval');
-      return all.map((p) => p.name);
-    },
-
-    async reject(name, { hash } = {}) {
-      const surface = r.surfaceWaiting(name);
-      if (surface !== undefined && (hash === undefined || hash === surface.hash)) {
-        r.rejectSurface(name, surface.hash);
-        return;
-      }
-      // Rejecting what was shown, even if the file changed since: the newer entry stays pending.
-      const now = currentHash(name);
-      const bound = hash ?? r.shownHash(name) ?? now;
-      await persist([{ server: name, record: { hash: bound, status: 'rejected' } }]);
-      const { [name]: _dropped, ...rest } = sessionApprovals.getValue();
-      sessionApprovals.next(rest);
-      r.reload('approval');
-    },
-
-    addSessionServer(name, config) {
-      // A name the assembly would drop (`lsp:`) or no command could name is refused, not lost (decision 193).
-      const badName = serverNameProblem(name);
-      if (badName !== undefined) throw new Error(`addSessionServer: ${badName}`);
-      session.next({ ...session.getValue(), [name]: config });
-      r.reload('session');
-    },
-
-    enable: (name, { persist = false } = {}) => setEnablement(name, true, persist),
-    disable: (name, { persist = false } = {}) => setEnablement(name, false, persist),
-    authenticate: (name, { signal } = {}) => authenticate(name, signal),
-    logout: (name) => oauth.logout(name),
-
-    removeSessionServer(name) {
-      const next = { ...session.getValue() };
-      delete next[name];
-      session.next(next);
-      r.reload('session');
-    },
-
-    addSessionLspServer(name, config) {
-      sessionLsp.next({ ...sessionLsp.getValue(), [lspName(name)]: config });
-      r.reload('session');
-    },
-
-    removeSessionLspServer(name) {
-      const next = { ...sessionLsp.getValue() };
-      delete next[lspName(name)];
-      sessionLsp.next(next);
-      r.reload('session');
-    },
-
-    lspRequest: (method, params, target, requestOptions) => languageServers.request(method, params, target, requestOptions),
-    openDocument: (path, text) => languageServers.openDocument(path, text),
-    changeDocument: (path, text) => languageServers.changeDocument(path, text),
-    closeDocument: (path) => languageServers.closeDocument(path),
-
     async callTool(qualifiedName, args = {}, callOptions = {}) {
       if (firstPass === undefined) throw new Error('mcp-live is not started: call start() first');
       if (lspOperationOf(qualifiedName) !== undefined) {
@@ -869,21 +959,10 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       return { reason: 'connecting', message: s.state };
     },
 
-    answerElicitation: (id, answer) => elicitations.answer(id, answer),
-    getPrompt: (name, args = {}, requestOptions) => r.getPrompt(name, args, requestOptions),
-    readResource: (uri, requestOptions) => r.readResource(uri, requestOptions),
-    listResources: () => r.list().flatMap((s) => s.resources.map((resource) => ({ ...resource, server: s.name }))),
-    listResourceTemplates: () =>
-      r.list().flatMap((s) => (s.resourceTemplates ?? []).map((template) => ({ ...template, server: s.name }))),
-    subscribeResource: (uri, requestOptions) => r.subscribeResource(uri, requestOptions),
-    unsubscribeResource: (uri, requestOptions) => r.unsubscribeResource(uri, requestOptions),
-    complete: (params, requestOptions) => r.complete(params, requestOptions),
     serverOfTool: (q) => r.serverOfTool(q),
-    serverOfResource: (uri, request) => r.serverOfResource(uri, request),
     toolNotFoundMessage: (q) => r.toolNotFoundMessage(q),
     searchTools: (query, searchOptions) => searchTools(currentTools, query, searchOptions),
     statusReport: () => r.list(),
-    pendingApprovals: () => promptable,
     stderrTail: (name) => r.stderrTail(name),
     serverConfig: (name) => desiredNow()?.servers[name]?.config,
     settingsError: () => desiredNow()?.settingsError,

@@ -63,12 +63,12 @@ export async function runJsonCommand(
   try {
     switch (cmd.cmd) {
       case 'approve':
-        await live.approve(server(), { persist: cmd.persist !== false, ...hashOf(cmd) });
+        await live.approvals.approve(server(), { persist: cmd.persist !== false, ...hashOf(cmd) });
         return ok(id, { approved: cmd.server, persist: cmd.persist !== false });
       case 'approve-all':
-        return ok(id, { approved: await live.approveAllPending(shownSet(cmd)) });
+        return ok(id, { approved: await live.approvals.approveAll(shownSet(cmd)) });
       case 'reject':
-        await live.reject(server(), hashOf(cmd));
+        await live.approvals.reject(server(), hashOf(cmd));
         return ok(id, { rejected: cmd.server });
       case 'reload':
         live.reload();
@@ -78,7 +78,7 @@ export async function runJsonCommand(
         // Session-only unless `"persist": true` (then the user settings file the entry came from).
         if (cmd.persist !== undefined && typeof cmd.persist !== 'boolean') throw new CommandError('"persist" must be true or false');
         const options = { persist: cmd.persist === true };
-        return ok(id, cmd.cmd === 'enable' ? await live.enable(server(), options) : await live.disable(server(), options));
+        return ok(id, cmd.cmd === 'enable' ? await live.session.enable(server(), options) : await live.session.disable(server(), options));
       }
       case 'reconnect': {
         const name = server();
@@ -98,30 +98,30 @@ export async function runJsonCommand(
       }
       case 'elicit': {
         if (typeof cmd.id !== 'string') throw new CommandError('"elicit" needs "id": the id of the elicitation event');
-        live.answerElicitation(cmd.id, checkAnswer({ action: cmd.action, content: cmd.content }));
+        live.elicitation.answer(cmd.id, checkAnswer({ action: cmd.action, content: cmd.content }));
         return ok(id, { answered: cmd.id, action: cmd.action });
       }
       case 'get-prompt': {
         if (typeof cmd.name !== 'string' || cmd.name === '') throw new CommandError('"get-prompt" needs "name"');
         const args = argsOf(cmd);
         if (!Object.values(args).every((v) => typeof v === 'string')) throw new CommandError('a prompt\'s "args" are strings');
-        const prompt = await live.getPrompt(cmd.name, args as Record<string, string>, { signal, ...serverOf(cmd) });
+        const prompt = await live.prompts.get(cmd.name, args as Record<string, string>, { signal, ...serverOf(cmd) });
         return { ...ok(id, prompt), verbatimData: true };
       }
       case 'read-resource': {
         if (typeof cmd.uri !== 'string' || cmd.uri === '') throw new CommandError('"read-resource" needs "uri"');
-        return { ...ok(id, await live.readResource(cmd.uri, { signal, ...serverOf(cmd) })), verbatimData: true };
+        return { ...ok(id, await live.resources.read(cmd.uri, { signal, ...serverOf(cmd) })), verbatimData: true };
       }
       case 'auth': {
         // `auth-required` (with the URL) goes out as an event; the answer comes once connected.
         const name = server();
-        const authorization = await live.authenticate(name, { signal });
+        const authorization = await live.auth.authenticate(name, { signal });
         await untilAborted(authorization.completed, signal);
         return ok(id, { authenticated: name });
       }
       case 'logout': {
         const name = server();
-        return ok(id, { server: name, forgotten: await live.logout(name) });
+        return ok(id, { server: name, forgotten: await live.auth.logout(name) });
       }
       case 'quit':
         return { result: { type: 'result', ok: true, ...(id === undefined ? {} : { id }), data: { quitting: true } }, quit: true };

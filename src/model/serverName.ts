@@ -2,7 +2,7 @@ import { LSP_PREFIX } from './lsp/lspConfig.js';
 import { hasUnsafeCharacters, terminalSafe } from './terminalText.js';
 
 /**
- * Why `name` cannot name an MCP server that `mcp add` (or a host's `addSessionServer`) is asked
+ * Why `name` cannot name an MCP server that `mcp add` (or a host's `session.add`) is asked
  * to add, or undefined when it can (decision 193). Refused are the names the session would not
  * serve as asked: one that begins with `lsp:` is a language server's key, so the assembly leaves
  * the entry out (decision 145); one with whitespace or a control, escape or

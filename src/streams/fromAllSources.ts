@@ -54,9 +54,9 @@ export type SourceNotice =
 
 export interface AllSourcesDeps {
   store: ApprovalsStore;
-  /** Servers added at run time (`/mcp add`, `addSessionServer`). */
+  /** Servers added at run time (`/mcp add`, `session.add`). */
   session$: Observable<Record<string, unknown>>;
-  /** Language servers added at run time (`addSessionLspServer`), by their own names. */
+  /** Language servers added at run time (`lsp.addSession`), by their own names. */
   sessionLsp$?: Observable<Record<string, unknown>>;
   /** Name → approval hash approved for this session only. */
   sessionApprovals$: Observable<Readonly<Record<string, string>>>;

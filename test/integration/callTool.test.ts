@@ -101,7 +101,7 @@ describe('createMcpLive().callTool before the first pass', () => {
 });
 
 describe('createMcpLive(): what a host renders', () => {
-  it('tools$ and prompts$ emit only real changes; trust and the hints reach the host', async () => {
+  it('tools$ and prompts.list$ emit only real changes; trust and the hints reach the host', async () => {
     const servers = new BehaviorSubject<Record<string, unknown>>({
       a: { ...fake('prompts=p1'), trust: true },
       b: fake('connect=100', 'prompts=p2'),
@@ -116,7 +116,7 @@ describe('createMcpLive(): what a host renders', () => {
     const tools: string[][] = [];
     const prompts: string[][] = [];
     l.tools$.subscribe((t) => tools.push(t.map((x) => `${x.name}${x.trust ? ' (trusted)' : ''}`)));
-    l.prompts$.subscribe((p) => prompts.push(p.map((x) => `${x.server}/${x.name}`)));
+    l.prompts.list$.subscribe((p) => prompts.push(p.map((x) => `${x.server}/${x.name}`)));
     await l.start();
     expect(tools).toEqual([[], ['mcp__a__echo (trusted)'], ['mcp__a__echo (trusted)', 'mcp__b__echo']]);
     expect(prompts).toEqual([[], ['a/p1'], ['a/p1', 'b/p2']]);

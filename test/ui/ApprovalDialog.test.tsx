@@ -12,7 +12,7 @@ function session(init: Parameters<typeof fakeLive>[0] = {}) {
   const fake = fakeLive(init);
   const ui = render(<App live={fake.live} onExit={() => undefined} />);
   const frame = () => plain(ui.lastFrame());
-  const decisions = () => fake.calls.filter((c) => ['approve', 'approveAllPending', 'reject'].includes(c.method));
+  const decisions = () => fake.calls.filter((c) => ['approvals.approve', 'approvals.approveAll', 'approvals.reject'].includes(c.method));
   return { ...fake, ...ui, frame, decisions };
 }
 
@@ -74,7 +74,7 @@ describe('ApprovalDialog', () => {
     expect(frame).toContain('… (2,345');
     expect(s.lastFrame()).not.toContain('\u001b[2J');
     s.stdin.write('\r');
-    await vi.waitFor(() => expect(s.decisions()).toEqual([{ method: 'approve', args: ['notes', { persist: true, hash: 'surface-hash' }] }]));
+    await vi.waitFor(() => expect(s.decisions()).toEqual([{ method: 'approvals.approve', args: ['notes', { persist: true, hash: 'surface-hash' }] }]));
   });
 
   it('shows a remote entry by its url and counts the pending set', async () => {
@@ -160,7 +160,7 @@ describe('ApprovalDialog', () => {
     s.stdin.write(KEY.end);
     await vi.waitFor(() => expect(s.frame()).toContain('LINE_40=v'));
     s.stdin.write('a');
-    await vi.waitFor(() => expect(s.callsOf('approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
+    await vi.waitFor(() => expect(s.callsOf('approvals.approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
   });
 
   it('the arrows move the highlight, not the entry', async () => {
@@ -218,18 +218,18 @@ describe('ApprovalDialog', () => {
   });
 
   it.each([
-    ['a', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
-    ['s', 'approve', ['x', { persist: false, hash: 'hash-x' }]],
-    ['r', 'reject', ['x', { hash: 'hash-x' }]],
-    ['1', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
-    ['2', 'approve', ['x', { persist: false, hash: 'hash-x' }]],
-    ['4', 'reject', ['x', { hash: 'hash-x' }]],
-    ['Enter', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
-    ['↓ Enter', 'approve', ['x', { persist: false, hash: 'hash-x' }]],
-    ['j j j Enter', 'reject', ['x', { hash: 'hash-x' }]],
-    ['↑ Enter', 'reject', ['x', { hash: 'hash-x' }]],
-    ['↓ ↓ ↓ ↓ Enter', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
-    ['↓ k Enter', 'approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['a', 'approvals.approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['s', 'approvals.approve', ['x', { persist: false, hash: 'hash-x' }]],
+    ['r', 'approvals.reject', ['x', { hash: 'hash-x' }]],
+    ['1', 'approvals.approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['2', 'approvals.approve', ['x', { persist: false, hash: 'hash-x' }]],
+    ['4', 'approvals.reject', ['x', { hash: 'hash-x' }]],
+    ['Enter', 'approvals.approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['↓ Enter', 'approvals.approve', ['x', { persist: false, hash: 'hash-x' }]],
+    ['j j j Enter', 'approvals.reject', ['x', { hash: 'hash-x' }]],
+    ['↑ Enter', 'approvals.reject', ['x', { hash: 'hash-x' }]],
+    ['↓ ↓ ↓ ↓ Enter', 'approvals.approve', ['x', { persist: true, hash: 'hash-x' }]],
+    ['↓ k Enter', 'approvals.approve', ['x', { persist: true, hash: 'hash-x' }]],
   ] as const)('%s calls %s with the hash of the entry shown', async (keys, method, args) => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
     await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
@@ -251,7 +251,7 @@ describe('ApprovalDialog', () => {
     await tick();
     expect(s.decisions()).toEqual([]);
     s.stdin.write(KEY.enter);
-    await vi.waitFor(() => expect(s.callsOf('reject')).toEqual([['x', { hash: 'hash-x' }]]));
+    await vi.waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
   });
 
   it('a changed entry starts with the highlight on "approve" again', async () => {
@@ -274,7 +274,7 @@ describe('ApprovalDialog', () => {
     expect(s.decisions()).toEqual([]);
     s.stdin.write(KEY.enter);
     await vi.waitFor(() =>
-      expect(s.callsOf('approveAllPending')).toEqual([
+      expect(s.callsOf('approvals.approveAll')).toEqual([
         [
           [
             { name: 'x', hash: 'hash-x' },
@@ -339,7 +339,7 @@ describe('ApprovalDialog', () => {
 
     s.stdin.write('y');
     await vi.waitFor(() =>
-      expect(s.callsOf('approveAllPending')).toEqual([
+      expect(s.callsOf('approvals.approveAll')).toEqual([
         [
           [
             { name: 'alpha', hash: 'hash-alpha' },
@@ -361,7 +361,7 @@ describe('ApprovalDialog', () => {
     await tick();
     expect(s.decisions()).toEqual([]);
     s.stdin.write('y');
-    await vi.waitFor(() => expect(s.callsOf('approveAllPending')).toHaveLength(1));
+    await vi.waitFor(() => expect(s.callsOf('approvals.approveAll')).toHaveLength(1));
   });
 
   it.each([
@@ -378,7 +378,7 @@ describe('ApprovalDialog', () => {
     await tick();
     expect(s.decisions()).toEqual([]);
     s.stdin.write('r'); // the review keys are back
-    await vi.waitFor(() => expect(s.callsOf('reject')).toEqual([['x', { hash: 'hash-x' }]]));
+    await vi.waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
   });
 
   it('follows a pending set that changes while the confirmation shows, and approves the set shown', async () => {
@@ -397,7 +397,7 @@ describe('ApprovalDialog', () => {
 
     s.stdin.write('y');
     await vi.waitFor(() =>
-      expect(s.callsOf('approveAllPending')).toEqual([
+      expect(s.callsOf('approvals.approveAll')).toEqual([
         [
           [
             { name: 'x', hash: 'edited' },
@@ -425,7 +425,7 @@ describe('ApprovalDialog', () => {
     s.stdin.write(KEY.up);
     await vi.waitFor(() => expect(s.frame()).toContain('› 1. Yes, approve all 12'));
     s.stdin.write('y'); // scrolled: still the whole list, as its count said
-    await vi.waitFor(() => expect(s.callsOf('approveAllPending')).toEqual([[names.map((name) => ({ name, hash: `hash-${name}` }))]]));
+    await vi.waitFor(() => expect(s.callsOf('approvals.approveAll')).toEqual([[names.map((name) => ({ name, hash: `hash-${name}` }))]]));
   });
 
   it('closes a confirmation whose set emptied: the next set is reviewed first', async () => {
@@ -444,7 +444,7 @@ describe('ApprovalDialog', () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
     await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('r');
-    await vi.waitFor(() => expect(s.callsOf('reject')).toEqual([['x', { hash: 'hash-x' }]]));
+    await vi.waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
     s.pending.next([pendingApproval('y')]);
     await vi.waitFor(() => expect(s.frame()).toContain('“y”'));
     expect(s.frame()).toContain('(1 of 1)');
@@ -476,7 +476,7 @@ describe('ApprovalDialog', () => {
     s.stdin.write('4');
     await tick();
     expect(s.frame()).not.toContain('pending MCP server?');
-    expect(s.decisions()).toEqual([{ method: 'approve', args: ['x', { persist: true, hash: 'hash-x' }] }]);
+    expect(s.decisions()).toEqual([{ method: 'approvals.approve', args: ['x', { persist: true, hash: 'hash-x' }] }]);
     s.pending.next([pendingApproval('x', { hash: 'edited' })]); // its config changed: asked again
     await vi.waitFor(() => expect(s.frame()).toContain('↑↓ select · Enter choose'));
   });
@@ -496,15 +496,15 @@ describe('ApprovalDialog', () => {
     await vi.waitFor(() => expect(s.frame()).toContain('probe BENIGN'));
     s.stdin.write('a');
     await vi.waitFor(() => expect(s.frame()).toContain('✖ x changed since it was shown; review it again'));
-    expect(s.callsOf('approve')).toEqual([['x', { persist: true, hash: 'h1' }]]);
+    expect(s.callsOf('approvals.approve')).toEqual([['x', { persist: true, hash: 'h1' }]]);
 
     // The library asks again with the entry as it is now.
     s.steer.approveError = undefined;
     s.pending.next([pendingEntry('x', { command: 'probe', args: ['MALICIOUS'] }, { hash: 'h2' })]);
     await vi.waitFor(() => expect(s.frame()).toContain('probe MALICIOUS'));
     s.stdin.write('s');
-    await vi.waitFor(() => expect(s.callsOf('approve')).toHaveLength(2));
-    expect(s.callsOf('approve')[1]).toEqual(['x', { persist: false, hash: 'h2' }]);
+    await vi.waitFor(() => expect(s.callsOf('approvals.approve')).toHaveLength(2));
+    expect(s.callsOf('approvals.approve')[1]).toEqual(['x', { persist: false, hash: 'h2' }]);
   });
 
   it('shows a refused "approve all" in the review, usable for the set that follows', async () => {
@@ -520,7 +520,7 @@ describe('ApprovalDialog', () => {
     s.pending.next([pendingApproval('x'), pendingApproval('y', { hash: 'edited' })]);
     await vi.waitFor(() => expect(s.frame()).toContain('↑↓ select · Enter choose'));
     s.stdin.write('a');
-    await vi.waitFor(() => expect(s.callsOf('approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
+    await vi.waitFor(() => expect(s.callsOf('approvals.approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
   });
 
   it('keeps typed keys away from the command line while it shows', async () => {

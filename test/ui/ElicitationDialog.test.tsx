@@ -63,7 +63,7 @@ describe('ElicitationDialog', () => {
     await press(s, KEY.right, KEY.enter); // verified: true, on to Accept
     await vi.waitFor(() => expect(s.frame()).toMatch(/› 1\. Accept/));
     await press(s, KEY.enter);
-    expect(s.callsOf('answerElicitation')).toEqual([
+    expect(s.callsOf('elicitation.answer')).toEqual([
       ['elicit-1', { action: 'accept', content: { name: 'Ada', age: 41, status: 'inactive', verified: true } }],
     ]);
     await vi.waitFor(() => expect(s.frame()).not.toContain('asks'));
@@ -78,7 +78,7 @@ describe('ElicitationDialog', () => {
     await vi.waitFor(() => expect(s.frame()).toContain('› 1. Accept'));
     await press(s, KEY.enter);
     await vi.waitFor(() => expect(s.frame()).toContain('✖ age: expected a number'));
-    expect(s.callsOf('answerElicitation')).toEqual([]);
+    expect(s.callsOf('elicitation.answer')).toEqual([]);
   });
 
   it('Esc cancels, Decline declines; the next form follows the answered one, starting from its own defaults', async () => {
@@ -90,7 +90,7 @@ describe('ElicitationDialog', () => {
     await vi.waitFor(() => expect(s.frame()).not.toContain('(1 of 2)'));
     expect(s.frame()).toMatch(/› Name\*\s+▏/);
     await press(s, KEY.up, KEY.up, KEY.enter); // Decline
-    expect(s.callsOf('answerElicitation')).toEqual([
+    expect(s.callsOf('elicitation.answer')).toEqual([
       ['elicit-1', { action: 'cancel' }],
       ['elicit-2', { action: 'decline' }],
     ]);
@@ -105,6 +105,6 @@ describe('ElicitationDialog', () => {
     await press(s, KEY.escape);
     await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “beta”?'));
     await tick();
-    expect(s.callsOf('approve')).toEqual([]);
+    expect(s.callsOf('approvals.approve')).toEqual([]);
   });
 });

@@ -129,9 +129,9 @@ describe('executeCommand', () => {
   it('/approve persists, /reject rejects, and a failure is an error output', async () => {
     const { run, callsOf, steer } = setup();
     expect((await run('/approve beta')).output?.tone).toBe('success');
-    expect(callsOf('approve')).toEqual([['beta', { persist: true }]]);
+    expect(callsOf('approvals.approve')).toEqual([['beta', { persist: true }]]);
     expect((await run('/reject beta')).output?.lines).toEqual(['Rejected beta — edit its config to be asked again.']);
-    expect(callsOf('reject')).toEqual([['beta']]);
+    expect(callsOf('approvals.reject')).toEqual([['beta']]);
     steer.approveError = new Error('server "zeta" is not configured');
     expect((await run('/approve zeta')).output).toEqual({ tone: 'error', lines: ['server "zeta" is not configured'] });
   });
@@ -177,9 +177,9 @@ describe('executeCommand with language servers (decision 157)', () => {
     await run('/reject lsp:python');
     await run('/mcp disable lsp:typescript');
     expect(callsOf('reconnect')).toEqual([['lsp:typescript']]);
-    expect(callsOf('approve')).toEqual([['lsp:python', { persist: true }]]);
-    expect(callsOf('reject')).toEqual([['lsp:python']]);
-    expect(callsOf('disable')).toEqual([['lsp:typescript', { persist: false }]]);
+    expect(callsOf('approvals.approve')).toEqual([['lsp:python', { persist: true }]]);
+    expect(callsOf('approvals.reject')).toEqual([['lsp:python']]);
+    expect(callsOf('session.disable')).toEqual([['lsp:typescript', { persist: false }]]);
     expect((await run('/mcp enable typescript')).output?.lines).toEqual([
       'No MCP server "typescript" is configured.',
       'typescript is a language server: name it lsp:typescript.',
@@ -197,8 +197,8 @@ describe('executeCommand with language servers (decision 157)', () => {
       'typescript is a language server: /mcp logout forgets the tokens of remote MCP servers only.',
     );
     expect((await run('/tools lsp:typescript')).output?.lines[0]).toMatch(/^typescript is a language server: it offers no MCP tools/);
-    expect(callsOf('authenticate')).toEqual([]);
-    expect(callsOf('logout')).toEqual([]);
+    expect(callsOf('auth.authenticate')).toEqual([]);
+    expect(callsOf('auth.logout')).toEqual([]);
   });
 
   it('/help names /lsp and how commands name a language server', async () => {
@@ -255,12 +255,12 @@ describe('/prompt and /read', () => {
     expect(await runCommandLine('/prompt greet {"who":"Ada"}', ctx)).toEqual({
       output: { tone: 'info', lines: ['Says hello', '', 'user: Hello Ada'] },
     });
-    expect(fake.callsOf('getPrompt')).toEqual([['greet', { who: 'Ada' }, { server: undefined }]]);
+    expect(fake.callsOf('prompts.get')).toEqual([['greet', { who: 'Ada' }, { server: undefined }]]);
     fake.steer.resourceResult = { contents: [{ uri: 'fixture://readme', text: 'line 1\nline 2' }, { uri: 'x://bin', blob: 'AAAA', mimeType: 'image/png' }] };
     expect(await runCommandLine('/read echo fixture://readme', ctx)).toEqual({
       output: { tone: 'info', lines: ['fixture://readme', 'line 1', 'line 2', 'x://bin', '[image/png, 3 bytes]'] },
     });
-    expect(fake.callsOf('readResource')).toEqual([['fixture://readme', { server: 'echo' }]]);
+    expect(fake.callsOf('resources.read')).toEqual([['fixture://readme', { server: 'echo' }]]);
     fake.steer.requestError = new Error('no connected server lists resource "nothing://here"');
     expect(await runCommandLine('/read nothing://here', ctx)).toEqual({
       output: { tone: 'error', lines: ['no connected server lists resource "nothing://here"'] },

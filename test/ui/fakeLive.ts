@@ -3,11 +3,19 @@ import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '
 import type { McpLiveEvent } from '../../src/model/events.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/status.js';
 
-/** One recorded method call of the fake. */
+/** One recorded method call of the fake (`callTool`; a group's as `approvals.approve`). */
 export interface Call {
   method: string;
   args: unknown[];
 }
+
+/** The names the fake records calls under: the top level's, and a group's as `group.member`. */
+const RECORDED: ReadonlySet<string> = new Set([
+  'start', 'dispose', 'reload', 'reconnect', 'callTool', 'searchTools', 'toolNotFoundMessage',
+  'approvals.approve', 'approvals.approveAll', 'approvals.reject', 'auth.authenticate', 'auth.logout',
+  'lsp.request', 'lsp.open', 'lsp.change', 'lsp.close', 'lsp.addSession', 'lsp.removeSession',
+  'resources.read', 'prompts.get', 'session.add', 'session.remove', 'session.enable', 'session.disable', 'elicitation.answer',
+]);
 
 /**
  * A controllable {@link McpLive}: its observables are subjects the test pushes to, and its
@@ -35,7 +43,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     promptResult?: unknown;
     resourceResult?: unknown;
     requestError?: Error;
-    /** `authenticate`: the URL to hand out (none: a machine grant), or a refusal. */
+    /** `auth.authenticate`: the URL to hand out (none: a machine grant), or a refusal. */
     authUrl?: string;
     authError?: Error;
     forgotten: number;
@@ -56,28 +64,7 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     watching: [],
     servers$: servers.asObservable(),
     tools$: tools.asObservable(),
-    prompts$: prompts.asObservable(),
-    pendingApprovals$: pending.asObservable(),
-    elicitation$: elicitations.asObservable(),
     events$: events.asObservable(),
-    lspServers$: servers.pipe(map((all) => all.filter((s) => s.kind === 'lsp'))),
-    diagnostics$: of([]),
-    lspRequest: (method, params, target) => {
-      record('lspRequest', method, params, target);
-      return Promise.reject(new Error('no language server in the fake'));
-    },
-    openDocument: (path, text) => {
-      record('openDocument', path, text);
-      return Promise.resolve({ path, uri: `file://${path}`, text: text ?? '', version: 1 });
-    },
-    changeDocument: (path, text) => {
-      record('changeDocument', path, text);
-      return { path, uri: `file://${path}`, text, version: 2 };
-    },
-    closeDocument: (path) => {
-      record('closeDocument', path);
-      return true;
-    },
     start: () => {
       record('start');
       return Promise.resolve();
@@ -92,50 +79,12 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
       record('reconnect', name);
       return steer.reconnectable;
     },
-    approve: (name, options) => {
-      record('approve', name, options);
-      return steer.approveError ? Promise.reject(steer.approveError) : Promise.resolve();
-    },
-    // Recorded as called: a decision from the dialog names the hash (or set) it showed.
-    approveAllPending: (...args) => {
-      record('approveAllPending', ...args);
-      if (steer.approveAllError) return Promise.reject(steer.approveAllError);
-      return Promise.resolve((args[0] ?? pending.getValue()).map((p) => p.name));
-    },
-    reject: (...args) => {
-      record('reject', ...args);
-      return Promise.resolve();
-    },
-    addSessionServer: (name, config) => void record('addSessionServer', name, config),
-    removeSessionServer: (name) => void record('removeSessionServer', name),
-    addSessionLspServer: (name, config) => void record('addSessionLspServer', name, config),
-    removeSessionLspServer: (name) => void record('removeSessionLspServer', name),
     callTool: (name, args) => {
       record('callTool', name, args);
       return steer.callError ? Promise.reject(steer.callError) : Promise.resolve(steer.callResult);
     },
-    // Answering takes the form off the list, as the real queue does.
-    answerElicitation: (id, answer) => {
-      record('answerElicitation', id, answer);
-      elicitations.next(elicitations.getValue().filter((e) => e.id !== id));
-    },
-    getPrompt: (name, args, options) => {
-      record('getPrompt', name, args, options);
-      return steer.requestError ? Promise.reject(steer.requestError) : Promise.resolve(steer.promptResult);
-    },
-    readResource: (uri, options) => {
-      record('readResource', uri, options);
-      return steer.requestError ? Promise.reject(steer.requestError) : Promise.resolve(steer.resourceResult);
-    },
-    listResources: () => servers.getValue().flatMap((s) => s.resources.map((r) => ({ ...r, server: s.name }))),
-    listResourceTemplates: () => servers.getValue().flatMap((s) => (s.resourceTemplates ?? []).map((t) => ({ ...t, server: s.name }))),
     unavailableReason: (): Unavailable | undefined => undefined,
-    // The UI neither subscribes nor completes: these exist for the gateway (decision 118).
-    subscribeResource: () => Promise.reject(new Error('not in the fake')),
-    unsubscribeResource: () => Promise.reject(new Error('not in the fake')),
-    complete: () => Promise.reject(new Error('not in the fake')),
     serverOfTool: () => undefined,
-    serverOfResource: () => undefined,
     searchTools: (query) => {
       record('searchTools', query);
       return [];
@@ -145,26 +94,99 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
       return steer.notFound(q);
     },
     statusReport: () => servers.getValue(),
-    pendingApprovals: () => pending.getValue(),
     stderrTail: (name) => steer.stderr[name] ?? [],
     serverConfig: (name) => steer.configs[name],
     settingsError: () => undefined,
-    enable: (name, options) => {
-      record('enable', name, options);
-      return steer.enableError ? Promise.reject(steer.enableError) : Promise.resolve({ server: name, enabled: true, ...steer.enableResult });
+    approvals: {
+      pending$: pending.asObservable(),
+      pending: () => pending.getValue(),
+      approve: (name, options) => {
+        record('approvals.approve', name, options);
+        return steer.approveError ? Promise.reject(steer.approveError) : Promise.resolve();
+      },
+      // Recorded as called: a decision from the dialog names the hash (or set) it showed.
+      approveAll: (...args) => {
+        record('approvals.approveAll', ...args);
+        if (steer.approveAllError) return Promise.reject(steer.approveAllError);
+        return Promise.resolve((args[0] ?? pending.getValue()).map((p) => p.name));
+      },
+      reject: (...args) => {
+        record('approvals.reject', ...args);
+        return Promise.resolve();
+      },
     },
-    disable: (name, options) => {
-      record('disable', name, options);
-      return Promise.resolve({ server: name, enabled: false, ...(options?.persist ? { file: '/home/u/.qwen/settings.json' } : {}) });
+    auth: {
+      authenticate: (name) => {
+        record('auth.authenticate', name);
+        if (steer.authError) return Promise.reject(steer.authError);
+        return Promise.resolve({ ...(steer.authUrl === undefined ? {} : { url: steer.authUrl }), completed: Promise.resolve() });
+      },
+      logout: (name) => {
+        record('auth.logout', name);
+        return Promise.resolve(steer.forgotten);
+      },
     },
-    authenticate: (name) => {
-      record('authenticate', name);
-      if (steer.authError) return Promise.reject(steer.authError);
-      return Promise.resolve({ ...(steer.authUrl === undefined ? {} : { url: steer.authUrl }), completed: Promise.resolve() });
+    lsp: {
+      servers$: servers.pipe(map((all) => all.filter((s) => s.kind === 'lsp'))),
+      diagnostics$: of([]),
+      request: (method, params, target) => {
+        record('lsp.request', method, params, target);
+        return Promise.reject(new Error('no language server in the fake'));
+      },
+      open: (path, text) => {
+        record('lsp.open', path, text);
+        return Promise.resolve({ path, uri: `file://${path}`, text: text ?? '', version: 1 });
+      },
+      change: (path, text) => {
+        record('lsp.change', path, text);
+        return { path, uri: `file://${path}`, text, version: 2 };
+      },
+      close: (path) => {
+        record('lsp.close', path);
+        return true;
+      },
+      addSession: (name, config) => void record('lsp.addSession', name, config),
+      removeSession: (name) => void record('lsp.removeSession', name),
     },
-    logout: (name) => {
-      record('logout', name);
-      return Promise.resolve(steer.forgotten);
+    resources: {
+      list: () => servers.getValue().flatMap((s) => s.resources.map((r) => ({ ...r, server: s.name }))),
+      templates: () => servers.getValue().flatMap((s) => (s.resourceTemplates ?? []).map((t) => ({ ...t, server: s.name }))),
+      read: (uri, options) => {
+        record('resources.read', uri, options);
+        return steer.requestError ? Promise.reject(steer.requestError) : Promise.resolve(steer.resourceResult);
+      },
+      // The UI neither subscribes nor completes: these exist for the gateway (decision 118).
+      subscribe: () => Promise.reject(new Error('not in the fake')),
+      unsubscribe: () => Promise.reject(new Error('not in the fake')),
+      serverOf: () => undefined,
+    },
+    prompts: {
+      list$: prompts.asObservable(),
+      get: (name, args, options) => {
+        record('prompts.get', name, args, options);
+        return steer.requestError ? Promise.reject(steer.requestError) : Promise.resolve(steer.promptResult);
+      },
+      complete: () => Promise.reject(new Error('not in the fake')),
+    },
+    session: {
+      add: (name, config) => void record('session.add', name, config),
+      remove: (name) => void record('session.remove', name),
+      enable: (name, options) => {
+        record('session.enable', name, options);
+        return steer.enableError ? Promise.reject(steer.enableError) : Promise.resolve({ server: name, enabled: true, ...steer.enableResult });
+      },
+      disable: (name, options) => {
+        record('session.disable', name, options);
+        return Promise.resolve({ server: name, enabled: false, ...(options?.persist ? { file: '/home/u/.qwen/settings.json' } : {}) });
+      },
+    },
+    elicitation: {
+      pending$: elicitations.asObservable(),
+      // Answering takes the form off the list, as the real queue does.
+      answer: (id, answer) => {
+        record('elicitation.answer', id, answer);
+        elicitations.next(elicitations.getValue().filter((e) => e.id !== id));
+      },
     },
   };
 
@@ -173,7 +195,11 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     servers.next(next);
     tools.next(next.flatMap((s) => s.tools));
   };
-  const callsOf = (method: string) => calls.filter((c) => c.method === method).map((c) => c.args);
+  // A name the fake never records would make `callsOf(…)).toEqual([])` pass whatever happened.
+  const callsOf = (method: string) => {
+    if (!RECORDED.has(method)) throw new Error(`fakeLive records no "${method}"`);
+    return calls.filter((c) => c.method === method).map((c) => c.args);
+  };
   return { live, servers, tools, pending, elicitations, events, calls, callsOf, steer, setServers };
 }
 

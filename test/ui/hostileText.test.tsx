@@ -25,7 +25,7 @@ function safeFrame(frame: string | undefined): string {
   return text;
 }
 
-const actions = { approve: vi.fn(() => Promise.resolve()), approveAllPending: vi.fn(() => Promise.resolve([] as string[])), reject: vi.fn(() => Promise.resolve()) };
+const actions = { approve: vi.fn(() => Promise.resolve()), approveAll: vi.fn(() => Promise.resolve([] as string[])), reject: vi.fn(() => Promise.resolve()) };
 
 describe('the approval dialog with a hostile entry (decisions 161, 165, 166)', () => {
   it('shows the part a carriage return and SGR 8 would hide, escaped, and marks the line risky', () => {
@@ -122,7 +122,7 @@ describe('the elicitation dialog with a hostile form (decision 164)', () => {
       message: `Enter your password${ESC}]8;;https://evil.example\x07 here\nline two\r${ESC}[1A`,
       requestedSchema: { type: 'object', properties: { pw: { type: 'string', title: `Pass\u202eword`, description: `d${ESC}[8m` } } },
     };
-    const frame = safeFrame(render(<ElicitationDialog forms={[form]} actions={{ answerElicitation: () => {} }} />).lastFrame());
+    const frame = safeFrame(render(<ElicitationDialog forms={[form]} actions={{ answer: () => {} }} />).lastFrame());
     expect(frame).toContain('MCP server “s\\x1b[2J” asks');
     expect(frame).toContain('Enter your password\\x1b]8;;https://evil.example\\x07 here');
     expect(frame).toContain('line two\\r\\x1b[1A');

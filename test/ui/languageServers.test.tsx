@@ -198,7 +198,7 @@ describe('/lsp and /mcp in the session', () => {
     expect(s.callsOf('reconnect')).toEqual([['lsp:typescript']]);
     await s.type('/mcp auth lsp:typescript');
     await vi.waitFor(() => expect(s.frame()).toContain('typescript is a language server: /mcp auth signs in to remote MCP servers only.'));
-    expect(s.callsOf('authenticate')).toEqual([]);
+    expect(s.callsOf('auth.authenticate')).toEqual([]);
   });
 
   it('Tab completes a language server by its own name after /lsp', async () => {
@@ -260,7 +260,7 @@ describe('approving a language server', () => {
     await vi.waitFor(() => expect(frame()).toContain('Approve language server “python”?'));
     expect(frame()).toMatch(/! workspaceFolder\s+\.\.\/elsewhere\s+\(outside the workspace\)/);
     ui.stdin.write('a');
-    await vi.waitFor(() => expect(fake.callsOf('approve')).toEqual([['lsp:python', { persist: true, hash: 'hash-lsp:python' }]]));
+    await vi.waitFor(() => expect(fake.callsOf('approvals.approve')).toEqual([['lsp:python', { persist: true, hash: 'hash-lsp:python' }]]));
   });
 
   it('"approve all" over both kinds calls them servers and marks the language servers', async () => {

@@ -40,7 +40,7 @@ describe('/mcp auth NAME · /mcp logout NAME', () => {
       },
     });
     expect(opened).toEqual(['https://auth.example.com/authorize?client_id=x&state=s']);
-    expect(callsOf('authenticate')).toEqual([['gh']]);
+    expect(callsOf('auth.authenticate')).toEqual([['gh']]);
   });
 
   it('without a browser it shows the URL; a machine grant needs none; a refusal is an error', async () => {
@@ -74,6 +74,6 @@ describe('/mcp auth NAME · /mcp logout NAME', () => {
     expect((await run('/mcp logout gh')).output).toEqual({ tone: 'success', lines: ['Forgot the tokens of gh.'] });
     steer.forgotten = 0;
     expect((await run('/mcp logout gh')).output).toEqual({ tone: 'success', lines: ['No tokens stored for gh.'] });
-    expect(callsOf('logout')).toEqual([['gh'], ['gh']]);
+    expect(callsOf('auth.logout')).toEqual([['gh'], ['gh']]);
   });
 });

@@ -31,8 +31,8 @@ describe('/mcp enable | disable NAME [--persist]', () => {
     });
     steer.enableResult = { stillBlocked: 'needs approval' };
     expect(await run('/mcp enable proj')).toEqual({ output: { tone: 'info', lines: ['Enabled proj for this session; it is still blocked: needs approval.'] } });
-    expect(callsOf('disable')).toEqual([['gh', { persist: false }], ['gh', { persist: true }]]);
-    expect(callsOf('enable')).toEqual([['proj', { persist: false }]]);
+    expect(callsOf('session.disable')).toEqual([['gh', { persist: false }], ['gh', { persist: true }]]);
+    expect(callsOf('session.enable')).toEqual([['proj', { persist: false }]]);
   });
 
   it('a refusal (--persist on a repository server) and an unknown name are errors', async () => {
@@ -40,7 +40,7 @@ describe('/mcp enable | disable NAME [--persist]', () => {
     steer.enableError = new Error('proj comes from project settings (/w/.mcp.json); --persist writes only your user settings');
     expect(await run('/mcp enable proj --persist')).toEqual({ output: { tone: 'error', lines: [steer.enableError.message] } });
     expect((await run('/mcp enable nope')).output?.lines[0]).toBe('No MCP server "nope" is configured.');
-    expect(callsOf('enable')).toEqual([['proj', { persist: true }]]);
+    expect(callsOf('session.enable')).toEqual([['proj', { persist: true }]]);
   });
 
   it('/help lists it', () => {

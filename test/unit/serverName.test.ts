@@ -27,15 +27,15 @@ describe('serverNameProblem', () => {
   });
 });
 
-describe('addSessionServer', () => {
+describe('session.add', () => {
   it('refuses a name the session would drop, naming why, and adds nothing', async () => {
     const home = await mkdtemp(join(tmpdir(), 'mcp-live-names-'));
     const live = createMcpLive({ homeDir: home, cwd: home, runtimeDir: join(home, 'run') });
     try {
-      expect(() => live.addSessionServer('lsp:foo', { command: 'node' })).toThrow(
-        'addSessionServer: "lsp:foo" cannot name an MCP server: a name that begins with "lsp:" is a language server\'s',
+      expect(() => live.session.add('lsp:foo', { command: 'node' })).toThrow(
+        'session.add: "lsp:foo" cannot name an MCP server: a name that begins with "lsp:" is a language server\'s',
       );
-      expect(() => live.addSessionServer('two words', { command: 'node' })).toThrow(/contains whitespace/);
+      expect(() => live.session.add('two words', { command: 'node' })).toThrow(/contains whitespace/);
     } finally {
       await live.dispose();
       await rm(home, { recursive: true, force: true });

@@ -38,7 +38,7 @@ export interface GatewayView {
   readonly resourceTemplates: readonly ResourceTemplate[];
   /** Exposed tool name → the qualified name `callTool` takes, and its server. */
   readonly toolRoutes: ReadonlyMap<string, { qualified: string; server: string }>;
-  /** Exposed prompt name → its server and its own name there (what `getPrompt` takes). */
+  /** Exposed prompt name → its server and its own name there (what `prompts.get` takes). */
   readonly promptRoutes: ReadonlyMap<string, { server: string; prompt: string }>;
 }
 

@@ -243,14 +243,14 @@ export class ClientSession implements GatewaySession {
     this.server.setRequestHandler(GetPromptRequestSchema, async ({ params }, extra) => {
       const route = (await this.core.view()).promptRoutes.get(params.name);
       // Not listed: the library says why (no server lists it, or more than one does).
-      if (route === undefined) return failed(live.getPrompt(params.name, params.arguments ?? {}), ErrorCode.InvalidParams) as Promise<GetPromptResult>;
+      if (route === undefined) return failed(live.prompts.get(params.name, params.arguments ?? {}), ErrorCode.InvalidParams) as Promise<GetPromptResult>;
       return this.serve(route.server, extra, (signal) =>
-        live.getPrompt(route.prompt, params.arguments ?? {}, { server: route.server, signal }),
+        live.prompts.get(route.prompt, params.arguments ?? {}, { server: route.server, signal }),
       ) as Promise<GetPromptResult>;
     });
     this.server.setRequestHandler(ReadResourceRequestSchema, async ({ params }, extra) => {
       await this.core.view();
-      return this.serve(live.serverOfResource(params.uri), extra, (signal) => live.readResource(params.uri, { signal })) as Promise<ReadResourceResult>;
+      return this.serve(live.resources.serverOf(params.uri), extra, (signal) => live.resources.read(params.uri, { signal })) as Promise<ReadResourceResult>;
     });
     this.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
       await this.core.view();
@@ -263,11 +263,11 @@ export class ClientSession implements GatewaySession {
     });
     this.server.setRequestHandler(CompleteRequestSchema, async ({ params }, extra) => {
       const { ref } = params;
-      if (ref.type === 'ref/resource') return this.serve(live.serverOfResource(ref.uri, 'complete'), extra, (signal) => live.complete(params, { signal }));
+      if (ref.type === 'ref/resource') return this.serve(live.resources.serverOf(ref.uri, 'complete'), extra, (signal) => live.prompts.complete(params, { signal }));
       const route = (await this.core.view()).promptRoutes.get(ref.name);
-      if (route === undefined) return failed(live.complete(params), ErrorCode.InvalidParams);
+      if (route === undefined) return failed(live.prompts.complete(params), ErrorCode.InvalidParams);
       const routed = { ...params, ref: { ...ref, name: route.prompt } };
-      return this.serve(route.server, extra, (signal) => live.complete(routed, { server: route.server, signal }));
+      return this.serve(route.server, extra, (signal) => live.prompts.complete(routed, { server: route.server, signal }));
     });
     // The SDK's own handler keeps the level per transport session; here it is per client.
     this.server.setRequestHandler(SetLevelRequestSchema, ({ params }) => {

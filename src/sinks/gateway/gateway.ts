@@ -107,7 +107,7 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
     onResourceUpdated: (_server, uri) => subscriptions.updated(uri),
   };
   const live = makeLive(hooks);
-  const subscriptions = new ResourceSubscriptions(live);
+  const subscriptions = new ResourceSubscriptions(live.resources);
 
   const ready = firstValueFrom(live.events$.pipe(filter((e) => e.type === 'ready')), { defaultValue: undefined });
   let view: GatewayView = EMPTY_VIEW;
@@ -115,7 +115,7 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
   let catalogOf: readonly unknown[] = [];
   const watching = combineLatest({
     tools: live.tools$,
-    prompts: live.prompts$,
+    prompts: live.prompts.list$,
     resources: live.servers$.pipe(distinctFlatList((s) => s.resources, (r, s) => ({ ...r, server: s.name }))),
     resourceTemplates: live.servers$.pipe(distinctFlatList((s) => s.resourceTemplates ?? [], (t, s) => ({ ...t, server: s.name }))),
   })

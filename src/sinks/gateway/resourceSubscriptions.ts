@@ -1,4 +1,4 @@
-import type { McpLive } from '../../createMcpLive.js';
+import type { McpLiveResources } from '../../createMcpLive.js';
 
 /** A client that hears of the resources it subscribed to. */
 export interface Subscriber {
@@ -13,7 +13,7 @@ export interface Subscriber {
 export class ResourceSubscriptions {
   private readonly byUri = new Map<string, Set<Subscriber>>();
 
-  constructor(private readonly live: Pick<McpLive, 'subscribeResource' | 'unsubscribeResource'>) {}
+  constructor(private readonly resources: Pick<McpLiveResources, 'subscribe' | 'unsubscribe'>) {}
 
   async subscribe(client: Subscriber, uri: string): Promise<void> {
     const clients = this.byUri.get(uri) ?? new Set<Subscriber>();
@@ -23,7 +23,7 @@ export class ResourceSubscriptions {
     this.byUri.set(uri, clients);
     if (!first) return;
     try {
-      await this.live.subscribeResource(uri);
+      await this.resources.subscribe(uri);
     } catch (error) {
       this.forget(client, uri);
       throw error;
@@ -31,13 +31,13 @@ export class ResourceSubscriptions {
   }
 
   async unsubscribe(client: Subscriber, uri: string): Promise<void> {
-    if (this.forget(client, uri)) await this.live.unsubscribeResource(uri);
+    if (this.forget(client, uri)) await this.resources.unsubscribe(uri);
   }
 
   /** A client went away: its subscriptions end, and the backend's where it was the last. */
   dropClient(client: Subscriber): void {
     for (const uri of [...this.byUri.keys()]) {
-      if (this.forget(client, uri)) this.live.unsubscribeResource(uri).catch(() => undefined);
+      if (this.forget(client, uri)) this.resources.unsubscribe(uri).catch(() => undefined);
     }
   }
 

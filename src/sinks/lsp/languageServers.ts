@@ -101,7 +101,7 @@ export class LanguageServers {
       if (routed === undefined) throw new Error(this.noServerFor(target.file));
       if (this.deps.documents.get(target.file) === undefined) await this.deps.documents.open(target.file);
     } else {
-      throw new Error('lspRequest needs a file or a server');
+      throw new Error('lsp.request needs a file or a server');
     }
     return routed.lsp.request<R>(method, params, options);
   }

@@ -4,7 +4,7 @@ import { checkAnswer, missingRequired } from '../../model/elicitationForm.js';
 
 /** A form a server asked the user to fill in, waiting for an answer. */
 export interface PendingElicitation extends ElicitationForm {
-  /** The id an answer names (`answerElicitation(id, …)`, `{"cmd":"elicit","id":…}`). */
+  /** The id an answer names (`elicitation.answer(id, …)`, `{"cmd":"elicit","id":…}`). */
   id: string;
   server: string;
 }
@@ -31,7 +31,7 @@ interface Waiting {
 }
 
 /**
- * The queue behind `elicitation$` and the `elicitation` event. The deadline is not kept here: the
+ * The queue behind `elicitation.pending$` and the `elicitation` event. The deadline is not kept here: the
  * connector aborts the request's `signal` when the entry's `timeout` passes or the server cancels,
  * and the form then leaves the queue (`onGone` says why).
  */

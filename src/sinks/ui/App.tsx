@@ -77,9 +77,9 @@ function claims(dialog: boolean, rows: number): readonly Claim[] {
 function Session({ live, onExit }: AppProps) {
   const servers = useThrottledObservable(live.servers$, NO_SERVERS);
   const tools = useThrottledObservable(live.tools$, NO_TOOLS);
-  const approval = useApprovalPrompt(live.pendingApprovals$);
+  const approval = useApprovalPrompt(live.approvals.pending$);
   // A server's form comes before an approval: a call waits for it, and its timeout runs.
-  const forms = useThrottledObservable(live.elicitation$, NO_FORMS);
+  const forms = useThrottledObservable(live.elicitation.pending$, NO_FORMS);
   const asking = forms.length > 0;
   const dialog = asking || approval.visible;
   const ready$ = useMemo(
@@ -173,9 +173,9 @@ function Session({ live, onExit }: AppProps) {
       {dialog && (
         <Region budget={budget} id="dialog">
           {asking ? (
-            <ElicitationDialog forms={forms} actions={live} />
+            <ElicitationDialog forms={forms} actions={live.elicitation} />
           ) : (
-            <ApprovalDialog pending={approval.pending} actions={live} onLater={approval.later} />
+            <ApprovalDialog pending={approval.pending} actions={live.approvals} onLater={approval.later} />
           )}
         </Region>
       )}

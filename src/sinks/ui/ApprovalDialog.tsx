@@ -1,7 +1,7 @@
 import { Box, type Key as InkKey } from 'ink';
 import { Text } from './Text.js';
 import { useEffect, useState, type ReactNode } from 'react';
-import type { McpLive } from '../../createMcpLive.js';
+import type { McpLiveApprovals } from '../../createMcpLive.js';
 import { lspName, serverKind } from '../../model/lsp/lspConfig.js';
 import type { ReviewLine } from '../../model/reviewEntry.js';
 import type { PendingApproval } from '../../model/status.js';
@@ -14,8 +14,8 @@ import { plural } from '../../model/messages.js';
 import { SurfaceDiff } from './SurfaceDiff.js';
 import { pendingSetKey } from './useApprovalPrompt.js';
 
-/** The decisions the dialog can take (a subset of {@link McpLive}). */
-export type ApprovalActions = Pick<McpLive, 'approve' | 'approveAllPending' | 'reject'>;
+/** The decisions the dialog can take (a subset of {@link McpLiveApprovals}). */
+export type ApprovalActions = Pick<McpLiveApprovals, 'approve' | 'approveAll' | 'reject'>;
 
 export interface ApprovalDialogProps {
   /** The promptable set; the dialog asks about the first one. Renders nothing when empty. */
@@ -136,7 +136,7 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
       // Exactly the list on screen: a server that arrived after this render is not in it.
       const listed = pending.map(({ name, hash }) => ({ name, hash }));
       const close = () => setConfirmingFor(undefined);
-      run(`approving ${plural(listed.length, 'server')}…`, undefined, () => actions.approveAllPending(listed), close);
+      run(`approving ${plural(listed.length, 'server')}…`, undefined, () => actions.approveAll(listed), close);
     }
   };
 

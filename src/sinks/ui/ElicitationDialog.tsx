@@ -1,6 +1,6 @@
 import { Box, type Key as InkKey } from 'ink';
 import { Text } from './Text.js';
-import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
+import type { McpLiveElicitation, PendingElicitation } from '../../createMcpLive.js';
 import type { ElicitationField } from '../../model/connection.js';
 import { fieldText, formDefaults, formFields, parseFieldText, type FieldValue } from '../../model/elicitationForm.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from './keys.js';
@@ -10,7 +10,7 @@ import { terminalSafe } from '../../model/terminalText.js';
 export interface ElicitationDialogProps {
   /** The forms waiting; the dialog shows the first one. Renders nothing when empty. */
   forms: readonly PendingElicitation[];
-  actions: Pick<McpLive, 'answerElicitation'>;
+  actions: Pick<McpLiveElicitation, 'answer'>;
   isActive?: boolean;
 }
 
@@ -58,8 +58,8 @@ export function ElicitationDialog({ forms, actions, isActive = true }: Elicitati
   const answer = (action: Action, s: FormState) => {
     if (!form) return;
     try {
-      if (action !== 'accept') actions.answerElicitation(form.id, { action });
-      else actions.answerElicitation(form.id, { action, content: contentOf(s.texts, fields) });
+      if (action !== 'accept') actions.answer(form.id, { action });
+      else actions.answer(form.id, { action, content: contentOf(s.texts, fields) });
       setProblem(undefined);
     } catch (error) {
       setProblem(error instanceof Error ? error.message : String(error));

@@ -22,12 +22,12 @@ export function pendingSetKey(pending: readonly PendingApproval[]): string {
 }
 
 /**
- * Follows `pendingApprovals$` for the whole session, not only at mount: a server that becomes
+ * Follows `approvals.pending$` for the whole session, not only at mount: a server that becomes
  * pending mid-session (a `.mcp.json` edited, a repository pulled) brings the dialog up, a decided
  * or removed one takes it away. Visibility is computed during render, never stored.
  */
-export function useApprovalPrompt(pendingApprovals$: Observable<readonly PendingApproval[]>): ApprovalPrompt {
-  const pending = useThrottledObservable(pendingApprovals$, EMPTY);
+export function useApprovalPrompt(pending$: Observable<readonly PendingApproval[]>): ApprovalPrompt {
+  const pending = useThrottledObservable(pending$, EMPTY);
   const [dismissed, setDismissed] = useState<string | undefined>(undefined);
   const key = pendingSetKey(pending);
   return {

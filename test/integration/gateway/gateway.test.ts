@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
@@ -8,17 +6,15 @@ import {
   PromptListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
-  type ClientCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive } from '../../../src/createMcpLive.js';
-import { createGateway, type Gateway, type GatewayOptions } from '../../../src/sinks/gateway/gateway.js';
-import { Workspace } from '../../e2e/cliSession.js';
+import { afterAll, describe, expect } from 'vitest';
+import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
+import { it } from './gatewayKit.js';
 
 /**
  * The gateway core: SDK clients over in-memory transports, a real McpLive over real
@@ -29,59 +25,9 @@ const everything = { command: process.execPath, args: [SERVER_EVERYTHING, 'stdio
 const backend = { command: process.execPath, args: [fixture('gateway-backend.mjs')] };
 const echo = (...extra: string[]) => ({ command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] });
 
-const workspaces: Workspace[] = [];
-const gateways: Gateway[] = [];
-const clients: Client[] = [];
-const directs: Client[] = [];
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(directs.splice(0).map((c) => c.close()));
-  for (const g of gateways.splice(0)) {
-    await g.close();
-    await g.live.dispose();
-  }
-  for (const ws of workspaces.splice(0)) ws.cleanup();
-});
 afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
-
-/** A started gateway over a workspace whose user settings list `servers` (and `.mcp.json` lists `project`). */
-async function gatewayOver(
-  servers: Record<string, unknown>,
-  options: GatewayOptions & { project?: Record<string, unknown> } = {},
-): Promise<{ gateway: Gateway; ws: Workspace }> {
-  const ws = new Workspace();
-  workspaces.push(ws);
-  ws.write(ws.userSettings, { mcpServers: servers });
-  if (options.project) ws.write(ws.mcpJson, { mcpServers: options.project });
-  const gateway = createGateway(
-    (hooks) => createMcpLive({ homeDir: ws.home, cwd: ws.cwd, runtimeDir: join(ws.root, 'run'), debounceMs: 50, ...hooks }),
-    options,
-  );
-  gateways.push(gateway);
-  await gateway.live.start();
-  return { gateway, ws };
-}
-
-/** An SDK client connected to the gateway through an in-memory pair. */
-async function clientOf(gateway: Gateway, capabilities: ClientCapabilities = {}, name = 'test-client'): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name, version: '1.2.3' }, { capabilities });
-  await gateway.connect(serverSide, 'stdio');
-  await client.connect(clientSide);
-  clients.push(client);
-  return client;
-}
-
-/** A client straight to a backend, to compare with what the gateway shows. */
-async function direct(entry: { command: string; args: string[] }): Promise<Client> {
-  const client = new Client({ name: 'direct', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'ignore' }));
-  directs.push(client);
-  return client;
-}
 
 /** Counts `method` notifications a client receives, and resolves `next()` on the following one. */
 function notifications(client: Client, schema: typeof ToolListChangedNotificationSchema | typeof PromptListChangedNotificationSchema) {
@@ -113,8 +59,8 @@ async function errorOf(request: Promise<unknown>): Promise<McpError> {
   throw new Error('expected the request to fail');
 }
 
-describe('lists and requests, as the backends give them', () => {
-  it('tools, prompts, resources and templates look as they do to a direct client; calls, reads, prompts and completions are routed', async () => {
+describe.concurrent('lists and requests, as the backends give them', () => {
+  it('tools, prompts, resources and templates look as they do to a direct client; calls, reads, prompts and completions are routed', async ({ gatewayOver, clientOf, direct, expect }) => {
     const { gateway } = await gatewayOver({ gw: backend, every: everything });
     const client = await clientOf(gateway);
     const own = await direct(backend);
@@ -161,12 +107,12 @@ describe('lists and requests, as the backends give them', () => {
     });
     expect(byTemplate.completion.values).toEqual(['5']);
     // The server each of those went to, as the library routes them (whose logs come to this client).
-    expect(gateway.live.serverOfResource('gw://items/7')).toBe('gw');
-    expect(gateway.live.serverOfResource('demo://resource/dynamic/text/{resourceId}', 'complete')).toBe('every');
-    expect(gateway.live.serverOfResource('nowhere://x')).toBeUndefined();
+    expect(gateway.live.resources.serverOf('gw://items/7')).toBe('gw');
+    expect(gateway.live.resources.serverOf('demo://resource/dynamic/text/{resourceId}', 'complete')).toBe('every');
+    expect(gateway.live.resources.serverOf('nowhere://x')).toBeUndefined();
   }, 60_000);
 
-  it('progress reaches the caller under its own token; a cancel reaches the backend', async () => {
+  it('progress reaches the caller under its own token; a cancel reaches the backend', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ every: everything, gw: backend });
     const client = await clientOf(gateway);
     const progress: number[] = [];
@@ -184,7 +130,7 @@ describe('lists and requests, as the backends give them', () => {
     await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow cancelled');
   }, 60_000);
 
-  it('a client that goes away mid-call has its call cancelled at the backend; the others go on', async () => {
+  it('a client that goes away mid-call has its call cancelled at the backend; the others go on', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ gw: backend });
     const leaving = await clientOf(gateway, {}, 'leaving');
     const staying = await clientOf(gateway, {}, 'staying');
@@ -196,7 +142,7 @@ describe('lists and requests, as the backends give them', () => {
     expect(textOf(await staying.callTool({ name: 'gw__bump', arguments: {} }))).toBe('counter 1');
   }, 30_000);
 
-  it('a backend\'s log messages during a call reach the caller, at the level it set, with its entry\'s secrets masked', async () => {
+  it('a backend\'s log messages during a call reach the caller, at the level it set, with its entry\'s secrets masked', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ gw: { ...backend, env: { GW_SECRET: 'sk-gateway-0123456789abcdef' } } });
     const client = await clientOf(gateway);
     const logged: unknown[] = [];
@@ -210,7 +156,7 @@ describe('lists and requests, as the backends give them', () => {
     ]);
   }, 30_000);
 
-  it('resource subscriptions pass through: the subscriber hears of the update', async () => {
+  it('resource subscriptions pass through: the subscriber hears of the update', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ gw: backend });
     const client = await clientOf(gateway);
     const updated: string[] = [];
@@ -223,8 +169,8 @@ describe('lists and requests, as the backends give them', () => {
   }, 30_000);
 });
 
-describe('the live set changes', () => {
-  it('a settings edit sends tools/list_changed with the new list; unchanged servers keep their pids; a change of status only sends nothing', async () => {
+describe.concurrent('the live set changes', () => {
+  it('a settings edit sends tools/list_changed with the new list; unchanged servers keep their pids; a change of status only sends nothing', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway, ws } = await gatewayOver({ echo: echo() });
     const client = await clientOf(gateway);
     const changed = notifications(client, ToolListChangedNotificationSchema);
@@ -247,7 +193,7 @@ describe('the live set changes', () => {
     expect(changed.count).toBe(0);
   }, 60_000);
 
-  it('two clients both hear of a change; closing one leaves the other working', async () => {
+  it('two clients both hear of a change; closing one leaves the other working', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway, ws } = await gatewayOver({ echo: echo() });
     const seen: (readonly string[])[] = [];
     gateway.clients$.subscribe((list) => seen.push(list.map((c) => `${c.id}:${c.clientName ?? '?'}`)));
@@ -265,12 +211,12 @@ describe('the live set changes', () => {
   }, 60_000);
 });
 
-describe('what a client may not do', () => {
+describe.concurrent('what a client may not do', () => {
   /** The library's words about `qualified`, naming the tool as the client called it (`name`). */
   const reason = (gateway: Gateway, qualified: string, name: string) =>
     gateway.live.toolNotFoundMessage(qualified).replace(`Tool "${qualified}"`, `Tool "${name}"`);
 
-  it("a tool that is not listed is the spec's unknown tool, -32602 with the library's reason: pending, never configured, not offered, failed, removed", async () => {
+  it("a tool that is not listed is the spec's unknown tool, -32602 with the library's reason: pending, never configured, not offered, failed, removed", async ({ gatewayOver, clientOf, expect }) => {
     const broken = { command: join(tmpdir(), 'mcp-live-no-such-server') };
     const { gateway, ws } = await gatewayOver({ echo: echo(), gw: backend, broken }, { project: { gated: echo() } });
     const client = await clientOf(gateway);
@@ -305,7 +251,7 @@ describe('what a client may not do', () => {
     expect(textOf(await client.callTool({ name: 'echo__echo', arguments: { text: 'still here' } }))).toBe('still here');
   }, 60_000);
 
-  it("under --names qualified the library's words are the client's as they are", async () => {
+  it("under --names qualified the library's words are the client's as they are", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { names: 'qualified', project: { gated: echo() } });
     const client = await clientOf(gateway);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['mcp__echo__echo', 'mcp__echo__slow']);
@@ -318,8 +264,8 @@ describe('what a client may not do', () => {
   }, 30_000);
 });
 
-describe('elicitation and sampling', () => {
-  it('a form goes to the client whose call asked for it, else to one that can answer it, never to one without the capability; its answer goes back', async () => {
+describe.concurrent('elicitation and sampling', () => {
+  it('a form goes to the client whose call asked for it, else to one that can answer it, never to one without the capability; its answer goes back', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ every: everything });
     const incapable = await clientOf(gateway, {}, 'incapable');
     const asked: string[] = [];
@@ -338,7 +284,7 @@ describe('elicitation and sampling', () => {
     expect(textOf(viaOther)).toContain('- Name: Ada');
   }, 30_000);
 
-  it("a form's message and field titles reach the client terminal-safe, under the server's name (decision 169)", async () => {
+  it("a form's message and field titles reach the client terminal-safe, under the server's name (decision 169)", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ hostile: { command: process.execPath, args: [fixture('hostile-text-server.mjs')] } });
     const client = await clientOf(gateway, { elicitation: {} }, 'capable');
     const asked: { message: string; title: unknown }[] = [];
@@ -357,7 +303,7 @@ describe('elicitation and sampling', () => {
     for (const text of [message, title]) expect(/[\p{Cc}\p{Cf}]/u.test(text)).toBe(false);
   }, 30_000);
 
-  it('with no client that can answer, a form is cancelled and sampling refused in words', async () => {
+  it('with no client that can answer, a form is cancelled and sampling refused in words', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ every: everything, req: { command: process.execPath, args: [fixture('client-requests-server.mjs')] } });
     const client = await clientOf(gateway);
     expect(textOf(await client.callTool({ name: 'every__trigger-elicitation-request', arguments: {} }))).toContain('User cancelled');
@@ -367,8 +313,8 @@ describe('elicitation and sampling', () => {
   }, 30_000);
 });
 
-describe("names: 'original'", () => {
-  it('a tool or prompt keeps its own name when no other server lists it; a colliding one keeps the qualified name; calls go to the right server', async () => {
+describe.concurrent("names: 'original'", () => {
+  it('a tool or prompt keeps its own name when no other server lists it; a colliding one keeps the qualified name; calls go to the right server', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo(), every: everything }, { names: 'original' });
     const client = await clientOf(gateway);
     const names = (await client.listTools()).tools.map((t) => t.name);
@@ -381,7 +327,7 @@ describe("names: 'original'", () => {
     expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: 'Hello Ada' });
   }, 30_000);
 
-  it('alone, a server\'s tools keep their own names', async () => {
+  it('alone, a server\'s tools keep their own names', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { names: 'original' });
     const client = await clientOf(gateway);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'slow']);
@@ -389,8 +335,8 @@ describe("names: 'original'", () => {
   }, 30_000);
 });
 
-describe("names: 'qualified' (today's before decision 222)", () => {
-  it("tools and prompts under the library's qualified names; calls and prompts are routed", async () => {
+describe.concurrent("names: 'qualified' (today's before decision 222)", () => {
+  it("tools and prompts under the library's qualified names; calls and prompts are routed", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo(), every: everything }, { names: 'qualified' });
     const client = await clientOf(gateway);
     const names = (await client.listTools()).tools.map((t) => t.name);
@@ -402,17 +348,23 @@ describe("names: 'qualified' (today's before decision 222)", () => {
     expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: 'Hello Ada' });
   }, 30_000);
 
-  it('every exposed name in every mode matches ^[A-Za-z0-9_-]{1,64}$, whatever the servers call their tools', async () => {
+  it('every exposed name in every mode matches ^[A-Za-z0-9_-]{1,64}$, whatever the servers call their tools', async ({ gatewayOver, clientOf, expect }) => {
     // Tools named with dots, emoji and 70 characters, servers whose names collide once sanitised, a 65-character server name.
     const odd = echo('--tools', `dot.ted,ü😀,${'x'.repeat(70)}`);
-    for (const names of ['server', 'qualified', 'original'] as const) {
-      const { gateway } = await gatewayOver({ 'my.srv': odd, my_srv: odd, [`long-${'n'.repeat(60)}`]: echo() }, { names });
-      const client = await clientOf(gateway);
-      const tools = (await client.listTools()).tools.map((t) => t.name);
-      const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+    // The three modes side by side: three sessions of their own.
+    const modes = ['server', 'qualified', 'original'] as const;
+    const seen = await Promise.all(
+      modes.map(async (names) => {
+        const { gateway } = await gatewayOver({ 'my.srv': odd, my_srv: odd, [`long-${'n'.repeat(60)}`]: echo() }, { names });
+        const client = await clientOf(gateway);
+        return { names, tools: (await client.listTools()).tools.map((t) => t.name), prompts: (await client.listPrompts()).prompts.map((p) => p.name) };
+      }),
+    );
+    for (const { names, tools, prompts } of seen) {
       expect(tools.length).toBeGreaterThan(4);
       for (const name of [...tools, ...prompts]) expect({ names, name }).toEqual({ names, name: expect.stringMatching(/^[A-Za-z0-9_-]{1,64}$/) as unknown });
       expect(new Set(tools).size).toBe(tools.length);
     }
+    expect(seen.map((s) => s.names)).toEqual(modes);
   }, 60_000);
 });

@@ -115,8 +115,8 @@ describe('language servers in the live pipeline (real processes, real files)', (
     expect(status(l, 'lsp:ts')!.pid).toBe(tsPid);
     const file = join(w.cwd, 'greet.ts');
     const at = { textDocument: { uri: pathToFileURL(file).href }, position: { line: 4, character: 24 } };
-    expect(hoverText(await l.lspRequest<Hover>('textDocument/hover', at, { file }))).toContain('function greet(name: string): string');
-    expect(await l.lspRequest<Location[]>('textDocument/definition', at, { file })).toEqual([
+    expect(hoverText(await l.lsp.request<Hover>('textDocument/hover', at, { file }))).toContain('function greet(name: string): string');
+    expect(await l.lsp.request<Location[]>('textDocument/definition', at, { file })).toEqual([
       { uri: pathToFileURL(file).href, range: { start: { line: 0, character: 16 }, end: { line: 0, character: 21 } } },
     ]);
 
@@ -145,15 +145,15 @@ describe('language servers in the live pipeline (real processes, real files)', (
     // An MCP server of the same name, approved: approves nothing of the language server.
     w.write(join(w.cwd, '.mcp.json'), { mcpServers: { fx: { command: process.execPath, args: [fixture('echo-server.mjs')] } } });
     const l = await started(w);
-    await l.approve('fx');
+    await l.approvals.approve('fx');
     await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'fx' && s.state === 'connected'))));
     expect(status(l, 'lsp:fx')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
-    expect(l.pendingApprovals().map((p) => p.name)).toEqual(['lsp:fx']);
-    expect(l.pendingApprovals()[0]!.review.map((line) => line.label)).toContain('extensionToLanguage');
+    expect(l.approvals.pending().map((p) => p.name)).toEqual(['lsp:fx']);
+    expect(l.approvals.pending()[0]!.review.map((line) => line.label)).toContain('extensionToLanguage');
     await new Promise((r) => setTimeout(r, 300));
     expect(existsSync(sentinel)).toBe(false);
 
-    await l.approve('lsp:fx');
+    await l.approvals.approve('lsp:fx');
     const connected = await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected'))));
     expect(connected.find((s) => s.name === 'lsp:fx')!.kind).toBe('lsp');
     expect(existsSync(sentinel)).toBe(true);
@@ -165,11 +165,11 @@ describe('language servers in the live pipeline (real processes, real files)', (
     const l = await started(w);
     const file = join(w.cwd, 'notes.txt');
     writeFileSync(file, 'Grüße 🚀 日本\nTODO fix\n');
-    await l.openDocument(file);
-    const hover = await l.lspRequest<Hover>('textDocument/hover', { textDocument: { uri: pathToFileURL(file).href }, position: { line: 0, character: 1 } }, { file });
+    await l.lsp.open(file);
+    const hover = await l.lsp.request<Hover>('textDocument/hover', { textDocument: { uri: pathToFileURL(file).href }, position: { line: 0, character: 1 } }, { file });
     expect(hoverText(hover)).toContain('Grüße');
     expect(hoverText(hover)).toContain('→ Grüße 🚀 日本');
-    const diagnostics = await firstValueFrom(l.diagnostics$.pipe(filter((all) => all.some((d) => d.path === file && d.diagnostics.length > 0))));
+    const diagnostics = await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => all.some((d) => d.path === file && d.diagnostics.length > 0))));
     expect(diagnostics.find((d) => d.path === file)).toMatchObject({ server: 'lsp:fx', diagnostics: [{ range: { start: { line: 1 } } }] });
 
     const tools = await firstValueFrom(l.tools$.pipe(filter((all) => all.some((t) => t.name === 'lsp__hover'))));
@@ -202,36 +202,36 @@ describe('language servers in the live pipeline (real processes, real files)', (
     expect(status(l, 'lsp:fx')!.capabilities).toContain('diagnostics');
     const file = join(w.cwd, 'todo.txt');
     writeFileSync(file, 'TODO one\nfine\n');
-    await l.openDocument(file);
+    await l.lsp.open(file);
     const lines = (all: readonly { path: string; diagnostics: readonly { range: { start: { line: number } } }[] }[]) =>
       all.filter((d) => d.path === file).flatMap((d) => d.diagnostics.map((x) => x.range.start.line));
-    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '0')));
-    l.changeDocument(file, 'fine\nTODO two\n');
-    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
+    await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => lines(all).join() === '0')));
+    l.lsp.change(file, 'fine\nTODO two\n');
+    await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
     const oldPid = status(l, 'lsp:fx')!.pid!;
     w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--pull-diagnostics', '--stderr', 'restarted') } });
     await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected' && s.pid !== oldPid))));
     // The new process is asked too: its answer replaces what the old one said.
     await vi.waitFor(() => expect(w.logged('textDocument/diagnostic').filter((e) => e.pid !== oldPid)).not.toEqual([]));
-    await firstValueFrom(l.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
+    await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
   });
 
-  it('pyright: its pushed diagnostics reach diagnostics$, on open and on change', async () => {
+  it('pyright: its pushed diagnostics reach lsp.diagnostics$, on open and on change', async () => {
     const w = world();
     w.write(w.settings, { lspServers: { py: { command: join(BIN, 'pyright-langserver'), args: ['--stdio'], extensionToLanguage: { '.py': 'python' } } } });
     const l = await started(w);
     expect(status(l, 'lsp:py')).toMatchObject({ state: 'connected', languages: ['python'] });
     const file = join(w.cwd, 'calc.py');
     writeFileSync(file, 'def add(a: int, b: int) -> int:\n    return a + b\n\n\nresult: str = add(1, 2)\n');
-    await l.openDocument(file);
-    const reported = await firstValueFrom(l.diagnostics$.pipe(filter((all) => all.some((d) => d.path === file && d.diagnostics.length > 0))));
+    await l.lsp.open(file);
+    const reported = await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => all.some((d) => d.path === file && d.diagnostics.length > 0))));
     const problem = reported.find((d) => d.path === file)!;
     expect(problem.server).toBe('lsp:py');
     expect(problem.diagnostics.map((d) => d.range.start.line)).toContain(4);
     expect(problem.diagnostics.map((d) => (typeof d.message === 'string' ? d.message : d.message.value)).join('\n')).toMatch(/"int" is not assignable to (declared type )?"str"/);
 
-    l.changeDocument(file, 'def add(a: int, b: int) -> int:\n    return a + b\n\n\nresult: int = add(1, 2)\n');
-    await firstValueFrom(l.diagnostics$.pipe(filter((all) => !all.some((d) => d.path === file && d.diagnostics.length > 0))));
+    l.lsp.change(file, 'def add(a: int, b: int) -> int:\n    return a + b\n\n\nresult: int = add(1, 2)\n');
+    await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => !all.some((d) => d.path === file && d.diagnostics.length > 0))));
   });
 
   it('a session language server, and one pass for both kinds on reload', async () => {
@@ -239,13 +239,13 @@ describe('language servers in the live pipeline (real processes, real files)', (
     w.write(w.settings, { mcpServers: { echo: { command: process.execPath, args: [fixture('echo-server.mjs')] } } });
     const l = await started(w);
     const pass = nextPass(l);
-    l.addSessionLspServer('fx', fixtureLs(w));
+    l.lsp.addSession('fx', fixtureLs(w));
     expect(await pass).toMatchObject({ trigger: 'session', added: ['lsp:fx'], unchanged: 1 });
     expect(status(l, 'lsp:fx')).toMatchObject({ scope: 'session', state: 'connected' });
     const reload = nextPass(l);
     l.reload();
     expect(await reload).toMatchObject({ trigger: 'reload', unchanged: 2 });
-    l.removeSessionLspServer('lsp:fx');
+    l.lsp.removeSession('lsp:fx');
     await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.reason === 'removed'))));
   });
 });

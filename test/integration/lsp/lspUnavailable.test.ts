@@ -76,13 +76,13 @@ describe('lsp__* tools for a file whose language server cannot answer (decision 
       isError: true,
     });
 
-    await l.approve('lsp:md', { persist: false });
+    await l.approvals.approve('lsp:md', { persist: false });
     await until(l, 'lsp:md', (s) => s.state === 'connected');
     const answered = await hover(l, 'notes.md');
     expect(answered.isError).toBe(false);
     expect(answered.text).toContain('hello');
 
-    await l.disable('lsp:md');
+    await l.session.disable('lsp:md');
     await until(l, 'lsp:md', (s) => s.reason === 'disabled');
     expect(await hover(l, 'notes.md')).toEqual({
       text: 'the language server lsp:md for .md files is disabled for this session: enable it with /mcp enable lsp:md (or {"cmd":"enable","server":"lsp:md"})',

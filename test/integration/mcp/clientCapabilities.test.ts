@@ -78,34 +78,34 @@ afterAll(async () => {
 });
 
 describe('elicitation', () => {
-  it('a form reaches elicitation$ and the event; an accept gets the schema defaults for the fields left out', async () => {
+  it('a form reaches elicitation.pending$ and the event; an accept gets the schema defaults for the fields left out', async () => {
     const live = await session({ every: everything() });
     const events = recordEvents(live);
     await listed(live, 'mcp__every__trigger-elicitation-request');
     const call = live.callTool('mcp__every__trigger-elicitation-request', {});
-    const [form] = await firstValueFrom(live.elicitation$.pipe(filter((p) => p.length > 0)));
+    const [form] = await firstValueFrom(live.elicitation.pending$.pipe(filter((p) => p.length > 0)));
     expect(form).toMatchObject({ server: 'every', message: 'Please provide inputs for the following fields:' });
     expect(form!.requestedSchema.required).toEqual(['name']);
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'elicitation', id: form!.id, server: 'every', schema: form!.requestedSchema }),
     );
     // A required field left empty is refused, and the form keeps waiting.
-    expect(() => live.answerElicitation(form!.id, { action: 'accept', content: {} })).toThrow('required: name');
-    live.answerElicitation(form!.id, { action: 'accept', content: { name: 'Ada' } });
+    expect(() => live.elicitation.answer(form!.id, { action: 'accept', content: {} })).toThrow('required: name');
+    live.elicitation.answer(form!.id, { action: 'accept', content: { name: 'Ada' } });
     const text = textOf(await call);
     expect(text).toContain('- Name: Ada');
     expect(text).toContain('"firstLine": "It was a dark and stormy night."');
     expect(text).toContain('- Favorite Integer: 42');
-    expect(await firstValueFrom(live.elicitation$)).toEqual([]);
-    expect(() => live.answerElicitation(form!.id, { action: 'cancel' })).toThrow(`no form "${form!.id}" is waiting`);
+    expect(await firstValueFrom(live.elicitation.pending$)).toEqual([]);
+    expect(() => live.elicitation.answer(form!.id, { action: 'cancel' })).toThrow(`no form "${form!.id}" is waiting`);
   }, 30_000);
 
   it('decline reaches the server as decline', async () => {
     const live = await session({ every: everything() });
     await listed(live, 'mcp__every__trigger-elicitation-request');
     const call = live.callTool('mcp__every__trigger-elicitation-request', {});
-    const [form] = await firstValueFrom(live.elicitation$.pipe(filter((p) => p.length > 0)));
-    live.answerElicitation(form!.id, { action: 'decline' });
+    const [form] = await firstValueFrom(live.elicitation.pending$.pipe(filter((p) => p.length > 0)));
+    live.elicitation.answer(form!.id, { action: 'decline' });
     expect(textOf(await call)).toContain('User declined');
   }, 30_000);
 
@@ -115,7 +115,7 @@ describe('elicitation', () => {
     await listed(live, 'mcp__every__trigger-elicitation-request');
     const result = await live.callTool('mcp__every__trigger-elicitation-request', {}, { timeout: 15_000 });
     expect(textOf(result)).toContain('User cancelled');
-    expect(await firstValueFrom(live.elicitation$)).toEqual([]);
+    expect(await firstValueFrom(live.elicitation.pending$)).toEqual([]);
     const log = events.find((e) => e.type === 'log' && e.message.includes('not answered within 400 ms'));
     expect(log).toMatchObject({ level: 'warn' });
     expect(log?.type === 'log' && log.message).toContain('raise "timeout" in the server\'s entry');
@@ -138,7 +138,7 @@ describe('elicitation', () => {
       content: { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true },
     });
     expect(asked).toMatchObject([{ server: 'req', message: 'Test client default value handling - please accept with defaults' }]);
-    expect(await firstValueFrom(live.elicitation$)).toEqual([]);
+    expect(await firstValueFrom(live.elicitation.pending$)).toEqual([]);
   }, 30_000);
 });
 
@@ -182,29 +182,29 @@ describe('roots, instructions, sampling', () => {
 });
 
 describe('prompts and resources', () => {
-  it('getPrompt fills in a prompt by its listed name; an unknown one is refused in words', async () => {
+  it('prompts.get fills in a prompt by its listed name; an unknown one is refused in words', async () => {
     const live = await session({ every: everything() });
-    const prompt = (await live.getPrompt('args-prompt', { city: 'Paris' })) as { messages: { content: { text: string } }[] };
+    const prompt = (await live.prompts.get('args-prompt', { city: 'Paris' })) as { messages: { content: { text: string } }[] };
     expect(prompt.messages[0]!.content.text).toBe("What's weather in Paris?");
-    await expect(live.getPrompt('no-such-prompt')).rejects.toThrow('no connected server lists prompt "no-such-prompt"');
-    await expect(live.getPrompt('args-prompt', { city: 'Oslo' }, { server: 'nope' })).rejects.toThrow('server "nope" is not connected');
+    await expect(live.prompts.get('no-such-prompt')).rejects.toThrow('no connected server lists prompt "no-such-prompt"');
+    await expect(live.prompts.get('args-prompt', { city: 'Oslo' }, { server: 'nope' })).rejects.toThrow('server "nope" is not connected');
   }, 30_000);
 
   it('resources and templates are listed with their URIs; a read goes to the server that lists the URI or whose template matches it', async () => {
     const live = await session({ every: everything(), echo: echo() });
-    const resources = live.listResources();
+    const resources = live.resources.list();
     expect(resources).toContainEqual(expect.objectContaining({ server: 'echo', uri: 'fixture://readme' }));
     expect(resources.some((r) => r.server === 'every' && r.uri.startsWith('demo://resource/static/document/'))).toBe(true);
-    expect(live.listResourceTemplates()).toContainEqual(
+    expect(live.resources.templates()).toContainEqual(
       expect.objectContaining({ server: 'every', uriTemplate: 'demo://resource/dynamic/text/{resourceId}' }),
     );
     expect(live.statusReport().find((s) => s.name === 'echo')!.resourceTemplates).toBeUndefined();
 
-    const listedRead = (await live.readResource('fixture://readme')) as { contents: { text: string }[] };
+    const listedRead = (await live.resources.read('fixture://readme')) as { contents: { text: string }[] };
     expect(listedRead.contents[0]!.text).toBe('fixture readme');
-    const templated = (await live.readResource('demo://resource/dynamic/text/7')) as { contents: { uri: string; text: string }[] };
+    const templated = (await live.resources.read('demo://resource/dynamic/text/7')) as { contents: { uri: string; text: string }[] };
     expect(templated.contents[0]!.uri).toBe('demo://resource/dynamic/text/7');
-    await expect(live.readResource('nothing://here')).rejects.toThrow('no connected server lists resource "nothing://here"');
+    await expect(live.resources.read('nothing://here')).rejects.toThrow('no connected server lists resource "nothing://here"');
   }, 30_000);
 });
 
@@ -262,17 +262,17 @@ describe('a shared pool', () => {
     const second = await session({ req: requests() }, { pool }, dir);
     expect(pool.stats()).toHaveLength(1);
     const call = second.callTool('mcp__req__defaults', {});
-    const [form] = await firstValueFrom(first.elicitation$.pipe(filter((p) => p.length > 0)));
-    expect(await firstValueFrom(second.elicitation$)).toEqual([]);
-    first.answerElicitation(form!.id, { action: 'decline' });
+    const [form] = await firstValueFrom(first.elicitation.pending$.pipe(filter((p) => p.length > 0)));
+    expect(await firstValueFrom(second.elicitation.pending$)).toEqual([]);
+    first.elicitation.answer(form!.id, { action: 'decline' });
     expect(JSON.parse(textOf(await call))).toEqual({ action: 'decline' });
 
     // The longest holder gone, the next one answers: the process stays, the forms move.
     await first.dispose();
     expect(pool.stats()).toMatchObject([{ refs: 1 }]);
     const again = second.callTool('mcp__req__defaults', {});
-    const [next] = await firstValueFrom(second.elicitation$.pipe(filter((p) => p.length > 0)));
-    second.answerElicitation(next!.id, { action: 'accept', content: { name: 'Ada' } });
+    const [next] = await firstValueFrom(second.elicitation.pending$.pipe(filter((p) => p.length > 0)));
+    second.elicitation.answer(next!.id, { action: 'accept', content: { name: 'Ada' } });
     expect(JSON.parse(textOf(await again))).toMatchObject({ action: 'accept', content: { name: 'Ada', age: 30 } });
   }, 30_000);
 });

@@ -79,7 +79,7 @@ describe('two createMcpLive sessions sharing a pool, with real processes', () =>
 
     // The gated server: pending in A, never acquired, never started.
     expect(a.statusReport().find((s) => s.name === 'gated')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
-    expect(a.pendingApprovals().map((p) => p.name)).toEqual(['gated']);
+    expect(a.approvals.pending().map((p) => p.name)).toEqual(['gated']);
     // A gated server hot-added to B's workspace: pending there too, nothing spawned.
     const pendingInB = until(b.servers$, 'gated-b', { reason: 'pending_approval' });
     wsB.atomicWrite(wsB.mcpJson, { mcpServers: { 'gated-b': wsA.server('gated-b') } });

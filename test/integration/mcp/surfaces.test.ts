@@ -123,10 +123,10 @@ describe('lazy servers (decision 196)', () => {
     writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { gated: { ...echoEntry('--start-log', log, '--log-name', 'gated'), lazy: true } } }));
     const { live } = open();
     await live.start();
-    const [pending] = live.pendingApprovals();
+    const [pending] = live.approvals.pending();
     expect(pending?.name).toBe('gated');
     expect(starts(log)).toEqual([]);
-    await live.approve('gated', { hash: pending!.hash });
+    await live.approvals.approve('gated', { hash: pending!.hash });
     await until(live, 'gated', (s) => s.state === 'idle');
     expect(starts(log)).toEqual(['gated started']);
   });
@@ -157,9 +157,9 @@ describe('a server that changes its tools after approval (decision 197)', () => 
     writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { notes: rugPull(pulledIf) } }));
     const session = open();
     await session.live.start();
-    const [pending] = session.live.pendingApprovals();
+    const [pending] = session.live.approvals.pending();
     expect(pending?.name).toBe('notes');
-    await session.live.approve('notes', { hash: pending!.hash });
+    await session.live.approvals.approve('notes', { hash: pending!.hash });
     await until(session.live, 'notes', (s) => s.state === 'connected');
     return session;
   }
@@ -189,16 +189,16 @@ describe('a server that changes its tools after approval (decision 197)', () => 
     const request = asked.servers[0]!;
     expect(request.name).toBe('notes');
     expect(request.surface?.map((c) => `${c.name} ${c.change}`)).toEqual(['exfiltrate added', 'read_notes description']);
-    const [pending] = live.pendingApprovals();
+    const [pending] = live.approvals.pending();
     expect(pending?.hash).toBe(request.hash);
     expect(pending?.surface).toEqual(request.surface);
 
-    await expect(live.approve('notes', { hash: 'a'.repeat(64) })).rejects.toThrow(/changed since they were shown/);
-    await live.approve('notes', { hash: request.hash });
+    await expect(live.approvals.approve('notes', { hash: 'a'.repeat(64) })).rejects.toThrow(/changed since they were shown/);
+    await live.approvals.approve('notes', { hash: request.hash });
     const admitted = await until(live, 'notes', (s) => s.withheld === undefined && s.tools.length === 3);
     expect(admitted.tools.map((t) => t.tool).sort()).toEqual(['exfiltrate', 'read_notes', 'rug_pull']);
     expect(text(await live.callTool('mcp__notes__read_notes', { day: 'monday' }))).toBe('notes of monday');
-    expect(live.pendingApprovals()).toEqual([]);
+    expect(live.approvals.pending()).toEqual([]);
   });
 
   it('a later session starting a changed server withholds at once against the pin that was approved before', async () => {
@@ -212,7 +212,7 @@ describe('a server that changes its tools after approval (decision 197)', () => 
     const status = await until(live, 'notes', (s) => s.withheld !== undefined);
     expect(status.withheld).toEqual(['exfiltrate', 'read_notes']);
     expect(events.some((e) => e.type === 'surface-changed')).toBe(true);
-    expect(live.pendingApprovals().map((p) => p.name)).toEqual(['notes']);
+    expect(live.approvals.pending().map((p) => p.name)).toEqual(['notes']);
   });
 
   it('a user-scope server is reported, not withheld', async () => {
@@ -225,6 +225,6 @@ describe('a server that changes its tools after approval (decision 197)', () => 
     const changed = events.find((e): e is SurfaceChangedEvent => e.type === 'surface-changed')!;
     expect(changed.withheld).toBeUndefined();
     expect(changed.changes.map((c) => `${c.name} ${c.change}`)).toEqual(['exfiltrate added', 'read_notes description']);
-    expect(live.pendingApprovals()).toEqual([]);
+    expect(live.approvals.pending()).toEqual([]);
   });
 });

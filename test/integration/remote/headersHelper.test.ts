@@ -261,7 +261,7 @@ describe('a remote server with a headersHelper', () => {
     expect(runsLog()).toEqual([]);
     expect(api.seen).toEqual([]);
 
-    await live.approve('repo');
+    await live.approvals.approve('repo');
     await until(live, 'repo', (s) => s.state === 'connected');
     expect(runsLog()).toEqual([`repo ${url} repo ${join(dir, 'work')}`]);
   }, 30_000);

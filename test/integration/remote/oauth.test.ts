@@ -68,7 +68,7 @@ async function storedTokens(): Promise<string[]> {
 
 /** Authorizes `name` the way a user does: the URL from `authenticate`, opened in a "browser". */
 async function authorize(l: McpLive, name: string): Promise<void> {
-  const { url, completed } = await l.authenticate(name);
+  const { url, completed } = await l.auth.authenticate(name);
   expect(url).toBeDefined();
   expect(await playBrowser(url!)).toBe(200);
   await completed;
@@ -169,7 +169,7 @@ describe('OAuth for a remote server', () => {
     oauth = await startOAuthFixture();
     const l = await session({ remote: { httpUrl: oauth.mcpUrl } });
     await firstAuthorization(l, 'remote');
-    expect(await l.logout('remote')).toBe(1);
+    expect(await l.auth.logout('remote')).toBe(1);
     expect(await storedTokens()).toEqual([]);
     l.reconnect('remote');
     await until(l, 'remote', (s) => s.state === 'needs_auth');
@@ -179,7 +179,7 @@ describe('OAuth for a remote server', () => {
     oauth = await startOAuthFixture();
     const l = await session({}, { repo: { type: 'http', url: oauth.mcpUrl } });
     await until(l, 'repo', (s) => s.reason === 'pending_approval');
-    await expect(l.authenticate('repo')).rejects.toThrow('server "repo" is not admitted (needs approval); nothing is contacted for it until it is');
+    await expect(l.auth.authenticate('repo')).rejects.toThrow('server "repo" is not admitted (needs approval); nothing is contacted for it until it is');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(oauth.mcpRequests).toEqual([]);
     expect(oauth.registrations).toEqual([]);
@@ -208,7 +208,7 @@ describe('OAuth for a remote server', () => {
     oauth = await startOAuthFixture({ wwwAuthenticateScope: 'mcp' });
     const l = await session({ remote: { httpUrl: oauth.mcpUrl } });
     await until(l, 'remote', (s) => s.state === 'needs_auth');
-    const { url, completed } = await l.authenticate('remote');
+    const { url, completed } = await l.auth.authenticate('remote');
     // The user reconnects (or supervision retries) before finishing in the browser.
     expect(l.reconnect('remote')).toBe(true);
     const during = await until(l, 'remote', (s) => s.state === 'needs_auth' && /in progress/.test(s.error ?? ''));
@@ -233,7 +233,7 @@ describe('OAuth for a remote server', () => {
       },
     });
     await until(l, 'remote', (s) => s.state === 'needs_auth');
-    const { url, completed } = await l.authenticate('remote');
+    const { url, completed } = await l.auth.authenticate('remote');
     expect(new URL(url!).searchParams.get('audience')).toBe('api');
     expect(new URL(url!).searchParams.get('client_id')).toBe('app');
     await playBrowser(url!);

@@ -43,7 +43,7 @@ async function session(options: Partial<McpLiveOptions>): Promise<McpLive> {
   await live.start();
   // The first authorization (scope `mcp`), as the user gives it with `/mcp auth`.
   await until(live, 'remote', (s) => s.state === 'needs_auth');
-  const { url, completed } = await live.authenticate('remote');
+  const { url, completed } = await live.auth.authenticate('remote');
   expect(await playBrowser(url!)).toBe(200);
   await completed;
   await until(live, 'remote', (s) => s.state === 'connected');

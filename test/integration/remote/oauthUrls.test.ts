@@ -92,7 +92,7 @@ describe('OAuth URLs a server names', () => {
     bystander = started.server;
     const l = await remote({ challengeResourceMetadataUrl: `${started.server.origin}/.well-known/oauth-protected-resource/mcp` });
     await until(l, 'remote', (s) => s.state === 'needs_auth');
-    const { url, completed } = await l.authenticate('remote');
+    const { url, completed } = await l.auth.authenticate('remote');
     expect(await playBrowser(url!)).toBe(200);
     await completed;
     await until(l, 'remote', (s) => s.state === 'connected');
@@ -102,7 +102,7 @@ describe('OAuth URLs a server names', () => {
   it.each(['file:///etc/passwd', 'javascript:alert(1)', 'x-foo://metadata'])('a resource_metadata of %s is ignored: the sign-in goes on with the server\'s own metadata', async (metadataUrl) => {
     const l = await remote({ challengeResourceMetadataUrl: metadataUrl });
     await until(l, 'remote', (s) => s.state === 'needs_auth');
-    const { url, completed } = await l.authenticate('remote');
+    const { url, completed } = await l.auth.authenticate('remote');
     expect(new URL(url!).origin).toBe(oauth!.issuer);
     expect(await playBrowser(url!)).toBe(200);
     await completed;
@@ -114,7 +114,7 @@ describe('OAuth URLs a server names', () => {
     async (endpoint) => {
       const l = await remote({ authorizationEndpoint: endpoint });
       await until(l, 'remote', (s) => s.state === 'needs_auth');
-      await expect(l.authenticate('remote')).rejects.toThrow(/refused to open the authorization URL .*only https: URLs, or http: to a loopback host/);
+      await expect(l.auth.authenticate('remote')).rejects.toThrow(/refused to open the authorization URL .*only https: URLs, or http: to a loopback host/);
       expect(opened).toEqual([]);
       expect(events.filter((e) => e.type === 'auth-required')).toEqual([]);
     },
@@ -126,7 +126,7 @@ describe('OAuth URLs a server names', () => {
       remote: { httpUrl: oauth.mcpUrl, oauth: { clientId: 'app', authorizationUrl: 'javascript:alert(1)', tokenUrl: `${oauth.issuer}/token` } },
     });
     await until(l, 'remote', (s) => s.state === 'needs_auth');
-    await expect(l.authenticate('remote')).rejects.toThrow(/refused to open the authorization URL \(javascript:\)/);
+    await expect(l.auth.authenticate('remote')).rejects.toThrow(/refused to open the authorization URL \(javascript:\)/);
     expect(opened).toEqual([]);
     expect(events.filter((e) => e.type === 'auth-required')).toEqual([]);
   });

@@ -30,9 +30,11 @@ function harness() {
     dispose: () => Promise.resolve(),
     statusReport: () => [{ name: 'memory', state: 'connected' }],
     tools$: new BehaviorSubject([{ name: 'mcp__memory__echo', server: 'memory', tool: 'echo', trust: false, description: 'Echoes', inputSchema: { type: 'object' } }]),
-    approve: (name: string) => {
-      calls.push(`approve ${name}`);
-      return approval.promise;
+    approvals: {
+      approve: (name: string) => {
+        calls.push(`approve ${name}`);
+        return approval.promise;
+      },
     },
     callTool: (tool: string, _args: unknown, options: { signal?: AbortSignal } = {}) => {
       calls.push(`call ${tool}`);

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ResourceSubscriptions, type Subscriber } from '../../../src/sinks/gateway/resourceSubscriptions.js';
 
-/** A live that records what the backends are asked, and refuses URIs starting with `bad:`. */
-function fakeLive() {
+/** A live's `resources` that records what the backends are asked, and refuses URIs starting with `bad:`. */
+function fakeResources() {
   const asked: string[] = [];
   return {
     asked,
-    subscribeResource: (uri: string) => {
+    subscribe: (uri: string) => {
       asked.push(`subscribe ${uri}`);
       return uri.startsWith('bad:') ? Promise.reject(new Error(`no resource "${uri}"`)) : Promise.resolve();
     },
-    unsubscribeResource: (uri: string) => {
+    unsubscribe: (uri: string) => {
       asked.push(`unsubscribe ${uri}`);
       return Promise.resolve();
     },
@@ -24,7 +24,7 @@ function client(): Subscriber & { heard: string[] } {
 
 describe('ResourceSubscriptions', () => {
   it('asks the backend once per URI, tells each subscriber, and lets go with the last one', async () => {
-    const live = fakeLive();
+    const live = fakeResources();
     const subs = new ResourceSubscriptions(live);
     const [a, b] = [client(), client()];
     await subs.subscribe(a, 'r://1');
@@ -42,7 +42,7 @@ describe('ResourceSubscriptions', () => {
   });
 
   it('a client that goes away ends its subscriptions; a refused subscription is not kept', async () => {
-    const live = fakeLive();
+    const live = fakeResources();
     const subs = new ResourceSubscriptions(live);
     const [a, b] = [client(), client()];
     await subs.subscribe(a, 'r://1');
