@@ -1,14 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, McpError, ToolListChangedNotificationSchema, type ClientCapabilities, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive } from '../../../src/createMcpLive.js';
-import { createGateway, type Gateway, type GatewayOptions } from '../../../src/sinks/gateway/gateway.js';
-import { Workspace } from '../../e2e/cliSession.js';
+import { ElicitRequestSchema, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect } from 'vitest';
+import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';
+import { it } from './gatewayKit.js';
 
 /**
  * Progressive discovery through the gateway (decisions 216–218): SDK clients over in-memory
@@ -21,47 +18,9 @@ const backend = { command: process.execPath, args: [fixture('gateway-backend.mjs
 const everything = { command: process.execPath, args: [SERVER_EVERYTHING, 'stdio'] };
 const META = ['search_tools', 'call_tool', 'describe_tool'];
 
-const workspaces: Workspace[] = [];
-const gateways: Gateway[] = [];
-const clients: Client[] = [];
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  for (const g of gateways.splice(0)) {
-    await g.close();
-    await g.live.dispose();
-  }
-  for (const ws of workspaces.splice(0)) ws.cleanup();
-});
 afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
-
-async function gatewayOver(
-  servers: Record<string, unknown>,
-  options: GatewayOptions & { project?: Record<string, unknown> } = {},
-): Promise<{ gateway: Gateway; ws: Workspace }> {
-  const ws = new Workspace();
-  workspaces.push(ws);
-  ws.write(ws.userSettings, { mcpServers: servers });
-  if (options.project) ws.write(ws.mcpJson, { mcpServers: options.project });
-  const gateway = createGateway(
-    (hooks) => createMcpLive({ homeDir: ws.home, cwd: ws.cwd, runtimeDir: join(ws.root, 'run'), debounceMs: 50, ...hooks }),
-    options,
-  );
-  gateways.push(gateway);
-  await gateway.live.start();
-  return { gateway, ws };
-}
-
-async function clientOf(gateway: Gateway, capabilities: ClientCapabilities = {}): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'progressive-test', version: '1.0.0' }, { capabilities });
-  await gateway.connect(serverSide, 'stdio');
-  await client.connect(clientSide);
-  clients.push(client);
-  return client;
-}
 
 /** The tool `name` as a client straight to `entry` sees it. */
 async function directTool(entry: { command: string; args: string[] }, name: string): Promise<Tool> {
@@ -111,8 +70,8 @@ async function errorOf(request: Promise<unknown>): Promise<McpError> {
   throw new Error('expected the request to fail');
 }
 
-describe("progressive: 'always'", () => {
-  it('lists only the three tools; search finds a tool as a direct client sees it; call_tool calls it for real; describe_tool gives its definition', async () => {
+describe.concurrent("progressive: 'always'", () => {
+  it('lists only the three tools; search finds a tool as a direct client sees it; call_tool calls it for real; describe_tool gives its definition', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo(), many: many(60) }, { progressive: 'always' });
     const client = await clientOf(gateway);
     const { tools } = await client.listTools();
@@ -134,7 +93,7 @@ describe("progressive: 'always'", () => {
     expect(textOf(await client.callTool({ name: 'echo__echo', arguments: { text: 'direct' } }))).toBe('direct');
   }, 30_000);
 
-  it("call_tool answers an unknown tool as tools/call does; describe_tool in an error result; bad arguments are invalid params", async () => {
+  it("call_tool answers an unknown tool as tools/call does; describe_tool in an error result; bad arguments are invalid params", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'always' });
     const client = await clientOf(gateway);
     const viaCallTool = await errorOf(client.callTool({ name: 'call_tool', arguments: { name: 'echo__nope', arguments: {} } }));
@@ -152,7 +111,7 @@ describe("progressive: 'always'", () => {
     expect((await client.callTool({ name: 'search_tools', arguments: {} })).isError).toBe(true);
   }, 30_000);
 
-  it("a pending (gated, unapproved) server's tools are never found, described or called", async () => {
+  it("a pending (gated, unapproved) server's tools are never found, described or called", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'always', project: { gated: echo('--tools', 'secret_gated_tool') } });
     const client = await clientOf(gateway);
     expect(gateway.live.unavailableReason('gated')?.reason).toBe('pending_approval');
@@ -174,7 +133,7 @@ describe("progressive: 'always'", () => {
     expect(called.message).toBe(`MCP error -32602: ${words}`);
   }, 30_000);
 
-  it('a server added to the settings sends tools/list_changed; the list stays the three, and search finds its tools', async () => {
+  it('a server added to the settings sends tools/list_changed; the list stays the three, and search finds its tools', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway, ws } = await gatewayOver({ echo: echo() }, { progressive: 'always' });
     const client = await clientOf(gateway);
     expect((await search(client, 'tool number 3', 50)).map((t) => t.server)).not.toContain('many');
@@ -189,8 +148,8 @@ describe("progressive: 'always'", () => {
   }, 30_000);
 });
 
-describe('call_tool takes the path of a direct call', () => {
-  it('progress comes back under the caller\'s token, and a cancel reaches the backend', async () => {
+describe.concurrent('call_tool takes the path of a direct call', () => {
+  it('progress comes back under the caller\'s token, and a cancel reaches the backend', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ every: everything, gw: backend }, { progressive: 'always' });
     const client = await clientOf(gateway);
     const progress: number[] = [];
@@ -210,7 +169,7 @@ describe('call_tool takes the path of a direct call', () => {
     await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow cancelled');
   }, 60_000);
 
-  it("a backend's form goes to the client whose call_tool it serves, and its answer back", async () => {
+  it("a backend's form goes to the client whose call_tool it serves, and its answer back", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ every: everything }, { progressive: 'always' });
     const client = await clientOf(gateway, { elicitation: {} });
     const asked: string[] = [];
@@ -224,8 +183,8 @@ describe('call_tool takes the path of a direct call', () => {
   }, 30_000);
 });
 
-describe("progressive: 'auto'", () => {
-  it('switches to the three when the catalog crosses 40 tools and back when it falls under, with a tools/list_changed each time', async () => {
+describe.concurrent("progressive: 'auto'", () => {
+  it('switches to the three when the catalog crosses 40 tools and back when it falls under, with a tools/list_changed each time', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway, ws } = await gatewayOver({ echo: echo() }, { progressive: 'auto' });
     const client = await clientOf(gateway);
     expect(await listed(client)).toEqual(['echo__echo', 'echo__slow']);
@@ -245,20 +204,22 @@ describe("progressive: 'auto'", () => {
     expect(await listed(client)).toContain('many__tool_29');
   }, 60_000);
 
-  it('the token threshold alone switches too', async () => {
+  it('the token threshold alone switches too', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'auto', progressiveThresholds: { tokens: 50 } });
     const client = await clientOf(gateway);
     expect(await listed(client)).toEqual(META);
   }, 30_000);
 });
 
-describe("progressive with names: 'original'", () => {
-  it('search results, describe_tool and call_tool use the names a full listing would', async () => {
-    const { gateway } = await gatewayOver({ echo: echo(), every: everything }, { names: 'original', progressive: 'always' });
+describe.concurrent("progressive with names: 'original'", () => {
+  it('search results, describe_tool and call_tool use the names a full listing would', async ({ gatewayOver, clientOf, expect }) => {
+    // The progressive gateway and a full-listing one, started side by side.
+    const [{ gateway }, { gateway: fullGateway }] = await Promise.all([
+      gatewayOver({ echo: echo(), every: everything }, { names: 'original', progressive: 'always' }),
+      gatewayOver({ echo: echo(), every: everything }, { names: 'original' }),
+    ]);
     const client = await clientOf(gateway);
-    const full = await clientOf(
-      (await gatewayOver({ echo: echo(), every: everything }, { names: 'original' })).gateway,
-    );
+    const full = await clientOf(fullGateway);
     const fullNames = await listed(full);
     expect(fullNames).toEqual(expect.arrayContaining(['mcp__echo__echo', 'mcp__every__echo', 'slow', 'get-sum']));
 
