@@ -1,0 +1,109 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../e2e/cliSession.js';
+
+// Moved here from test/e2e/packaging.test.ts (about 40 s on a quiet 2-core machine, most of it
+// the strict tsc over the dependencies' declarations, and npm install). The default suite keeps
+// the fast checks of the same properties there: the unpacked tarball (its files, LICENSE, the
+// README's links, require() from CommonJS, the embedding example) and the published types
+// reaching only dependencies with types of their own.
+
+/**
+ * Decision 235, as a new user meets it: the tarball installed with npm into a fresh project outside
+ * this repository (so nothing of ours — no dev dependency, no `@types/*` — is on its resolution
+ * path), which is CommonJS (`"type": "commonjs"`) and type-checks strictly with
+ * `skipLibCheck: false`. npm takes the package's dependencies from its cache (`--prefer-offline`:
+ * the registry only for what the cache lacks), the tarball is packed with `--ignore-scripts` from
+ * the dist/ the suite's global setup built (its `prepare` would rebuild the shared dist/).
+ */
+const run = promisify(execFile);
+
+describe('installed with npm into a fresh project', () => {
+  const consumer = mkdtempSync(join(tmpdir(), 'mcp-live-consumer-'));
+  afterAll(() => rmSync(consumer, { recursive: true, force: true }));
+
+  it('require()s from CommonJS, type-checks strictly (skipLibCheck false, ESM and CJS files), ships LICENSE and docs, runs the embedding example', async () => {
+    const pkg = join(consumer, 'pkg');
+    mkdirSync(pkg);
+    for (const entry of ['package.json', 'README.md', 'LICENSE', 'docs', 'dist/src', 'examples']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', consumer], { cwd: pkg, encoding: 'utf8' }),
+    ) as [{ filename: string }];
+    const project = join(consumer, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), '{"name":"consumer","private":true,"type":"commonjs"}\n');
+    // The consumer's own @types/node (our types use node: modules, as any Node library's do), the
+    // version this repository is typed against; TypeScript itself is this repository's.
+    const typesNode = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
+    execFileSync(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', join(consumer, packed.filename), `@types/node@${typesNode}`],
+      { cwd: project, encoding: 'utf8', timeout: 90_000 },
+    );
+    const installed = join(project, 'node_modules', 'mcp-live');
+    // Only the package's own dependencies came along: nothing that would hide a leaked dev-only type.
+    expect(existsSync(join(project, 'node_modules/@types/proper-lockfile'))).toBe(false);
+
+    // CommonJS: require() of the ESM build (Node >= 20.19), through the `require` condition.
+    expect(execFileSync(process.execPath, ['-e', "const m = require('mcp-live'); console.log(typeof m.createMcpLive, typeof m.terminalSafe)"], { cwd: project, encoding: 'utf8' })).toBe('function function\n');
+
+    // LICENSE and the docs the README links to are in the installed package.
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License[\s\S]*Copyright \(c\) 2026 the mcp-live authors/);
+    const links = [...readFileSync(join(installed, 'README.md'), 'utf8').matchAll(/\]\(((?:docs|examples)\/[^)#\s]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(3);
+    expect(links.filter((link) => !existsSync(join(installed, link)))).toEqual([]);
+
+    // The public types, used from an ES module and from a CommonJS one, under a strict tsconfig
+    // that checks every declaration file it reaches (a dev-only @types leak is TS7016 here).
+    writeFileSync(
+      join(project, 'esm.mts'),
+      [
+        "import { createMcpLive, terminalSafe, type McpLive, type McpLiveEvent, type ServerStatus } from 'mcp-live';",
+        "const live: McpLive = createMcpLive({ cwd: process.cwd(), extraSources: [] });",
+        "live.events$.subscribe((e: McpLiveEvent) => { if (e.type === 'server') console.log(terminalSafe(e.name), e.state); });",
+        'await live.start();',
+        'const servers: readonly ServerStatus[] = live.statusReport();',
+        "const names: string[] = servers.flatMap((s) => s.tools.map((t) => t.name));",
+        "if (names[0] !== undefined) console.log(await live.callTool(names[0], { text: 'hi' }));",
+        'await live.dispose();',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(project, 'cjs.cts'),
+      [
+        "import { createMcpLive, type McpLive } from 'mcp-live';",
+        'const live: McpLive = createMcpLive({ cwd: __dirname });',
+        'void live.dispose();',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+        files: ['esm.mts', 'cjs.cts'],
+      }),
+    );
+    // The type check (most of this test's time) and the example run side by side.
+    const home = join(consumer, 'home');
+    mkdirSync(home);
+    const env = { ...process.env, HOME: home, USERPROFILE: home, MCP_LIVE_EXTRA: '' };
+    const [typeCheck, example] = await Promise.all([
+      run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, encoding: 'utf8', timeout: 150_000 }).then(
+        (r) => r.stdout,
+        (error: { stdout?: string; message: string }) => error.stdout || error.message,
+      ),
+      // The embedding example, from the installed package with only its dependencies, runs the
+      // demo's clock server it ships and calls its echo.
+      run(process.execPath, [join(installed, 'examples/embedding/host.mjs'), home], { cwd: project, encoding: 'utf8', env, timeout: 60_000 }).then((r) => r.stdout),
+    ]);
+    expect(typeCheck).toBe('');
+    expect(example).toContain('server demo: connected');
+    expect(example).toContain('hello from the host');
+  }, 180_000);
+});
