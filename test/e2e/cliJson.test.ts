@@ -1,37 +1,20 @@
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { approvalHash } from '../../src/model/approvalHash.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { descendants, isAlive, MCP_TEST_SERVERS } from '../integration/processes.js';
-import { CLI, CliSession, settleFor, Workspace, type Ev } from './cliSession.js';
-
-async function waitUntil(cond: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-let ws: Workspace;
-let cli: CliSession | undefined;
-
-afterEach(async () => {
-  await cli?.stop();
-  cli = undefined;
-  ws?.cleanup();
-});
+import { CliSession, runCli, settleFor, waitUntil, Workspace, type Ev } from './cliSession.js';
 
 afterAll(() => {
   expect(descendants().filter((p) => MCP_TEST_SERVERS.test(p.command))).toEqual([]);
 });
 
-describe('mcp-live --json (end to end, real files, real servers)', () => {
-  it('follows user settings: add, edit args, remove — unrelated servers keep their pid', async () => {
-    ws = new Workspace();
+// Side by side: every test has a workspace and HOME of its own, disposed of when it ends.
+describe.concurrent('mcp-live --json (end to end, real files, real servers)', () => {
+  it('follows user settings: add, edit args, remove — unrelated servers keep their pid', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { a: ws.server('a'), b: ws.server('b') } });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready', { what: 'ready' });
     const a = cli.servers().get('a')!;
     const b = cli.servers().get('b')!;
@@ -70,20 +53,20 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     await cli.waitFor((e) => e.type === 'reconcile', { from: mark, what: 'reconcile after remove' });
     expect(cli.reconciles(mark)[0]).toMatchObject({ removed: ['c'] });
     expect(cli.servers().get('c')).toMatchObject({ state: 'disconnected', reason: 'removed' });
-    await waitUntil(() => !isAlive(cPid), 'c exits');
+    await waitUntil(() => !isAlive(cPid), 'c exits', 15_000);
     expect(cli.servers().get('a')?.pid).toBe(a.pid);
     expect(ws.starts().filter((s) => s === 'a')).toHaveLength(1);
   });
 
-  it('an atomic save, a delete-and-recreate of .qwen/ and 20 saves in a burst each make one reconcile', async () => {
-    ws = new Workspace();
+  it('an atomic save, a delete-and-recreate of .qwen/ and 20 saves in a burst each make one reconcile', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { u: ws.server('u', ['--tools', 't0']) } });
     // The burst is 20 synchronous writes, a few ms; a loaded machine may still pause this process
     // in the middle of it for longer than the usual 100 ms, which would rightly make two passes.
     // So a debounce no such pause reaches, and quiet periods that outlast it.
     const debounceMs = 600;
     const quietMs = debounceMs + 400;
-    cli = CliSession.start(ws, ['--debounce', String(debounceMs)]);
+    const cli = CliSession.start(ws, ['--debounce', String(debounceMs)]);
     await cli.waitFor((e) => e.type === 'ready');
     const userSettings = (n: number) => ({ mcpServers: { u: ws.server('u', ['--tools', `t${n}`]) } });
 
@@ -115,10 +98,10 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     expect(cli.servers().get('u')?.tools).toContain('mcp__u__t22');
   });
 
-  it('invalid JSON raises settings-error with line and column and disconnects nothing; fixing it resumes', async () => {
-    ws = new Workspace();
+  it('invalid JSON raises settings-error with line and column and disconnects nothing; fixing it resumes', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { a: ws.server('a') } });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
     const pid = cli.servers().get('a')!.pid as number;
 
@@ -145,10 +128,10 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     expect(cli.reconciles(mark)[0]).toMatchObject({ added: ['b'], unchanged: 1 });
   });
 
-  it('a .mcp.json server asks for approval and is never spawned until approved; reject, edit, approve from another process', async () => {
-    ws = new Workspace();
+  it('a .mcp.json server asks for approval and is never spawned until approved; reject, edit, approve from another process', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     const ask = await cli.waitFor((e) => e.type === 'approval-required');
     expect(ask.servers).toEqual([
       { name: 'p', scope: 'project', source: ws.mcpJson, hash: approvalHash(ws.server('p')), config: ws.server('p'), readsEnv: [] },
@@ -173,15 +156,15 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
 
     // approve from a second process → the running session connects it
     mark = cli.events.length;
-    execFileSync(process.execPath, [CLI, 'approvals', 'approve', 'p', '--cwd', ws.cwd], { env: { ...process.env, HOME: ws.home } });
+    expect(await runCli(ws, ['approvals', 'approve', 'p', '--cwd', ws.cwd])).toMatchObject({ code: 0 });
     await cli.waitForState('p', 'connected', mark);
     expect(ws.starts()).toEqual(['p']);
   });
 
-  it('approve through the protocol connects at once', async () => {
-    ws = new Workspace();
+  it('approve through the protocol connects at once', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
     const mark = cli.events.length;
     cli.send({ cmd: 'approve', server: 'p', persist: false, id: 'x' });
@@ -189,11 +172,11 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     expect(await cli.waitFor((e) => e.type === 'result' && e.id === 'x')).toMatchObject({ ok: true });
   });
 
-  it('the allow flag is an upper bound that mcp.allowed narrows; [] denies all; mcp.excluded toggles', async () => {
-    ws = new Workspace();
+  it('the allow flag is an upper bound that mcp.allowed narrows; [] denies all; mcp.excluded toggles', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     const servers = { a: ws.server('a'), b: ws.server('b'), c: ws.server('c') };
     ws.write(ws.userSettings, { mcp: { allowed: ['a', 'b', 'c'] }, mcpServers: servers });
-    cli = CliSession.start(ws, ['--allowed-mcp-server-names', 'a,b']);
+    const cli = CliSession.start(ws, ['--allowed-mcp-server-names', 'a,b']);
     await cli.waitFor((e) => e.type === 'ready');
     expect(cli.servers().get('c')).toMatchObject({ state: 'blocked', reason: 'not_allowed' });
     expect(cli.servers().get('a')?.state).toBe('connected');
@@ -228,11 +211,11 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     expect(ws.starts().filter((s) => s === 'c')).toEqual([]);
   });
 
-  it('an untrusted folder connects nothing', async () => {
-    ws = new Workspace();
+  it('an untrusted folder connects nothing', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { security: { folderTrust: { enabled: true } }, mcpServers: { u: ws.server('u') } });
     ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
     expect(cli.servers().get('u')).toMatchObject({ state: 'blocked', reason: 'untrusted_folder' });
     // Listed as ignored (decision 260), never started, never asked about.
@@ -247,10 +230,10 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     await cli.waitFor((e) => e.type === 'approval-required', { from: mark });
   });
 
-  it('a theme-only edit makes no reconcile; an mcp.serverCommand edit is restart-required', async () => {
-    ws = new Workspace();
+  it('a theme-only edit makes no reconcile; an mcp.serverCommand edit is restart-required', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { ui: { theme: 'dark' }, mcpServers: { a: ws.server('a') } });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
 
     let mark = cli.events.length;
@@ -266,8 +249,8 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
     expect(cli.reconciles(mark)).toEqual([]);
   });
 
-  it('commands: malformed lines get ok:false, status and call answer, EOF does not stop, SIGTERM ends every server', async () => {
-    ws = new Workspace();
+  it('commands: malformed lines get ok:false, status and call answer, EOF does not stop, SIGTERM ends every server', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     const secret = 'sk-test-SECRET-value-123456';
     ws.write(ws.userSettings, {
       mcpServers: {
@@ -275,7 +258,7 @@ describe('mcp-live --json (end to end, real files, real servers)', () => {
         r: { httpUrl: 'http://127.0.0.1:9/mcp', headers: { Authorization: `Bearer ${secret}` }, timeout: 2000 },
       },
     });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
 
     cli.send('this is not json');
