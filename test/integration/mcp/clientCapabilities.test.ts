@@ -1,15 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BehaviorSubject, filter, first, firstValueFrom, timeout } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
 import type { McpLiveEvent } from '../../../src/model/events.js';
-import { createConnectionPool, type ConnectionPool } from '../../../src/sinks/mcp/connectionPool.js';
+import { createConnectionPool } from '../../../src/sinks/mcp/connectionPool.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { it as base, noLeftoversAfterAll, type TempWorkspace } from '../workspace.js';
 
 /**
  * The client side of the protocol (decisions 91–98) against real servers: server-everything where it
@@ -26,39 +23,30 @@ const requests = (extra: Record<string, unknown> = {}, args: string[] = []) => (
 });
 const echo = () => ({ command: process.execPath, args: [fixture('echo-server.mjs'), '--slow-tool', '60000'] });
 
-const dirs: string[] = [];
-const sessions: McpLive[] = [];
-let pool: ConnectionPool | undefined;
+/** A started session serving `servers` from a user-scope stream, on a temp workspace (or `ws`: sessions of one workspace share pooled processes). */
+type Session = (servers: Record<string, unknown>, options?: Partial<McpLiveOptions>, ws?: TempWorkspace) => Promise<McpLive>;
 
-/**
- * A started session serving `servers` from a user-scope stream, on temp directories (or `dir`'s:
- * sessions of one workspace share pooled processes).
- */
-async function session(servers: Record<string, unknown>, options: Partial<McpLiveOptions> = {}, dir = scratchDir()): Promise<McpLive> {
-  const live = createMcpLive({
-    homeDir: join(dir, 'home'),
-    cwd: join(dir, 'project'),
-    runtimeDir: join(dir, 'run'),
-    debounceMs: 20,
-    extraSources: [{ scope: 'user', source: 'stream', servers$: new BehaviorSubject(servers) }],
-    ...options,
-  });
-  sessions.push(live);
-  await live.start();
-  return live;
-}
+const it = base.extend<{ session: Session }>({
+  session: async ({ scope }, use) =>
+    use(async (servers, options = {}, ws = scope.workspace('mcp-live-client-', { qwen: false })) => {
+      const live = scope.track(
+        createMcpLive({
+          homeDir: ws.homeDir,
+          cwd: ws.cwd,
+          runtimeDir: ws.runtimeDir,
+          debounceMs: 20,
+          extraSources: [{ scope: 'user', source: 'stream', servers$: new BehaviorSubject(servers) }],
+          ...options,
+        }),
+      );
+      await live.start();
+      return live;
+    }),
+});
 
 /** Waits until the session lists `tool` (server-everything registers some only after `initialized`). */
 async function listed(live: McpLive, tool: string): Promise<void> {
   await firstValueFrom(live.tools$.pipe(first((tools) => tools.some((t) => t.name === tool)), timeout(15_000)));
-}
-
-function scratchDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-live-client-'));
-  dirs.push(dir);
-  mkdirSync(join(dir, 'home'));
-  mkdirSync(join(dir, 'project'));
-  return dir;
 }
 
 function recordEvents(live: McpLive): McpLiveEvent[] {
@@ -67,18 +55,10 @@ function recordEvents(live: McpLive): McpLiveEvent[] {
   return seen;
 }
 
-afterEach(async () => {
-  await Promise.all(sessions.splice(0).map((l) => l.dispose()));
-  await pool?.dispose();
-  pool = undefined;
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
-describe('elicitation', () => {
-  it('a form reaches elicitation.pending$ and the event; an accept gets the schema defaults for the fields left out', async () => {
+describe.concurrent('elicitation', () => {
+  it('a form reaches elicitation.pending$ and the event; an accept gets the schema defaults for the fields left out', async ({ session, expect }) => {
     const live = await session({ every: everything() });
     const events = recordEvents(live);
     await listed(live, 'mcp__every__trigger-elicitation-request');
@@ -100,7 +80,7 @@ describe('elicitation', () => {
     expect(() => live.elicitation.answer(form!.id, { action: 'cancel' })).toThrow(`no form "${form!.id}" is waiting`);
   }, 30_000);
 
-  it('decline reaches the server as decline', async () => {
+  it('decline reaches the server as decline', async ({ session, expect }) => {
     const live = await session({ every: everything() });
     await listed(live, 'mcp__every__trigger-elicitation-request');
     const call = live.callTool('mcp__every__trigger-elicitation-request', {});
@@ -109,7 +89,7 @@ describe('elicitation', () => {
     expect(textOf(await call)).toContain('User declined');
   }, 30_000);
 
-  it('a form nobody answers within the entry\'s timeout is cancelled, and the log says which knob to raise', async () => {
+  it('a form nobody answers within the entry\'s timeout is cancelled, and the log says which knob to raise', async ({ session, expect }) => {
     const live = await session({ every: everything({ timeout: 400, connectTimeout: 15_000 }) });
     const events = recordEvents(live);
     await listed(live, 'mcp__every__trigger-elicitation-request');
@@ -121,7 +101,7 @@ describe('elicitation', () => {
     expect(log?.type === 'log' && log.message).toContain('raise "timeout" in the server\'s entry');
   }, 30_000);
 
-  it('onElicitation answers instead of the queue; an accept with nothing filled in gets every default (conformance sep1034)', async () => {
+  it('onElicitation answers instead of the queue; an accept with nothing filled in gets every default (conformance sep1034)', async ({ session, expect }) => {
     const asked: unknown[] = [];
     const live = await session(
       { req: requests() },
@@ -142,8 +122,8 @@ describe('elicitation', () => {
   }, 30_000);
 });
 
-describe('roots, instructions, sampling', () => {
-  it('the workspace is the one root, and the server\'s name, version and instructions are on its status', async () => {
+describe.concurrent('roots, instructions, sampling', () => {
+  it('the workspace is the one root, and the server\'s name, version and instructions are on its status', async ({ session, expect }) => {
     const live = await session({ every: everything() });
     await listed(live, 'mcp__every__get-roots-list');
     const text = textOf(await live.callTool('mcp__every__get-roots-list', {}));
@@ -153,7 +133,7 @@ describe('roots, instructions, sampling', () => {
     expect(status.instructions).toContain('Everything Server');
   }, 30_000);
 
-  it('without onSampling, sampling is not advertised and a request is refused in words; with it, the host\'s model answers', async () => {
+  it('without onSampling, sampling is not advertised and a request is refused in words; with it, the host\'s model answers', async ({ session, expect }) => {
     const bare = await session({ every: everything(), req: requests() });
     await listed(bare, 'mcp__every__trigger-elicitation-request');
     expect(bare.statusReport().find((s) => s.name === 'every')!.tools.map((t) => t.tool)).not.toContain('trigger-sampling-request');
@@ -181,8 +161,8 @@ describe('roots, instructions, sampling', () => {
   }, 30_000);
 });
 
-describe('prompts and resources', () => {
-  it('prompts.get fills in a prompt by its listed name; an unknown one is refused in words', async () => {
+describe.concurrent('prompts and resources', () => {
+  it('prompts.get fills in a prompt by its listed name; an unknown one is refused in words', async ({ session, expect }) => {
     const live = await session({ every: everything() });
     const prompt = (await live.prompts.get('args-prompt', { city: 'Paris' })) as { messages: { content: { text: string } }[] };
     expect(prompt.messages[0]!.content.text).toBe("What's weather in Paris?");
@@ -190,7 +170,7 @@ describe('prompts and resources', () => {
     await expect(live.prompts.get('args-prompt', { city: 'Oslo' }, { server: 'nope' })).rejects.toThrow('server "nope" is not connected');
   }, 30_000);
 
-  it('resources and templates are listed with their URIs; a read goes to the server that lists the URI or whose template matches it', async () => {
+  it('resources and templates are listed with their URIs; a read goes to the server that lists the URI or whose template matches it', async ({ session, expect }) => {
     const live = await session({ every: everything(), echo: echo() });
     const resources = live.resources.list();
     expect(resources).toContainEqual(expect.objectContaining({ server: 'echo', uri: 'fixture://readme' }));
@@ -208,8 +188,8 @@ describe('prompts and resources', () => {
   }, 30_000);
 });
 
-describe('calls: timeout, progress, cancel', () => {
-  it('a call past its own timeout names that option; past the entry\'s timeout, the entry\'s field', async () => {
+describe.concurrent('calls: timeout, progress, cancel', () => {
+  it('a call past its own timeout names that option; past the entry\'s timeout, the entry\'s field', async ({ session, expect }) => {
     const live = await session({ req: requests({ timeout: 300, connectTimeout: 10_000 }, ['--quiet-ms', '2000']) });
     await expect(live.callTool('mcp__req__quiet', {}, { timeout: 200 })).rejects.toThrow(
       'timed out after 200 ms (raise the call\'s "timeout")',
@@ -219,7 +199,7 @@ describe('calls: timeout, progress, cancel', () => {
     );
   }, 30_000);
 
-  it('progress reaches onProgress and starts the timeout again; the same call without progress times out', async () => {
+  it('progress reaches onProgress and starts the timeout again; the same call without progress times out', async ({ session, expect }) => {
     const live = await session({ every: everything() });
     const seen: unknown[] = [];
     const result = await live.callTool(
@@ -234,7 +214,7 @@ describe('calls: timeout, progress, cancel', () => {
     ).rejects.toThrow('timed out after 700 ms');
   }, 30_000);
 
-  it('every progress reaches onProgress, the last one too, when it arrives in one read with the answer', async () => {
+  it('every progress reaches onProgress, the last one too, when it arrives in one read with the answer', async ({ session, expect }) => {
     const live = await session({ burst: { command: process.execPath, args: [fixture('progress-burst-server.mjs')] } });
     for (let round = 0; round < 20; round++) {
       const seen: unknown[] = [];
@@ -244,7 +224,7 @@ describe('calls: timeout, progress, cancel', () => {
     }
   }, 30_000);
 
-  it('an aborted call rejects at once and its server is sent notifications/cancelled', async () => {
+  it('an aborted call rejects at once and its server is sent notifications/cancelled', async ({ session, expect }) => {
     const live = await session({ echo: echo() });
     const abort = new AbortController();
     const call = live.callTool('mcp__echo__slow', {}, { signal: abort.signal });
@@ -254,12 +234,14 @@ describe('calls: timeout, progress, cancel', () => {
   }, 30_000);
 });
 
-describe('a shared pool', () => {
-  it('the session that has held the connection longest answers its forms, then the next one', async () => {
-    pool = createConnectionPool({ connector: connectMcp });
-    const dir = scratchDir();
-    const first = await session({ req: requests() }, { pool }, dir);
-    const second = await session({ req: requests() }, { pool }, dir);
+describe.concurrent('a shared pool', () => {
+  it('the session that has held the connection longest answers its forms, then the next one', async ({ session, scope, expect }) => {
+    const pool = createConnectionPool({ connector: connectMcp });
+    // After the sessions: a pool outlives the sessions that share it.
+    scope.atEnd(() => pool.dispose());
+    const ws = scope.workspace('mcp-live-client-', { qwen: false });
+    const first = await session({ req: requests() }, { pool }, ws);
+    const second = await session({ req: requests() }, { pool }, ws);
     expect(pool.stats()).toHaveLength(1);
     const call = second.callTool('mcp__req__defaults', {});
     const [form] = await firstValueFrom(first.elicitation.pending$.pipe(filter((p) => p.length > 0)));
