@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { filter, firstValueFrom } from 'rxjs';
 import type { Hover, Location } from 'vscode-languageserver-protocol';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { createMcpLive, type McpLive, type ReconcileEvent, type ServerStatus } from '../../../src/index.js';
 import { fixture, textOf } from '../mcpServers.js';
-import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';
+import { isAlive, waitForExit } from '../processes.js';
+import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
 
 /**
  * Language servers through the whole library: real settings files watched by real
@@ -16,21 +16,12 @@ import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';
  */
 
 const BIN = resolve('node_modules/.bin');
-const LSP_PROCESSES = /lsp-server\.mjs|typescript-language-server|tsserver/;
+const LSP_PROCESSES = /lsp-server\.mjs|typescript-language-server|tsserver|pyright/;
 
-let dir: string;
-let live: McpLive | undefined;
-
-afterEach(async () => {
-  await live?.dispose();
-  live = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers(LSP_PROCESSES)).toEqual([]);
-});
+noLeftoversAfterAll(LSP_PROCESSES);
 
 interface World {
+  dir: string;
   home: string;
   cwd: string;
   settings: string;
@@ -39,19 +30,16 @@ interface World {
   logged(method: string): { pid: number; method: string; settings?: unknown }[];
 }
 
-function world(): World {
-  dir = mkdtempSync(join(tmpdir(), 'mcp-live-lsp-'));
-  const home = join(dir, 'home');
-  const cwd = join(dir, 'project');
-  mkdirSync(join(home, '.qwen'), { recursive: true });
-  mkdirSync(cwd, { recursive: true });
+function world(scope: TestScope): World {
+  const { dir, homeDir: home, cwd, userSettings: settings, write } = scope.workspace('mcp-live-lsp-');
   const log = join(dir, 'lsp.log');
   return {
+    dir,
     home,
     cwd,
-    settings: join(home, '.qwen', 'settings.json'),
+    settings,
     log,
-    write: (file, value) => writeFileSync(file, JSON.stringify(value, null, 2)),
+    write,
     logged: (method) =>
       existsSync(log)
         ? readFileSync(log, 'utf8')
@@ -70,8 +58,8 @@ const fixtureLs = (w: World, ...extra: string[]) => ({
 });
 const typescriptLs = { command: join(BIN, 'typescript-language-server'), args: ['--stdio'], extensionToLanguage: { '.ts': 'typescript' } };
 
-async function started(w: World): Promise<McpLive> {
-  live = createMcpLive({ homeDir: w.home, cwd: w.cwd, debounceMs: 50 });
+async function started(scope: TestScope, w: World): Promise<McpLive> {
+  const live = scope.track(createMcpLive({ homeDir: w.home, cwd: w.cwd, debounceMs: 50 }));
   await live.start();
   return live;
 }
@@ -92,14 +80,14 @@ const hoverText = (hover: Hover | null): string => {
   return (Array.isArray(contents) ? contents : [contents]).map((c) => (typeof c === 'string' ? c : c.value)).join('\n');
 };
 
-describe('language servers in the live pipeline (real processes, real files)', () => {
-  it('edit one server’s args: only its pid changes, the other keeps answering hover and definition; settings only: same pid, one didChangeConfiguration; removed: its process is gone', async () => {
-    const w = world();
+describe.concurrent('language servers in the live pipeline (real processes, real files)', () => {
+  it('edit one server’s args: only its pid changes, the other keeps answering hover and definition; settings only: same pid, one didChangeConfiguration; removed: its process is gone', async ({ scope }) => {
+    const w = world(scope);
     writeFileSync(join(w.cwd, 'tsconfig.json'), JSON.stringify({ compilerOptions: { lib: ['es2022'], types: [] }, files: ['greet.ts'] }));
     const source = 'export function greet(name: string): string {\n  return name;\n}\n\nexport const message = greet("Grüße 🚀");\n';
     writeFileSync(join(w.cwd, 'greet.ts'), source);
     w.write(w.settings, { lspServers: { fx: fixtureLs(w), ts: typescriptLs } });
-    const l = await started(w);
+    const l = await started(scope, w);
     expect(status(l, 'lsp:fx')).toMatchObject({ kind: 'lsp', state: 'connected', languages: ['plaintext'] });
     expect(status(l, 'lsp:ts')).toMatchObject({ kind: 'lsp', state: 'connected', languages: ['typescript'] });
     expect(status(l, 'lsp:ts')!.capabilities).toEqual(expect.arrayContaining(['definition', 'hover', 'references']));
@@ -137,14 +125,14 @@ describe('language servers in the live pipeline (real processes, real files)', (
     expect(isAlive(fxNow)).toBe(true);
   });
 
-  it('a .lsp.json entry from the repository never runs before it is approved; the approval is the language server’s own', async () => {
-    const w = world();
-    const sentinel = join(dir, 'sentinel');
+  it('a .lsp.json entry from the repository never runs before it is approved; the approval is the language server’s own', async ({ scope }) => {
+    const w = world(scope);
+    const sentinel = join(w.dir, 'sentinel');
     const entry = fixtureLs(w, '--sentinel', sentinel);
     w.write(join(w.cwd, '.lsp.json'), { fx: entry });
     // An MCP server of the same name, approved: approves nothing of the language server.
     w.write(join(w.cwd, '.mcp.json'), { mcpServers: { fx: { command: process.execPath, args: [fixture('echo-server.mjs')] } } });
-    const l = await started(w);
+    const l = await started(scope, w);
     await l.approvals.approve('fx');
     await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'fx' && s.state === 'connected'))));
     expect(status(l, 'lsp:fx')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
@@ -159,10 +147,10 @@ describe('language servers in the live pipeline (real processes, real files)', (
     expect(existsSync(sentinel)).toBe(true);
   });
 
-  it('non-ASCII text round-trips; a restarted server gets the open documents again; lsp__ tools come and go with the servers', async () => {
-    const w = world();
+  it('non-ASCII text round-trips; a restarted server gets the open documents again; lsp__ tools come and go with the servers', async ({ scope }) => {
+    const w = world(scope);
     w.write(w.settings, { lspServers: { fx: fixtureLs(w) } });
-    const l = await started(w);
+    const l = await started(scope, w);
     const file = join(w.cwd, 'notes.txt');
     writeFileSync(file, 'Grüße 🚀 日本\nTODO fix\n');
     await l.lsp.open(file);
@@ -195,10 +183,10 @@ describe('language servers in the live pipeline (real processes, real files)', (
     expect(await waitForExit(newPid)).toBe(true);
   });
 
-  it('a server that offers pull diagnostics is asked: on open, on change, and again when it restarts', async () => {
-    const w = world();
+  it('a server that offers pull diagnostics is asked: on open, on change, and again when it restarts', async ({ scope }) => {
+    const w = world(scope);
     w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--pull-diagnostics') } });
-    const l = await started(w);
+    const l = await started(scope, w);
     expect(status(l, 'lsp:fx')!.capabilities).toContain('diagnostics');
     const file = join(w.cwd, 'todo.txt');
     writeFileSync(file, 'TODO one\nfine\n');
@@ -216,10 +204,10 @@ describe('language servers in the live pipeline (real processes, real files)', (
     await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
   });
 
-  it('pyright: its pushed diagnostics reach lsp.diagnostics$, on open and on change', async () => {
-    const w = world();
+  it('pyright: its pushed diagnostics reach lsp.diagnostics$, on open and on change', async ({ scope }) => {
+    const w = world(scope);
     w.write(w.settings, { lspServers: { py: { command: join(BIN, 'pyright-langserver'), args: ['--stdio'], extensionToLanguage: { '.py': 'python' } } } });
-    const l = await started(w);
+    const l = await started(scope, w);
     expect(status(l, 'lsp:py')).toMatchObject({ state: 'connected', languages: ['python'] });
     const file = join(w.cwd, 'calc.py');
     writeFileSync(file, 'def add(a: int, b: int) -> int:\n    return a + b\n\n\nresult: str = add(1, 2)\n');
@@ -234,10 +222,10 @@ describe('language servers in the live pipeline (real processes, real files)', (
     await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => !all.some((d) => d.path === file && d.diagnostics.length > 0))));
   });
 
-  it('a session language server, and one pass for both kinds on reload', async () => {
-    const w = world();
+  it('a session language server, and one pass for both kinds on reload', async ({ scope }) => {
+    const w = world(scope);
     w.write(w.settings, { mcpServers: { echo: { command: process.execPath, args: [fixture('echo-server.mjs')] } } });
-    const l = await started(w);
+    const l = await started(scope, w);
     const pass = nextPass(l);
     l.lsp.addSession('fx', fixtureLs(w));
     expect(await pass).toMatchObject({ trigger: 'session', added: ['lsp:fx'], unchanged: 1 });
