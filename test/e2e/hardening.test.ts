@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import type { PlanReport } from '../../src/planReport.js';
-import { CLI, CliSession, FIXTURES, Workspace, type Ev } from './cliSession.js';
+import { CliSession, FIXTURES, resultOf, runCli, Workspace, type Ev } from './cliSession.js';
 
 /**
  * A hostile repository against the built CLI: fail closed on broken user settings (decision 51),
@@ -13,53 +11,34 @@ import { CLI, CliSession, FIXTURES, Workspace, type Ev } from './cliSession.js';
  * (decision 63).
  */
 
-let ws: Workspace;
-let cli: CliSession | undefined;
-afterEach(async () => {
-  await cli?.stop();
-  cli = undefined;
-  ws?.cleanup();
-});
+// The tests run side by side (describe.concurrent): each has a workspace and HOME of its own,
+// disposed of (its sessions stopped) when it ends.
 afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
 
-async function run(args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
-      env: { ...process.env, HOME: ws.home },
-      timeout: 30_000,
-      ...(cwd === undefined ? {} : { cwd }),
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
 /** User settings with folder trust on and `ext` excluded — one comma dropped. */
 const BROKEN_USER_SETTINGS = '{"security":{"folderTrust":{"enabled":true}} "mcp":{"excluded":["ext"]}}';
 
-function installExtension(name: string, servers: Record<string, unknown>): void {
+function installExtension(ws: Workspace, name: string, servers: Record<string, unknown>): void {
   ws.write(join(ws.home, '.qwen', 'extensions', name, 'qwen-extension.json'), { name, version: '1.0.0', mcpServers: servers });
 }
 
-describe('a user settings file that never parsed blocks every server (fail closed)', () => {
-  it('status exits 1, prints the error with its position, and starts nothing', async () => {
-    ws = new Workspace();
+describe.concurrent('a user settings file that never parsed blocks every server (fail closed)', () => {
+  it('status exits 1, prints the error with its position, and starts nothing', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, BROKEN_USER_SETTINGS);
     ws.write(ws.trustedFolders, { [ws.cwd]: 'DO_NOT_TRUST' });
-    installExtension('ext-one', { ext: ws.server('ext') });
+    installExtension(ws, 'ext-one', { ext: ws.server('ext') });
     ws.write(ws.mcpJson, { mcpServers: { proj: ws.server('proj') } });
 
-    const text = await run(['status', '--cwd', ws.cwd]);
+    const text = await runCli(ws, ['status', '--cwd', ws.cwd]);
     expect(text.code).toBe(1);
     expect(text.stdout).toContain(`user settings do not parse: ${ws.userSettings}:1:`);
     expect(text.stdout).toContain('fix it to connect servers');
     expect(text.stdout).toMatch(/ext\s+extension\s+blocked/);
 
-    const json = await run(['status', '--json', '--cwd', ws.cwd]);
+    const json = await runCli(ws, ['status', '--json', '--cwd', ws.cwd]);
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as { settingsError: string; servers: { name: string; state: string; reason?: string }[] };
     expect(report.settingsError).toContain(ws.userSettings);
@@ -69,7 +48,7 @@ describe('a user settings file that never parsed blocks every server (fail close
       ['proj', 'blocked', 'settings_error'],
     ]);
 
-    const plan = JSON.parse((await run(['plan', '--json', '--cwd', ws.cwd])).stdout) as PlanReport;
+    const plan = JSON.parse((await runCli(ws, ['plan', '--json', '--cwd', ws.cwd])).stdout) as PlanReport;
     expect(plan.settingsError).toContain('user settings do not parse');
     expect(plan.servers.map((s) => [s.name, s.admitted, s.reason])).toEqual([
       ['ext', false, 'settings_error'],
@@ -78,11 +57,11 @@ describe('a user settings file that never parsed blocks every server (fail close
     expect(ws.starts()).toEqual([]);
   });
 
-  it('--json: every server blocked with the reason; fixing the file admits them in the next pass', async () => {
-    ws = new Workspace();
+  it('--json: every server blocked with the reason; fixing the file admits them in the next pass', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, BROKEN_USER_SETTINGS.replace('"excluded":["ext"]', '"excluded":["nothing"]'));
-    installExtension('ext-one', { ext: ws.server('ext') });
-    cli = CliSession.start(ws);
+    installExtension(ws, 'ext-one', { ext: ws.server('ext') });
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
     const blocked = cli.servers().get('ext')!;
     expect(blocked).toMatchObject({ state: 'blocked', reason: 'settings_error' });
@@ -101,23 +80,23 @@ describe('a user settings file that never parsed blocks every server (fail close
   });
 });
 
-describe('an approval applies to the entry that was shown', () => {
-  const benign = () => ws.server('benign');
-  const malicious = () => ws.server('malicious');
+describe.concurrent('an approval applies to the entry that was shown', () => {
+  const benign = (ws: Workspace) => ws.server('benign');
+  const malicious = (ws: Workspace) => ws.server('malicious');
 
-  async function shownRequest(): Promise<Ev> {
-    cli = CliSession.start(ws);
+  async function shownRequest(ws: Workspace, args: string[] = []): Promise<{ cli: CliSession; request: Ev }> {
+    const cli = CliSession.start(ws, args);
     const request = await cli.waitFor((e) => e.type === 'approval-required');
     await cli.waitFor((e) => e.type === 'ready');
-    return request;
+    return { cli, request };
   }
 
-  it('carries name, scope, source, hash and the entry as written', async () => {
-    ws = new Workspace();
+  it('carries name, scope, source, hash and the entry as written', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.mcpJson, {
-      mcpServers: { x: { ...benign(), env: { NODE_OPTIONS: '--require ./evil.cjs', API_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' }, headers: {} } },
+      mcpServers: { x: { ...benign(ws), env: { NODE_OPTIONS: '--require ./evil.cjs', API_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' }, headers: {} } },
     });
-    const request = await shownRequest();
+    const { request } = await shownRequest(ws);
     const [x] = request.servers as Ev[];
     expect(x).toMatchObject({ name: 'x', scope: 'project', source: ws.mcpJson });
     expect(x!.hash).toMatch(/^[0-9a-f]{64}$/);
@@ -127,51 +106,58 @@ describe('an approval applies to the entry that was shown', () => {
     expect((x!.config as { env: Record<string, string> }).env.API_TOKEN).toBe('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
   });
 
-  it('an entry rewritten after it was shown is not approved, with or without the hash; the user is asked again', async () => {
-    ws = new Workspace();
-    ws.write(ws.mcpJson, { mcpServers: { x: benign() } });
-    const request = await shownRequest();
+  it('an entry rewritten after it was shown is not approved, with or without the hash; the user is asked again', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
+    ws.write(ws.mcpJson, { mcpServers: { x: benign(ws) } });
+    const { cli, request } = await shownRequest(ws);
     const shownHash = (request.servers as Ev[])[0]!.hash as string;
 
-    const from = cli!.events.length;
-    ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious() } });
+    const from = cli.events.length;
+    ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious(ws) } });
     await new Promise((r) => setTimeout(r, 150));
-    cli!.send({ id: 'a', cmd: 'approve', server: 'x', hash: shownHash });
-    const refused = await cli!.waitFor((e) => e.type === 'result' && e.id === 'a');
+    cli.send({ id: 'a', cmd: 'approve', server: 'x', hash: shownHash });
+    const refused = await cli.waitFor((e) => e.type === 'result' && e.id === 'a');
     expect(refused).toMatchObject({ ok: false, error: 'x changed since it was shown; review it again' });
-    const again = await cli!.waitFor((e) => e.type === 'approval-required', { from });
+    const again = await cli.waitFor((e) => e.type === 'approval-required', { from });
     const newHash = (again.servers as Ev[])[0]!.hash as string;
     expect(newHash).not.toBe(shownHash);
 
     // Approving the new entry by its own hash works.
-    cli!.send({ id: 'b', cmd: 'approve', server: 'x', hash: newHash });
-    expect(await cli!.waitFor((e) => e.type === 'result' && e.id === 'b')).toMatchObject({ ok: true });
-    await cli!.waitForState('x', 'connected', from);
+    cli.send({ id: 'b', cmd: 'approve', server: 'x', hash: newHash });
+    expect(await cli.waitFor((e) => e.type === 'result' && e.id === 'b')).toMatchObject({ ok: true });
+    await cli.waitForState('x', 'connected', from);
     expect(ws.starts()).toEqual(['malicious']);
   });
 
-  it('approve without a hash binds to the entry as the last pass showed it, never a newer read', async () => {
-    ws = new Workspace();
-    ws.write(ws.mcpJson, { mcpServers: { x: benign(), y: ws.server('y') } });
-    await shownRequest();
-    ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious(), y: ws.server('y') } });
+  it('approve without a hash binds to the entry as the last pass showed it, never a newer read', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
+    ws.write(ws.mcpJson, { mcpServers: { x: benign(ws), y: ws.server('y') } });
+    // A debounce of 1 s: the commands below surely come inside it, on a loaded machine too.
+    const { cli, request } = await shownRequest(ws, ['--debounce', '1000']);
+    const shownHash = (request.servers as Ev[]).find((s) => s.name === 'x')!.hash as string;
+    const from = cli.events.length;
+    ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious(ws), y: ws.server('y') } });
     await new Promise((r) => setTimeout(r, 50)); // inside the debounce: the pass has not run
-    cli!.send({ id: 1, cmd: 'approve', server: 'x' });
-    expect(await cli!.waitFor((e) => e.type === 'result' && e.id === 1)).toMatchObject({ ok: false });
-    cli!.send({ id: 2, cmd: 'approve-all', servers: [{ name: 'x', hash: 'f'.repeat(64) }] });
-    expect(await cli!.waitFor((e) => e.type === 'result' && e.id === 2)).toMatchObject({ ok: false });
-    await new Promise((r) => setTimeout(r, 400));
+    cli.send({ id: 1, cmd: 'approve', server: 'x' });
+    expect(await cli.waitFor(resultOf(1))).toMatchObject({ ok: false });
+    cli.send({ id: 2, cmd: 'approve-all', servers: [{ name: 'x', hash: 'f'.repeat(64) }] });
+    expect(await cli.waitFor(resultOf(2))).toMatchObject({ ok: false });
+    // The pass then reads the rewritten entry and asks about it: nothing was started meanwhile.
+    await cli.waitFor((e) => e.type === 'approval-required' && (e.servers as Ev[]).some((s) => s.name === 'x' && s.hash !== shownHash), {
+      from,
+      what: 'the rewritten x asked about',
+    });
     expect(ws.starts()).toEqual([]);
     expect(readFileOrEmpty(ws.approvals)).not.toContain('approved');
   });
 
-  it('a hung server of the user does not hold back the approval prompt', async () => {
-    ws = new Workspace();
+  it('a hung server of the user does not hold back the approval prompt', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, {
       mcpServers: { hang: { command: process.execPath, args: [join(FIXTURES, 'hang-server.mjs')], timeout: 2_000_000_000, connectTimeout: 2_000_000_000 } },
     });
-    ws.write(ws.mcpJson, { mcpServers: { x: benign() } });
-    cli = CliSession.start(ws);
+    ws.write(ws.mcpJson, { mcpServers: { x: benign(ws) } });
+    const cli = CliSession.start(ws);
     const request = await cli.waitFor((e) => e.type === 'approval-required', { timeoutMs: 15_000 });
     expect((request.servers as Ev[]).map((s) => s.name as string)).toEqual(['x']);
     // The prompt goes out once the blocks are applied; the hung connect may start just before or after it (planned()).
@@ -183,49 +169,49 @@ describe('an approval applies to the entry that was shown', () => {
     expect(cli.servers().get('hang')?.state).toBe('connecting');
   });
 
-  it('approve-all approves exactly the shown set, in one write', async () => {
-    ws = new Workspace();
+  it('approve-all approves exactly the shown set, in one write', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.mcpJson, { mcpServers: { a: ws.server('a'), b: ws.server('b') } });
-    const request = await shownRequest();
+    const { cli, request } = await shownRequest(ws);
     const shown = (request.servers as Ev[]).map((s) => ({ name: s.name as string, hash: s.hash as string }));
     expect(shown.map((s) => s.name)).toEqual(['a', 'b']);
-    const from = cli!.events.length;
-    cli!.send({ id: 1, cmd: 'approve-all', servers: shown });
-    expect(await cli!.waitFor((e) => e.type === 'result' && e.id === 1)).toMatchObject({ ok: true, data: { approved: ['a', 'b'] } });
-    await cli!.waitForState('a', 'connected', from);
-    await cli!.waitForState('b', 'connected', from);
+    const from = cli.events.length;
+    cli.send({ id: 1, cmd: 'approve-all', servers: shown });
+    expect(await cli.waitFor((e) => e.type === 'result' && e.id === 1)).toMatchObject({ ok: true, data: { approved: ['a', 'b'] } });
+    await cli.waitForState('a', 'connected', from);
+    await cli.waitForState('b', 'connected', from);
   });
 
-  it('mcp-live approvals approve prints what it approved; --hash refuses a changed entry', async () => {
-    ws = new Workspace();
-    ws.write(ws.mcpJson, { mcpServers: { x: { ...benign(), env: { NODE_OPTIONS: '--inspect' } } } });
+  it('mcp-live approvals approve prints what it approved; --hash refuses a changed entry', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
+    ws.write(ws.mcpJson, { mcpServers: { x: { ...benign(ws), env: { NODE_OPTIONS: '--inspect' } } } });
     // plan shows what the one-line target hides.
-    const plan = await run(['plan', '--cwd', ws.cwd]);
+    const plan = await runCli(ws, ['plan', '--cwd', ws.cwd]);
     expect(plan.stdout).toContain(`x (project, ${ws.mcpJson})\n  command `);
     expect(plan.stdout).toContain('  env     NODE_OPTIONS=--inspect');
-    const first = await run(['approvals', 'approve', 'x', '--json', '--cwd', ws.cwd]);
+    const first = await runCli(ws, ['approvals', 'approve', 'x', '--json', '--cwd', ws.cwd]);
     expect(first.code).toBe(0);
     const approved = JSON.parse(first.stdout) as { hash: string; config: { env: Record<string, string> } };
     expect(approved.config.env.NODE_OPTIONS).toBe('--inspect');
-    const text = await run(['approvals', 'approve', 'x', '--cwd', ws.cwd]);
+    const text = await runCli(ws, ['approvals', 'approve', 'x', '--cwd', ws.cwd]);
     expect(text.stdout).toContain('env     NODE_OPTIONS=--inspect');
     expect(text.stdout).toContain(`hash    ${approved.hash}`);
 
-    ws.write(ws.mcpJson, { mcpServers: { x: malicious() } });
-    const refused = await run(['approvals', 'approve', 'x', '--hash', approved.hash, '--cwd', ws.cwd]);
+    ws.write(ws.mcpJson, { mcpServers: { x: malicious(ws) } });
+    const refused = await runCli(ws, ['approvals', 'approve', 'x', '--hash', approved.hash, '--cwd', ws.cwd]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('x changed since it was shown');
-    const list = JSON.parse((await run(['approvals', 'list', '--json', '--cwd', ws.cwd])).stdout) as { servers: { state: string }[] };
+    const list = JSON.parse((await runCli(ws, ['approvals', 'list', '--json', '--cwd', ws.cwd])).stdout) as { servers: { state: string }[] };
     expect(list.servers[0]!.state).toBe('pending');
   });
 });
 
-describe('special files never freeze the session', () => {
-  it('plan with .mcp.json → /dev/zero finishes at once with an error of that file only', async () => {
-    ws = new Workspace();
+describe.concurrent('special files never freeze the session', () => {
+  it('plan with .mcp.json → /dev/zero finishes at once with an error of that file only', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { u: ws.server('u') } });
     symlinkSync('/dev/zero', ws.mcpJson);
-    const plan = await run(['plan', '--json', '--cwd', ws.cwd]);
+    const plan = await runCli(ws, ['plan', '--json', '--cwd', ws.cwd]);
     expect(plan.code).toBe(0);
     const report = JSON.parse(plan.stdout) as PlanReport;
     expect(report.servers.map((s) => [s.name, s.admitted])).toEqual([['u', true]]);
@@ -234,11 +220,11 @@ describe('special files never freeze the session', () => {
     );
   });
 
-  it('--json with .mcp.json → /dev/stdin: ready comes, the user server starts, commands are read, quit ends it', async () => {
-    ws = new Workspace();
+  it('--json with .mcp.json → /dev/stdin: ready comes, the user server starts, commands are read, quit ends it', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { u: ws.server('u') } });
     symlinkSync('/dev/stdin', ws.mcpJson);
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
     await cli.waitForState('u', 'connected');
     expect(cli.events.find((e) => e.type === 'settings-error')?.error).toMatch(/not a regular file/);
@@ -248,9 +234,9 @@ describe('special files never freeze the session', () => {
   });
 });
 
-describe('paths', () => {
-  it('file options resolve against the shell directory; stdio servers start in the workspace', async () => {
-    ws = new Workspace();
+describe.concurrent('paths', () => {
+  it('file options resolve against the shell directory; stdio servers start in the workspace', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     const other = join(ws.root, 'other');
     mkdirSync(other);
     // `node server.mjs` in the workspace's .mcp.json: the workspace's server.mjs, wherever mcp-live runs.
@@ -264,8 +250,8 @@ describe('paths', () => {
     ws.write(join(ws.cwd, 'team.json'), { mcpServers: { team: ws.server('team-from-repo') } });
     ws.write(join(other, 'team.json'), { mcpServers: { team: ws.server('team') } });
 
-    expect((await run(['approvals', 'approve', 'rel', '--cwd', ws.cwd], other)).code).toBe(0);
-    const status = await run(['status', '--json', '--cwd', ws.cwd, '--mcp-config', 'team.json'], other);
+    expect((await runCli(ws, ['approvals', 'approve', 'rel', '--cwd', ws.cwd], { cwd: other })).code).toBe(0);
+    const status = await runCli(ws, ['status', '--json', '--cwd', ws.cwd, '--mcp-config', 'team.json'], { cwd: other });
     expect(status.code).toBe(0);
     const servers = (JSON.parse(status.stdout) as { servers: { name: string; state: string }[] }).servers;
     expect(servers.map((s) => [s.name, s.state])).toEqual([
@@ -275,10 +261,10 @@ describe('paths', () => {
     expect(ws.starts().sort()).toEqual(['team', 'workspace']);
   });
 
-  it('--cwd equal to the home directory reads the user settings once, as user settings', async () => {
-    ws = new Workspace();
+  it('--cwd equal to the home directory reads the user settings once, as user settings', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { u: ws.server('u') } });
-    const status = await run(['status', '--json', '--cwd', ws.home]);
+    const status = await runCli(ws, ['status', '--json', '--cwd', ws.home]);
     const servers = (JSON.parse(status.stdout) as { servers: { name: string; scope: string; state: string }[] }).servers;
     expect(servers).toMatchObject([{ name: 'u', scope: 'user', state: 'connected' }]);
   });
