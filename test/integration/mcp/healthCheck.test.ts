@@ -1,9 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { filter, firstValueFrom, from, lastValueFrom, map, timeout } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive } from '../../../src/createMcpLive.js';
 import type { Connection } from '../../../src/model/connection.js';
 import type { ServerStatus } from '../../../src/model/status.js';
@@ -11,7 +8,8 @@ import type { ResolvedServerConfig } from '../../../src/model/types.js';
 import { createMcpConnector, type McpConnection } from '../../../src/sinks/mcp/connector.js';
 import { lazyConnector } from '../../../src/sinks/mcp/lazyConnector.js';
 import { connectOnce, fixture, remoteServer, textOf } from '../mcpServers.js';
-import { sleep, waitForNoLeftovers } from '../processes.js';
+import { sleep } from '../processes.js';
+import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
 
 /**
  * Health checks (decision 241) against a real Streamable HTTP server process
@@ -21,32 +19,17 @@ import { sleep, waitForNoLeftovers } from '../processes.js';
  * after `timeoutMs` and reconnected with the backoff once it answers again.
  */
 
-let server: { child: ChildProcess; url: string } | undefined;
-let live: McpLive | undefined;
-let dir: string | undefined;
-const open: Connection[] = [];
+noLeftoversAfterAll();
 
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => lastValueFrom(from(c.close()), { defaultValue: undefined })));
-  await live?.dispose();
-  live = undefined;
-  if (server) {
-    const { child } = server;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+/** Starts the fixture server; it is ended (woken first, if stopped) when the test finishes. */
+async function startHttpServer(scope: TestScope): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [fixture('http-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  scope.atEnd(async () => {
     child.kill('SIGCONT');
     child.kill('SIGKILL');
     await exited;
-  }
-  server = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
-
-async function startHttpServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [fixture('http-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -56,15 +39,17 @@ async function startHttpServer(): Promise<{ child: ChildProcess; url: string }> 
     });
     child.once('exit', () => reject(new Error(`http-server exited: ${out}`)));
   });
-  server = { child, url: `http://127.0.0.1:${port}/mcp` };
-  return server;
+  return { child, url: `http://127.0.0.1:${port}/mcp` };
 }
 
-const connect = async (config: ResolvedServerConfig): Promise<McpConnection> => {
-  const c = await connectOnce(createMcpConnector()('web', config));
-  open.push(c);
-  return c;
-};
+/** A connection closed when the test finishes (before its server is ended). */
+function closedAtEnd<T extends Connection>(scope: TestScope, connection: T): T {
+  scope.atEnd(() => lastValueFrom(from(connection.close()), { defaultValue: undefined }));
+  return connection;
+}
+
+const connect = async (scope: TestScope, config: ResolvedServerConfig): Promise<McpConnection> =>
+  closedAtEnd(scope, await connectOnce(createMcpConnector()('web', config)));
 
 /** The POSTs the server has had, read through `probe` (its own call counts one). */
 const posts = async (probe: Connection): Promise<number> => Number(textOf(await probe.callTool('requests', {})));
@@ -76,13 +61,13 @@ async function postsDuring(probe: Connection, ms: number): Promise<number> {
   return (await posts(probe)) - before - 1;
 }
 
-describe('health check pings', () => {
-  it('one ping per interval while connected; none with healthCheck: false; none once closed', async () => {
-    const { url } = await startHttpServer();
-    const probe = await connect(remoteServer('http', url, { healthCheck: false }));
+describe.concurrent('health check pings', () => {
+  it('one ping per interval while connected; none with healthCheck: false; none once closed', async ({ scope }) => {
+    const { url } = await startHttpServer(scope);
+    const probe = await connect(scope, remoteServer('http', url, { healthCheck: false }));
     expect(await postsDuring(probe, 1_500)).toBe(0);
 
-    const checked = await connect(remoteServer('http', url, { healthCheck: { intervalMs: 1_000, timeoutMs: 500 } }));
+    const checked = await connect(scope, remoteServer('http', url, { healthCheck: { intervalMs: 1_000, timeoutMs: 500 } }));
     const pinged = await postsDuring(probe, 2_600);
     expect(pinged).toBeGreaterThanOrEqual(2);
     expect(pinged).toBeLessThanOrEqual(3);
@@ -91,29 +76,24 @@ describe('health check pings', () => {
     expect(await postsDuring(probe, 1_500)).toBe(0);
   }, 20_000);
 
-  it('a lazy server that is idle is not pinged', async () => {
-    const { url } = await startHttpServer();
-    const probe = await connect(remoteServer('http', url, { healthCheck: false }));
+  it('a lazy server that is idle is not pinged', async ({ scope }) => {
+    const { url } = await startHttpServer(scope);
+    const probe = await connect(scope, remoteServer('http', url, { healthCheck: false }));
     const onDemand = lazyConnector(createMcpConnector(), { surfaces: { get: () => undefined } });
     // No record: it connects once to learn its lists, then stops until a request comes.
     const lazy = await firstValueFrom(onDemand('lazy', remoteServer('http', url, { lifecycle: { lazy: true }, healthCheck: { intervalMs: 1_000, timeoutMs: 500 } })));
-    open.push(lazy);
+    closedAtEnd(scope, lazy);
     await firstValueFrom(lazy.activity$!.pipe(filter((a) => !a.running), timeout(5_000)));
     expect(await postsDuring(probe, 2_500)).toBe(0);
   }, 20_000);
 });
 
-describe('a server that stops answering', () => {
-  it('is failed after timeoutMs without an answer, and reconnected with the backoff once it answers again', async () => {
-    const { child, url } = await startHttpServer();
-    dir = mkdtempSync(join(tmpdir(), 'mcp-live-health-'));
-    mkdirSync(join(dir, 'home', '.qwen'), { recursive: true });
-    mkdirSync(join(dir, 'work'));
-    writeFileSync(
-      join(dir, 'home', '.qwen', 'settings.json'),
-      JSON.stringify({ mcpServers: { web: { httpUrl: url, healthCheck: { intervalMs: 1_000, timeoutMs: 500 }, connectTimeout: 1_500 } } }),
-    );
-    live = createMcpLive({ homeDir: join(dir, 'home'), cwd: join(dir, 'work'), runtimeDir: join(dir, 'run'), debounceMs: 20 });
+describe.concurrent('a server that stops answering', () => {
+  it('is failed after timeoutMs without an answer, and reconnected with the backoff once it answers again', async ({ scope }) => {
+    const { child, url } = await startHttpServer(scope);
+    const ws = scope.workspace('mcp-live-health-');
+    ws.write(ws.userSettings, { mcpServers: { web: { httpUrl: url, healthCheck: { intervalMs: 1_000, timeoutMs: 500 }, connectTimeout: 1_500 } } });
+    const live = scope.track(createMcpLive({ homeDir: ws.homeDir, cwd: ws.cwd, runtimeDir: ws.runtimeDir, debounceMs: 20 }));
     await live.start();
     await until(live, 'web', (s) => s.state === 'connected');
 
