@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
-import { playBrowser, startOAuthFixture, type OAuthFixture } from '../fixtures/oauth/authServer.js';
-import { CLI, CliSession, Workspace } from './cliSession.js';
+import { describe, expect, it } from 'vitest';
+import { playBrowser, startOAuthFixture, type OAuthFixtureOptions } from '../fixtures/oauth/authServer.js';
+import { CLI, CliSession, Workspace, type OnFinished } from './cliSession.js';
 
 /**
  * The user's part of OAuth through the built CLI (decision 83): headless `{"cmd":"auth"}` with the
@@ -12,18 +12,12 @@ import { CLI, CliSession, Workspace } from './cliSession.js';
  * NAME` / `auth logout NAME` outside a session. No token in any line written.
  */
 
-let ws: Workspace | undefined;
-let oauth: OAuthFixture | undefined;
-let cli: CliSession | undefined;
-
-afterEach(async () => {
-  await cli?.stop();
-  cli = undefined;
-  await oauth?.close();
-  oauth = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
+/** The test's OAuth fixture, closed when it ends (after its workspace's sessions stopped). */
+async function oauthFixture(onFinished: OnFinished, options?: OAuthFixtureOptions) {
+  const fixture = await startOAuthFixture(options);
+  onFinished(() => fixture.close());
+  return fixture;
+}
 
 function storedTokens(w: Workspace): string[] {
   const file = join(w.home, '.qwen', 'mcp-oauth-tokens.json');
@@ -31,12 +25,13 @@ function storedTokens(w: Workspace): string[] {
   return Object.values(records).flatMap((r) => [r.tokens?.access_token, r.tokens?.refresh_token].filter((t): t is string => t !== undefined));
 }
 
-describe('OAuth through the CLI', () => {
-  it('--json: needs_auth, then {"cmd":"auth"} → auth-required with the URL, unmasked → connected', async () => {
-    oauth = await startOAuthFixture({ wwwAuthenticateScope: 'mcp' });
-    ws = new Workspace();
+// Side by side: every test has its own OAuth fixture (on its own ports), workspace and HOME.
+describe.concurrent('OAuth through the CLI', () => {
+  it('--json: needs_auth, then {"cmd":"auth"} → auth-required with the URL, unmasked → connected', async ({ onTestFinished }) => {
+    const oauth = await oauthFixture(onTestFinished, { wwwAuthenticateScope: 'mcp' });
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { remote: { httpUrl: oauth.mcpUrl } } });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     const waiting = await cli.waitForState('remote', 'needs_auth');
     expect(waiting.error).toBe('needs authentication – send {"cmd":"auth","server":"remote"}');
     cli.send({ cmd: 'auth', server: 'remote', id: 1 });
@@ -54,11 +49,11 @@ describe('OAuth through the CLI', () => {
     for (const token of storedTokens(ws)) expect(lines).not.toContain(token);
   });
 
-  it('oauth.autoStart emits auth-required without a command; quit cancels an authorization nobody finishes', async () => {
-    oauth = await startOAuthFixture();
-    ws = new Workspace();
+  it('oauth.autoStart emits auth-required without a command; quit cancels an authorization nobody finishes', async ({ onTestFinished }) => {
+    const oauth = await oauthFixture(onTestFinished);
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { remote: { httpUrl: oauth.mcpUrl, oauth: { autoStart: true } } } });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'auth-required' && e.server === 'remote', { what: 'auth-required' });
     // Nobody opens it: the session still quits at once.
     const started = Date.now();
@@ -66,9 +61,9 @@ describe('OAuth through the CLI', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('`mcp-live auth NAME` prints the URL, waits for the browser, stores the token and exits 0; `auth logout` forgets it', async () => {
-    oauth = await startOAuthFixture();
-    ws = new Workspace();
+  it('`mcp-live auth NAME` prints the URL, waits for the browser, stores the token and exits 0; `auth logout` forgets it', async ({ onTestFinished }) => {
+    const oauth = await oauthFixture(onTestFinished);
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { remote: { httpUrl: oauth.mcpUrl } } });
     const w = ws;
     const child = spawn(process.execPath, [CLI, 'auth', 'remote', '--cwd', w.cwd], { env: { ...process.env, HOME: w.home }, stdio: 'pipe' });
@@ -93,9 +88,9 @@ describe('OAuth through the CLI', () => {
     expect(storedTokens(w)).toEqual([]);
   });
 
-  it('`mcp-live auth NAME` refuses a server that waits for approval, before contacting it', async () => {
-    oauth = await startOAuthFixture();
-    ws = new Workspace();
+  it('`mcp-live auth NAME` refuses a server that waits for approval, before contacting it', async ({ onTestFinished }) => {
+    const oauth = await oauthFixture(onTestFinished);
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.mcpJson, { mcpServers: { repo: { type: 'http', url: oauth.mcpUrl } } });
     const child = spawn(process.execPath, [CLI, 'auth', 'repo', '--cwd', ws.cwd], { env: { ...process.env, HOME: ws.home } });
     let stderr = '';
