@@ -58,11 +58,12 @@ interface Disposable {
   dispose(): Promise<void>;
 }
 
-/** What one test opened: closed at its end, sessions first, then the test's own steps, then its directories. */
+/** What one test opened: closed at its end, sessions and connections first, then the test's own steps, then its directories. */
 export class TestScope {
   private readonly sessions: Disposable[] = [];
   private readonly steps: (() => unknown)[] = [];
   private readonly dirs: string[] = [];
+  private scratch: string | undefined;
 
   /** A temp workspace removed when the test finishes. */
   workspace(prefix?: string, layout?: WorkspaceLayout): TempWorkspace {
@@ -75,6 +76,18 @@ export class TestScope {
   track<T extends Disposable>(session: T): T {
     this.sessions.push(session);
     return session;
+  }
+
+  /** A connection (anything with `close()`) closed when the test finishes, before the end steps; returns it. */
+  closes<T extends { close(): unknown }>(connection: T): T {
+    this.sessions.push({ dispose: async () => void (await connection.close()) });
+    return connection;
+  }
+
+  /** A path `name` in a temp directory of this test's own (removed when it finishes). */
+  path(name: string): string {
+    this.scratch ??= this.workspace('mcp-live-scratch-', { qwen: false }).dir;
+    return join(this.scratch, name);
   }
 
   /** Runs `step` when the test finishes, after the sessions are disposed (the last added first). */

@@ -1,30 +1,17 @@
 import { lastValueFrom, toArray } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { connectMcp, createMcpConnector } from '../../../src/sinks/mcp/connector.js';
-import {
-  closeTracked,
-  connectOnce,
-  errorOf,
-  fixture,
-  nodeServer,
-  removeScratch,
-  scratch,
-  startedPids,
-  textOf,
-  track,
-} from '../mcpServers.js';
+import { connectOnce, errorOf, fixture, nodeServer, removeScratch, scratch, startedPids, textOf } from '../mcpServers.js';
 import { posixOnly } from '../../platforms.js';
-import { isAlive, sleep, waitForNoLeftovers } from '../processes.js';
+import { isAlive, sleep } from '../processes.js';
+import { it, noLeftoversAfterAll } from '../workspace.js';
 
 /** stdio, a live connection: calls, death, close, stderr, secrets. */
 
-afterEach(closeTracked);
-afterAll(async () => {
-  removeScratch();
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+afterAll(removeScratch);
+noLeftoversAfterAll();
 
-describe('connectMcp over stdio: a live connection', () => {
+describe.concurrent('connectMcp over stdio: a live connection', () => {
   it('rejects a call on a closed connection at once', async () => {
     const connection = await connectOnce(connectMcp('closed', nodeServer(fixture('echo-server.mjs'))));
     await connection.close();
@@ -34,9 +21,9 @@ describe('connectMcp over stdio: a live connection', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
-  it('rejects a call in flight promptly when the process is killed', async () => {
+  it('rejects a call in flight promptly when the process is killed', async ({ scope }) => {
     const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '60000'], { timeout: 20_000 });
-    const connection = track(await connectOnce(connectMcp('killed', config)));
+    const connection = scope.closes(await connectOnce(connectMcp('killed', config)));
     const call = connection.callTool('slow', {});
     const died = errorOf(connection.lists$);
     await sleep(100);
@@ -48,15 +35,16 @@ describe('connectMcp over stdio: a live connection', () => {
     expect((await died).message).toBe('process was killed by SIGKILL');
   });
 
-  it('turns a request timeout into "timed out after N ms" and stays connected', async () => {
-    const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '30000'], { timeout: 4_000 });
-    const connection = track(await connectOnce(connectMcp('slow-tool', config)));
-    await expect(connection.callTool('slow', {})).rejects.toThrow('timed out after 4000 ms (raise "timeout" in the server\'s entry)');
+  it('turns a request timeout into "timed out after N ms" and stays connected', async ({ scope }) => {
+    // The connect has its own deadline: the request timeout can be short without failing a slow start.
+    const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '30000'], { timeout: 1_500, connectTimeout: 10_000 });
+    const connection = scope.closes(await connectOnce(connectMcp('slow-tool', config)));
+    await expect(connection.callTool('slow', {})).rejects.toThrow('timed out after 1500 ms (raise "timeout" in the server\'s entry)');
     expect(textOf(await connection.callTool('echo', { text: 'still here' }))).toBe('still here');
   });
 
-  it('keeps the last 200 of 500 stderr lines', async () => {
-    const connection = track(
+  it('keeps the last 200 of 500 stderr lines', async ({ scope }) => {
+    const connection = scope.closes(
       await connectOnce(connectMcp('chatty', nodeServer(fixture('echo-server.mjs'), ['--stderr-lines', '500']))),
     );
     const deadline = Date.now() + 15_000;
@@ -102,12 +90,12 @@ describe('connectMcp over stdio: a live connection', () => {
     expect(isAlive(grandchild!)).toBe(false);
   });
 
-  it('never shows secret env values in errors or in the stderr tail', async () => {
+  it('never shows secret env values in errors or in the stderr tail', async ({ scope }) => {
     const secret = 'sk-live-supersecret-123';
     const config = nodeServer(fixture('crash-server.mjs'), ['--after', '200', '--echo-env', 'MCP_LIVE_SECRET'], {
       env: { MCP_LIVE_SECRET: secret },
     });
-    const connection = track(await connectOnce(connectMcp('leaky', config)));
+    const connection = scope.closes(await connectOnce(connectMcp('leaky', config)));
     const error = await errorOf(connection.lists$);
     expect(error.message).toBe('process exited with code 1: Error: boom ***');
     expect(connection.stderrTail().join('\n')).not.toContain(secret);

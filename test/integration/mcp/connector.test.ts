@@ -1,33 +1,18 @@
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
-import {
-  SERVER_EVERYTHING,
-  closeTracked,
-  connectOnce,
-  errorOf,
-  fixture,
-  nodeServer,
-  removeScratch,
-  scratch,
-  startedPids,
-  textOf,
-  track,
-} from '../mcpServers.js';
-import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';
+import { SERVER_EVERYTHING, connectOnce, errorOf, fixture, nodeServer, startedPids, textOf } from '../mcpServers.js';
+import { isAlive, waitForExit } from '../processes.js';
+import { it, noLeftoversAfterAll } from '../workspace.js';
 
 /** stdio, connecting: real processes, the SDK client, our transport. */
 
-afterEach(closeTracked);
-afterAll(async () => {
-  removeScratch();
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
-describe('connectMcp over stdio: connecting', () => {
-  it('connects server-everything, lists, calls echo, and the child is gone after close', async () => {
+describe.concurrent('connectMcp over stdio: connecting', () => {
+  it('connects server-everything, lists, calls echo, and the child is gone after close', async ({ scope }) => {
     const config = nodeServer(SERVER_EVERYTHING, ['stdio'], { env: { MCP_LIVE_OVERLAY: 'overlay-value' } });
-    const connection = track(await connectOnce(connectMcp('everything', config)));
+    const connection = scope.closes(await connectOnce(connectMcp('everything', config)));
 
     expect(connection.pid).toBeTypeOf('number');
     expect(isAlive(connection.pid!)).toBe(true);
@@ -50,8 +35,8 @@ describe('connectMcp over stdio: connecting', () => {
     await expect(completed).resolves.toEqual([]);
   });
 
-  it('maps the lists of a fixture server', async () => {
-    const connection = track(await connectOnce(connectMcp('echo', nodeServer(fixture('echo-server.mjs'), ['--tools', 'a,b'])))); 
+  it('maps the lists of a fixture server', async ({ scope }) => {
+    const connection = scope.closes(await connectOnce(connectMcp('echo', nodeServer(fixture('echo-server.mjs'), ['--tools', 'a,b'])))); 
     expect(connection.lists.tools.map((t) => t.name)).toEqual(['echo', 'slow', 'a', 'b']);
     expect(connection.lists.tools[0]).toMatchObject({ name: 'echo', description: 'Returns its text' });
     // The server's arguments (and titles, annotations, `_meta` where given) are kept, for the gateway (decision 111).
@@ -60,15 +45,15 @@ describe('connectMcp over stdio: connecting', () => {
     expect(textOf(await connection.callTool('echo', { text: 'ping' }))).toBe('ping');
   });
 
-  it('counts a list the server answers with an error as empty', async () => {
+  it('counts a list the server answers with an error as empty', async ({ scope }) => {
     const config = nodeServer(fixture('echo-server.mjs'), ['--failing-list', 'prompts']);
-    const connection = track(await connectOnce(connectMcp('broken-prompts', config)));
+    const connection = scope.closes(await connectOnce(connectMcp('broken-prompts', config)));
     expect(connection.lists.prompts).toEqual([]);
     expect(connection.lists.tools.map((t) => t.name)).toContain('echo');
   });
 
-  it('errors lists$ with the exit code and the last stderr line when the server dies', async () => {
-    const connection = track(await connectOnce(connectMcp('crash', nodeServer(fixture('crash-server.mjs'), ['--after', '300']))));
+  it('errors lists$ with the exit code and the last stderr line when the server dies', async ({ scope }) => {
+    const connection = scope.closes(await connectOnce(connectMcp('crash', nodeServer(fixture('crash-server.mjs'), ['--after', '300']))));
     const error = await errorOf(connection.lists$);
     expect(error.message).toBe('process exited with code 1: Error: boom');
     await expect(connection.callTool('echo', { text: 'x' })).rejects.toThrow(
@@ -81,8 +66,8 @@ describe('connectMcp over stdio: connecting', () => {
     expect(error.message).toBe('process exited with code 1: Error: boom');
   });
 
-  it('times out a hanging initialize and kills the half-started child before reporting', async () => {
-    const log = scratch('hang.log');
+  it('times out a hanging initialize and kills the half-started child before reporting', async ({ scope }) => {
+    const log = scope.path('hang.log');
     // The timeout includes the child's start: long enough for it to write its start log on a
     // loaded machine (node alone can take half a second there), so there is a pid to check.
     const timeout = 3_000;
@@ -103,19 +88,19 @@ describe('connectMcp over stdio: connecting', () => {
     expect(error.message).toBe('failed to start "nonexistent-cmd-mcp-live": spawn nonexistent-cmd-mcp-live ENOENT');
   });
 
-  it('names a working directory that does not exist instead of blaming the command', async () => {
-    const error = await errorOf(connectMcp('bad-cwd', nodeServer(fixture('echo-server.mjs'), [], { cwd: scratch('nope') })));
-    expect(error.message).toBe(`failed to start "${process.execPath}": working directory "${scratch('nope')}" does not exist`);
+  it('names a working directory that does not exist instead of blaming the command', async ({ scope }) => {
+    const error = await errorOf(connectMcp('bad-cwd', nodeServer(fixture('echo-server.mjs'), [], { cwd: scope.path('nope') })));
+    expect(error.message).toBe(`failed to start "${process.execPath}": working directory "${scope.path('nope')}" does not exist`);
   });
 
-  it('waits for a slow start within the timeout', async () => {
+  it('waits for a slow start within the timeout', async ({ scope }) => {
     const config = nodeServer(fixture('slow-start-server.mjs'), ['--delay', '700'], { timeout: 5_000 });
-    const connection = track(await connectOnce(connectMcp('slow', config)));
+    const connection = scope.closes(await connectOnce(connectMcp('slow', config)));
     expect(connection.lists.tools.map((t) => t.name)).toEqual(['echo']);
   });
 
-  it('kills the child when the attempt is unsubscribed before it connected', async () => {
-    const log = scratch('unsubscribe.log');
+  it('kills the child when the attempt is unsubscribed before it connected', async ({ scope }) => {
+    const log = scope.path('unsubscribe.log');
     const config = nodeServer(fixture('slow-start-server.mjs'), ['--delay', '5000', '--start-log', log]);
     const subscription = connectMcp('abandoned', config).subscribe({
       next: (c) => void c.close(),
@@ -128,8 +113,8 @@ describe('connectMcp over stdio: connecting', () => {
     expect(await waitForExit(pid!, 3_000)).toBe(true);
   });
 
-  it('re-lists tools after tools/list_changed, on the same process', async () => {
-    const connection = track(await connectOnce(connectMcp('changing', nodeServer(fixture('list-changed-server.mjs')))));
+  it('re-lists tools after tools/list_changed, on the same process', async ({ scope }) => {
+    const connection = scope.closes(await connectOnce(connectMcp('changing', nodeServer(fixture('list-changed-server.mjs')))));
     const pid = connection.pid;
     expect(connection.lists.tools.map((t) => t.name)).toEqual(['add_tool']);
     const update = firstValueFrom(connection.lists$);
