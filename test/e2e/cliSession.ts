@@ -11,6 +11,11 @@ export const FIXTURES = join(ROOT, 'test/fixtures');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Ev = Record<string, any> & { type: string };
 
+/** runCli in the workspace's directory, as a user in the project types it. */
+export function runIn(ws: Workspace, ...args: string[]): Promise<CliRun> {
+  return runCli(ws, args, { cwd: ws.cwd });
+}
+
 /** Vitest's `onTestFinished`: the test context's one, which concurrent tests need. */
 export type OnFinished = (fn: () => Promise<void>) => void;
 
