@@ -1,14 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
 import type { ApprovalRequiredEvent, McpLiveEvent, SurfaceChangedEvent } from '../../../src/model/events.js';
 import type { ServerStatus } from '../../../src/model/status.js';
 import { echoEntry, fixture } from '../mcpServers.js';
 import { POSIX } from '../../platforms.js';
 import { leftoverServers, waitForExit, waitForNoLeftovers } from '../processes.js';
+import { it as base, noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * Surfaces with real processes, real files and real watching (decisions 195–197): lazy servers
@@ -16,39 +16,37 @@ import { leftoverServers, waitForExit, waitForNoLeftovers } from '../processes.j
  * ones), `idleTimeout`, and a server that changes its tools after it was approved.
  */
 
-let dir: string;
-let home: string;
-let project: string;
-const sessions: McpLive[] = [];
+noLeftoversAfterAll();
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'mcp-live-surfaces-'));
-  home = join(dir, 'home');
-  project = join(dir, 'project');
-  mkdirSync(join(home, '.qwen'), { recursive: true });
-  mkdirSync(project);
-});
-
-afterEach(async () => {
-  await Promise.all(sessions.splice(0).map((s) => s.dispose()));
-  rmSync(dir, { recursive: true, force: true });
-});
-
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
-
-function userSettings(settings: Record<string, unknown>): void {
-  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(settings));
+/** One test's workspace and the sessions it opens on it (disposed when the test finishes). */
+interface World {
+  dir: string;
+  home: string;
+  project: string;
+  userSettings(settings: Record<string, unknown>): void;
+  open(options?: Partial<McpLiveOptions>): { live: McpLive; events: McpLiveEvent[] };
 }
 
-function open(options: Partial<McpLiveOptions> = {}): { live: McpLive; events: McpLiveEvent[] } {
-  const live = createMcpLive({ homeDir: home, cwd: project, runtimeDir: join(dir, 'run'), debounceMs: 50, ...options });
-  sessions.push(live);
-  const events: McpLiveEvent[] = [];
-  live.events$.subscribe((e) => events.push(e));
-  return { live, events };
-}
+const it = base.extend<{ w: World }>({
+  w: async ({ scope }, use) => {
+    const ws = scope.workspace('mcp-live-surfaces-');
+    await use({
+      dir: ws.dir,
+      home: ws.homeDir,
+      project: ws.cwd,
+      userSettings: (settings) => writeFileSync(ws.userSettings, JSON.stringify(settings)),
+      open: (options = {}) => {
+        const live = scope.track(createMcpLive({ homeDir: ws.homeDir, cwd: ws.cwd, runtimeDir: ws.runtimeDir, debounceMs: 50, ...options }));
+        const events: McpLiveEvent[] = [];
+        live.events$.subscribe((e) => events.push(e));
+        return { live, events };
+      },
+    });
+  },
+});
+
+/** This test's own servers: those whose command line names `log`, a file in its directory. */
+const naming = (log: string): RegExp => new RegExp(log.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 
 function until(live: McpLive, name: string, test: (s: ServerStatus) => boolean): Promise<ServerStatus> {
   return firstValueFrom(
@@ -64,25 +62,25 @@ function text(result: unknown): string {
   return (result as { content: { text: string }[] }).content.map((c) => c.text).join('');
 }
 
-describe('lazy servers (decision 196)', () => {
-  it('are learned once, then listed from the record with no process, and started once by concurrent first calls', async () => {
-    const log = join(dir, 'starts.log');
+describe.concurrent('lazy servers (decision 196)', () => {
+  it('are learned once, then listed from the record with no process, and started once by concurrent first calls', async ({ w }) => {
+    const log = join(w.dir, 'starts.log');
     const lazyEntry = (name: string) => ({ ...echoEntry('--start-log', log, '--log-name', name), lazy: true });
-    userSettings({ mcpServers: { a: lazyEntry('a'), b: lazyEntry('b'), c: lazyEntry('c') } });
+    w.userSettings({ mcpServers: { a: lazyEntry('a'), b: lazyEntry('b'), c: lazyEntry('c') } });
 
     // First session: no record, so each is started once to learn its tools, then stopped.
-    const first = open();
+    const first = w.open();
     await first.live.start();
     for (const name of ['a', 'b', 'c']) await until(first.live, name, (s) => s.state === 'idle');
     expect(starts(log).sort()).toEqual(['a started', 'b started', 'c started']);
-    expect(await waitForNoLeftovers(/echo-server/)).toEqual([]);
+    expect(await waitForNoLeftovers(naming(log))).toEqual([]);
     await first.live.dispose();
-    const record = join(home, '.qwen', 'mcp-surfaces.json');
+    const record = join(w.home, '.qwen', 'mcp-surfaces.json');
     // Mode bits are POSIX's (decision 276): Windows has none to check.
     if (POSIX) expect(statSync(record).mode & 0o777).toBe(0o600);
 
     // Second session: everything listed from the record at start, nothing started.
-    const second = open();
+    const second = w.open();
     await second.live.start();
     const tools = await firstValueFrom(second.live.tools$.pipe(filter((t) => t.length === 6)));
     expect(tools.map((t) => t.name).sort()).toEqual(['mcp__a__echo', 'mcp__a__slow', 'mcp__b__echo', 'mcp__b__slow', 'mcp__c__echo', 'mcp__c__slow']);
@@ -92,25 +90,25 @@ describe('lazy servers (decision 196)', () => {
       ['c', 'idle', 'lazy', undefined],
     ]);
     expect(starts(log)).toHaveLength(3);
-    expect(leftoverServers(/echo-server/)).toEqual([]);
+    expect(leftoverServers(naming(log))).toEqual([]);
 
     // Three concurrent first calls on `b`: one process.
     const results = await Promise.all([1, 2, 3].map((n) => second.live.callTool('mcp__b__echo', { text: `hi ${n}` })));
     expect(results.map(text)).toEqual(['hi 1', 'hi 2', 'hi 3']);
     expect(starts(log)).toHaveLength(4);
     expect(starts(log).filter((l) => l === 'b started')).toHaveLength(2);
-    expect(leftoverServers(/echo-server/)).toHaveLength(1);
+    expect(leftoverServers(naming(log))).toHaveLength(1);
     const b = await until(second.live, 'b', (s) => s.state === 'connected' && s.pid !== undefined);
     expect(b.idle).toBeUndefined();
   });
 
-  it('with mcp.lazy as the file default, an entry with lazy: false still starts at once', async () => {
-    const log = join(dir, 'starts.log');
-    userSettings({
+  it('with mcp.lazy as the file default, an entry with lazy: false still starts at once', async ({ w }) => {
+    const log = join(w.dir, 'starts.log');
+    w.userSettings({
       mcp: { lazy: true },
       mcpServers: { eager: { ...echoEntry('--start-log', log, '--log-name', 'eager'), lazy: false }, lazy: echoEntry('--start-log', log, '--log-name', 'lazy') },
     });
-    const { live } = open();
+    const { live } = w.open();
     await live.start();
     await until(live, 'lazy', (s) => s.state === 'idle');
     const eager = await until(live, 'eager', (s) => s.state === 'connected');
@@ -118,10 +116,10 @@ describe('lazy servers (decision 196)', () => {
     expect(live.statusReport().find((s) => s.name === 'lazy')?.pid).toBeUndefined();
   });
 
-  it('a lazy server from .mcp.json starts nothing before approval, and is learned once after', async () => {
-    const log = join(dir, 'starts.log');
-    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { gated: { ...echoEntry('--start-log', log, '--log-name', 'gated'), lazy: true } } }));
-    const { live } = open();
+  it('a lazy server from .mcp.json starts nothing before approval, and is learned once after', async ({ w }) => {
+    const log = join(w.dir, 'starts.log');
+    writeFileSync(join(w.project, '.mcp.json'), JSON.stringify({ mcpServers: { gated: { ...echoEntry('--start-log', log, '--log-name', 'gated'), lazy: true } } }));
+    const { live } = w.open();
     await live.start();
     const [pending] = live.approvals.pending();
     expect(pending?.name).toBe('gated');
@@ -131,9 +129,9 @@ describe('lazy servers (decision 196)', () => {
     expect(starts(log)).toEqual(['gated started']);
   });
 
-  it('idleTimeout stops a server with nothing in flight; its tools stay listed and the next call starts it again', async () => {
-    userSettings({ mcpServers: { it: { ...echoEntry(), idleTimeout: 300 } } });
-    const { live } = open();
+  it('idleTimeout stops a server with nothing in flight; its tools stay listed and the next call starts it again', async ({ w }) => {
+    w.userSettings({ mcpServers: { it: { ...echoEntry(), idleTimeout: 300 } } });
+    const { live } = w.open();
     await live.start();
     const up = await until(live, 'it', (s) => s.state === 'connected' && s.pid !== undefined);
     const idle = await until(live, 'it', (s) => s.state === 'idle');
@@ -150,12 +148,12 @@ describe('lazy servers (decision 196)', () => {
   });
 });
 
-describe('a server that changes its tools after approval (decision 197)', () => {
+describe.concurrent('a server that changes its tools after approval (decision 197)', () => {
   const rugPull = (pulledIf: string) => ({ command: process.execPath, args: [fixture('rug-pull-server.mjs'), '--pulled-if', pulledIf] });
 
-  async function approvedSession(pulledIf: string) {
-    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { notes: rugPull(pulledIf) } }));
-    const session = open();
+  async function approvedSession(w: World, pulledIf: string) {
+    writeFileSync(join(w.project, '.mcp.json'), JSON.stringify({ mcpServers: { notes: rugPull(pulledIf) } }));
+    const session = w.open();
     await session.live.start();
     const [pending] = session.live.approvals.pending();
     expect(pending?.name).toBe('notes');
@@ -164,8 +162,8 @@ describe('a server that changes its tools after approval (decision 197)', () => 
     return session;
   }
 
-  it('reports the change, withholds the changed and added tools, asks again with the diff, and admits them once approved by the new hash', async () => {
-    const { live, events } = await approvedSession(join(dir, 'never'));
+  it('reports the change, withholds the changed and added tools, asks again with the diff, and admits them once approved by the new hash', async ({ w }) => {
+    const { live, events } = await approvedSession(w, join(w.dir, 'never'));
     expect(live.statusReport()[0]!.tools.map((t) => t.tool)).toEqual(['read_notes', 'rug_pull']);
 
     await live.callTool('mcp__notes__rug_pull', {});
@@ -201,13 +199,13 @@ describe('a server that changes its tools after approval (decision 197)', () => 
     expect(live.approvals.pending()).toEqual([]);
   });
 
-  it('a later session starting a changed server withholds at once against the pin that was approved before', async () => {
-    const pulledIf = join(dir, 'pulled');
-    const first = await approvedSession(pulledIf);
+  it('a later session starting a changed server withholds at once against the pin that was approved before', async ({ w }) => {
+    const pulledIf = join(w.dir, 'pulled');
+    const first = await approvedSession(w, pulledIf);
     await first.live.dispose();
     // The same config, another version behind it.
     writeFileSync(pulledIf, '');
-    const { live, events } = open();
+    const { live, events } = w.open();
     await live.start();
     const status = await until(live, 'notes', (s) => s.withheld !== undefined);
     expect(status.withheld).toEqual(['exfiltrate', 'read_notes']);
@@ -215,9 +213,9 @@ describe('a server that changes its tools after approval (decision 197)', () => 
     expect(live.approvals.pending().map((p) => p.name)).toEqual(['notes']);
   });
 
-  it('a user-scope server is reported, not withheld', async () => {
-    userSettings({ mcpServers: { notes: rugPull(join(dir, 'never')) } });
-    const { live, events } = open();
+  it('a user-scope server is reported, not withheld', async ({ w }) => {
+    w.userSettings({ mcpServers: { notes: rugPull(join(w.dir, 'never')) } });
+    const { live, events } = w.open();
     await live.start();
     await until(live, 'notes', (s) => s.state === 'connected');
     await live.callTool('mcp__notes__rug_pull', {});
