@@ -1,39 +1,24 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom, timeout } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive } from '../../../src/index.js';
 import { createMcpConnector } from '../../../src/sinks/mcp/connector.js';
 import type { ServerStatus } from '../../../src/model/status.js';
 import { fixture, startedPids, textOf } from '../mcpServers.js';
-import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';
+import { isAlive, waitForExit } from '../processes.js';
+import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
 
 // Decision 17: one server that never answers `initialize` must not freeze later changes.
 const DEBOUNCE_MS = 300;
 /** The bound asked for is debounce + 1 s; the file watcher's own latency and a loaded machine get 2 s more. */
 const BOUND_MS = DEBOUNCE_MS + 1_000 + 2_000;
 
-let dir: string;
-let live: McpLive | undefined;
+noLeftoversAfterAll();
 
-afterEach(async () => {
-  await live?.dispose();
-  live = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
-
-function workspace() {
-  dir = mkdtempSync(join(tmpdir(), 'mcp-live-hung-'));
-  const homeDir = join(dir, 'home');
-  const cwd = join(dir, 'project');
-  mkdirSync(join(homeDir, '.qwen'), { recursive: true });
-  mkdirSync(cwd);
-  const settings = join(homeDir, '.qwen', 'settings.json');
-  return { homeDir, cwd, runtimeDir: join(dir, 'run'), write: (value: unknown) => writeFileSync(settings, JSON.stringify(value, null, 2)) };
+/** A temp workspace whose user settings `write` replaces. */
+function workspace(scope: TestScope) {
+  const ws = scope.workspace('mcp-live-hung-');
+  return { ...ws, write: (value: unknown) => ws.write(ws.userSettings, value) };
 }
 
 /** Waits until the statuses satisfy `ok`, at most `ms`; fails with the last statuses otherwise. */
@@ -43,16 +28,16 @@ async function until(l: McpLive, ok: (all: readonly ServerStatus[]) => boolean, 
 const is = (all: readonly ServerStatus[], name: string, state: string, reason?: string) =>
   all.some((s) => s.name === name && s.state === state && s.reason === reason);
 
-describe('a hung server never freezes later changes (real processes, real settings file)', () => {
-  it('mcp.excluded blocks a connected server and aborts the hung connect within debounce + 1 s', async () => {
-    const ws = workspace();
-    const hangLog = join(dir, 'hang.log');
+describe.concurrent('a hung server never freezes later changes (real processes, real settings file)', () => {
+  it('mcp.excluded blocks a connected server and aborts the hung connect within debounce + 1 s', async ({ scope }) => {
+    const ws = workspace(scope);
+    const hangLog = join(ws.dir, 'hang.log');
     const servers = {
       good: { command: process.execPath, args: [fixture('echo-server.mjs')] },
       hang: { command: process.execPath, args: [fixture('hang-server.mjs'), '--start-log', hangLog], timeout: 2_000_000_000, connectTimeout: 2_000_000_000 },
     };
     ws.write({ mcpServers: servers });
-    live = createMcpLive({ cwd: ws.cwd, homeDir: ws.homeDir, runtimeDir: ws.runtimeDir, debounceMs: DEBOUNCE_MS });
+    const live = scope.track(createMcpLive({ cwd: ws.cwd, homeDir: ws.homeDir, runtimeDir: ws.runtimeDir, debounceMs: DEBOUNCE_MS }));
     // Resolves with `ready`, after the first pass: that pass waits on hang until the write below.
     const started = live.start();
     await until(live, (all) => is(all, 'good', 'connected') && is(all, 'hang', 'connecting'), 20_000);
@@ -72,19 +57,19 @@ describe('a hung server never freezes later changes (real processes, real settin
     await started;
   });
 
-  it('a pass waiting for a stubborn process to end does not hold up an exclusion', async () => {
-    const ws = workspace();
+  it('a pass waiting for a stubborn process to end does not hold up an exclusion', async ({ scope }) => {
+    const ws = workspace(scope);
     const good = { command: process.execPath, args: [fixture('echo-server.mjs')] };
-    // Ignores stdin EOF and SIGTERM: only SIGKILL, after the kill grace (6 s here), ends it.
+    // Ignores stdin EOF and SIGTERM: only SIGKILL, after the kill grace (4.5 s here: twice what the exclusion below takes on a loaded machine), ends it.
     const stubborn = { command: process.execPath, args: [fixture('echo-server.mjs'), '--stubborn'] };
     ws.write({ mcpServers: { good, stubborn } });
-    const connector = createMcpConnector({ killGraceMs: 6_000 });
-    live = createMcpLive({ cwd: ws.cwd, homeDir: ws.homeDir, runtimeDir: ws.runtimeDir, debounceMs: DEBOUNCE_MS, connector });
+    const connector = createMcpConnector({ killGraceMs: 4_500 });
+    const live = scope.track(createMcpLive({ cwd: ws.cwd, homeDir: ws.homeDir, runtimeDir: ws.runtimeDir, debounceMs: DEBOUNCE_MS, connector }));
     await live.start();
     const stubbornPid = live.statusReport().find((s) => s.name === 'stubborn')?.pid;
     expect(stubbornPid).toBeTypeOf('number');
 
-    // Removing it starts a pass that waits ~6.5 s for the process to end …
+    // Removing it starts a pass that waits ~5 s for the process to end …
     ws.write({ mcpServers: { good } });
     await until(live, (all) => is(all, 'stubborn', 'disconnected'), 10_000);
     // … and an exclusion written meanwhile is applied while the process is still there.
