@@ -17,7 +17,7 @@ export function runIn(ws: Workspace, ...args: string[]): Promise<CliRun> {
 }
 
 /** Vitest's `onTestFinished`: the test context's one, which concurrent tests need. */
-export type OnFinished = (fn: () => Promise<void>) => void;
+export type OnFinished = (fn: () => void | Promise<void>) => void;
 
 /**
  * A temp home + workspace with helpers to write settings the way editors do. Given the test's
