@@ -38,7 +38,6 @@ export { createReconciler, type PassRequest, type Reconciler, type ReconcilerDep
 export { connectMcp, createMcpConnector, type McpConnectorOptions } from './sinks/mcp/connector.js';
 export { createOAuthManager, type OAuthManager } from './sinks/remote/oauthManager.js';
 export { createOAuthTokenStore, type OAuthTokenStore } from './sinks/files/oauthTokenStore.js';
-export type { OAuthSettings } from './model/oauth/oauthSettings.js';
 export {
   NeedsAuthorization,
   SharedConnectionRestarted,
