@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
-import { CliSession, FIXTURES, ROOT, Workspace, type Ev } from './cliSession.js';
+import { CliSession, FIXTURES, resultOf, ROOT, Workspace, type Ev, type OnFinished } from './cliSession.js';
 
 /**
  * Headless (decisions 92, 93, 95 and 97): a server's form becomes an `elicitation` event
@@ -10,26 +10,16 @@ import { CliSession, FIXTURES, ROOT, Workspace, type Ev } from './cliSession.js'
  * `timeout`, and prompts and resources are one command away.
  */
 
-let ws: Workspace | undefined;
-let cli: CliSession | undefined;
-
-afterEach(async () => {
-  await cli?.stop();
-  cli = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-
 afterAll(() => {
   expect(descendants().filter((p) => MCP_TEST_SERVERS.test(p.command))).toEqual([]);
 });
 
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const resultOf = (id: string) => (e: Ev) => e.type === 'result' && e.id === id;
 const textOf = (result: Ev) => (result.data as { content: { text: string }[] }).content.map((c) => c.text).join('');
 
-function start(servers: Record<string, unknown>): CliSession {
-  ws = new Workspace();
+/** A session with these user servers, in a workspace of its own, ended with the test. */
+function start(onFinished: OnFinished, servers: Record<string, unknown>): CliSession {
+  const ws = new Workspace(onFinished);
   ws.write(ws.userSettings, { mcpServers: servers });
   return CliSession.start(ws);
 }
@@ -40,9 +30,9 @@ const requests = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe('mcp-live --json: elicitation', () => {
-  it('an elicitation event is answered with elicit; accepting {} gets every default; decline is decline', async () => {
-    cli = start({ req: requests() });
+describe.concurrent('mcp-live --json: elicitation', () => {
+  it('an elicitation event is answered with elicit; accepting {} gets every default; decline is decline', async ({ onTestFinished }) => {
+    const cli = start(onTestFinished, { req: requests() });
     cli.send({ id: 'c1', cmd: 'call', tool: 'mcp__req__defaults' });
     const asked = await cli.waitFor((e) => e.type === 'elicitation', { what: 'the form' });
     expect(asked).toMatchObject({
@@ -72,8 +62,8 @@ describe('mcp-live --json: elicitation', () => {
     expect(JSON.parse(textOf(await cli.waitFor(resultOf('c2'), { from: mark })))).toEqual({ action: 'decline' });
   }, 60_000);
 
-  it('a form nobody answers within the entry\'s timeout is cancelled; a late elicit is told so', async () => {
-    cli = start({ req: requests({ timeout: 500, connectTimeout: 15_000 }) });
+  it('a form nobody answers within the entry\'s timeout is cancelled; a late elicit is told so', async ({ onTestFinished }) => {
+    const cli = start(onTestFinished, { req: requests({ timeout: 500, connectTimeout: 15_000 }) });
     cli.send({ id: 'c1', cmd: 'call', tool: 'mcp__req__defaults', timeout: 15_000 });
     const asked = await cli.waitFor((e) => e.type === 'elicitation', { what: 'the form' });
     const result = await cli.waitFor(resultOf('c1'), { what: 'the call answered' });
@@ -87,9 +77,9 @@ describe('mcp-live --json: elicitation', () => {
   }, 60_000);
 });
 
-describe('mcp-live --json: calls, prompts, resources', () => {
-  it('a call reports progress under its id and takes its own timeout; a quiet call past it says which knob to raise', async () => {
-    cli = start({ every: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, req: requests() });
+describe.concurrent('mcp-live --json: calls, prompts, resources', () => {
+  it('a call reports progress under its id and takes its own timeout; a quiet call past it says which knob to raise', async ({ onTestFinished }) => {
+    const cli = start(onTestFinished, { every: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, req: requests() });
     cli.send({ id: 'p1', cmd: 'call', tool: 'mcp__every__trigger-long-running-operation', args: { duration: 1, steps: 4 }, timeout: 600 });
     const done = await cli.waitFor(resultOf('p1'), { what: 'the long call answered' });
     expect(done.ok).toBe(true);
@@ -107,8 +97,8 @@ describe('mcp-live --json: calls, prompts, resources', () => {
     expect(await cli.waitFor(resultOf('t2'))).toMatchObject({ ok: false, error: '"timeout" must be a positive number of milliseconds' });
   }, 60_000);
 
-  it('get-prompt and read-resource answer with what the server gave; sampling is refused in words', async () => {
-    cli = start({ every: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, req: requests() });
+  it('get-prompt and read-resource answer with what the server gave; sampling is refused in words', async ({ onTestFinished }) => {
+    const cli = start(onTestFinished, { every: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, req: requests() });
     cli.send({ id: 'g1', cmd: 'get-prompt', name: 'args-prompt', args: { city: 'Lyon' } });
     const prompt = await cli.waitFor(resultOf('g1'));
     expect(prompt).toMatchObject({ ok: true, data: { messages: [{ role: 'user', content: { text: "What's weather in Lyon?" } }] } });
