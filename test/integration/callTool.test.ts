@@ -1,13 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { BehaviorSubject, asyncScheduler, filter, firstValueFrom, type Observable } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../src/index.js';
 import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { fakeConnector } from '../marbles/fakeConnector.js';
-import { closeTracked, connectOnce, fixture, nodeServer, textOf, track } from './mcpServers.js';
-import { waitForNoLeftovers } from './processes.js';
+import { connectOnce, fixture, nodeServer, textOf } from './mcpServers.js';
+import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
 
 /**
  * The library's side of "never lies, never stalls" (decisions 64, 65 and 68): a call made at
@@ -18,39 +15,27 @@ import { waitForNoLeftovers } from './processes.js';
 
 const fake = (...args: string[]) => ({ command: 'fake', args });
 
-let dir: string;
-let live: McpLive | undefined;
-
-/** A session on temp directories, servers from a stream, connected by the process-free fake connector. */
-function session(servers$: Observable<Record<string, unknown>>, options: Partial<McpLiveOptions> = {}): McpLive {
-  dir = mkdtempSync(join(tmpdir(), 'mcp-live-calls-'));
-  mkdirSync(join(dir, 'home'));
-  mkdirSync(join(dir, 'project'));
-  live = createMcpLive({
-    homeDir: join(dir, 'home'),
-    cwd: join(dir, 'project'),
-    runtimeDir: join(dir, 'run'),
-    debounceMs: 20,
-    connector: fakeConnector(asyncScheduler).connector,
-    extraSources: [{ scope: 'user', source: 'stream', servers$ }],
-    ...options,
-  });
-  return live;
+/** A session on a temp workspace, servers from a stream, connected by the process-free fake connector. */
+function session(scope: TestScope, servers$: Observable<Record<string, unknown>>, options: Partial<McpLiveOptions> = {}): McpLive {
+  const ws = scope.workspace('mcp-live-calls-', { qwen: false });
+  return scope.track(
+    createMcpLive({
+      homeDir: ws.homeDir,
+      cwd: ws.cwd,
+      runtimeDir: ws.runtimeDir,
+      debounceMs: 20,
+      connector: fakeConnector(asyncScheduler).connector,
+      extraSources: [{ scope: 'user', source: 'stream', servers$ }],
+      ...options,
+    }),
+  );
 }
 
-afterEach(async () => {
-  await live?.dispose();
-  live = undefined;
-  await closeTracked();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 describe('createMcpLive().dispose', () => {
-  it('may be called more than once: every call waits for the one disposal', async () => {
-    const l = session(new BehaviorSubject({ a: fake() }));
+  it('may be called more than once: every call waits for the one disposal', async ({ scope }) => {
+    const l = session(scope, new BehaviorSubject({ a: fake() }));
     await l.start();
     let ended = false;
     l.events$.subscribe({ complete: () => (ended = true) });
@@ -63,21 +48,21 @@ describe('createMcpLive().dispose', () => {
 });
 
 describe('createMcpLive().callTool before the first pass', () => {
-  it('before start() it rejects: nothing is configured yet, and nothing will be', async () => {
-    const l = session(new BehaviorSubject({ a: fake() }));
+  it('before start() it rejects: nothing is configured yet, and nothing will be', async ({ scope }) => {
+    const l = session(scope, new BehaviorSubject({ a: fake() }));
     await expect(l.callTool('mcp__a__echo', {})).rejects.toThrow('mcp-live is not started: call start() first');
   });
 
-  it('right after start() it waits for the first pass and reaches its server', async () => {
-    const l = session(new BehaviorSubject({ a: fake('connect=200') }));
+  it('right after start() it waits for the first pass and reaches its server', async ({ scope }) => {
+    const l = session(scope, new BehaviorSubject({ a: fake('connect=200') }));
     const started = l.start();
     const call = l.callTool('mcp__a__echo', { text: 'early' });
     await expect(call).resolves.toEqual({ tool: 'echo', args: { text: 'early' } });
     await started;
   });
 
-  it('a listed tool is called at once, while the first pass still waits for a hung server', async () => {
-    const l = session(new BehaviorSubject({ a: fake(), h: fake('hang') }));
+  it('a listed tool is called at once, while the first pass still waits for a hung server', async ({ scope }) => {
+    const l = session(scope, new BehaviorSubject({ a: fake(), h: fake('hang') }));
     const started = l.start();
     await firstValueFrom(l.tools$.pipe(filter((tools) => tools.length > 0)));
     await expect(l.callTool('mcp__a__echo', { text: 'now' })).resolves.toEqual({ tool: 'echo', args: { text: 'now' } });
@@ -88,8 +73,8 @@ describe('createMcpLive().callTool before the first pass', () => {
     await started.catch(() => undefined);
   });
 
-  it('a signal that aborts while it waits ends the wait at once', async () => {
-    const l = session(new BehaviorSubject({ a: fake('connect=60000') }));
+  it('a signal that aborts while it waits ends the wait at once', async ({ scope }) => {
+    const l = session(scope, new BehaviorSubject({ a: fake('connect=60000') }));
     const started = l.start();
     const abort = new AbortController();
     const call = l.callTool('mcp__a__echo', {}, { signal: abort.signal });
@@ -101,12 +86,12 @@ describe('createMcpLive().callTool before the first pass', () => {
 });
 
 describe('createMcpLive(): what a host renders', () => {
-  it('tools$ and prompts.list$ emit only real changes; trust and the hints reach the host', async () => {
+  it('tools$ and prompts.list$ emit only real changes; trust and the hints reach the host', async ({ scope }) => {
     const servers = new BehaviorSubject<Record<string, unknown>>({
       a: { ...fake('prompts=p1'), trust: true },
       b: fake('connect=100', 'prompts=p2'),
     });
-    const l = session(servers, {
+    const l = session(scope, servers, {
       hints: 'json',
       extraSources: [
         { scope: 'user', source: 'stream', servers$: servers },
@@ -146,9 +131,9 @@ describe('createMcpLive(): what a host renders', () => {
 });
 
 describe('a cancelled call (real server)', () => {
-  it('rejects at once with the reason, the server is told, and the connection goes on', async () => {
+  it('rejects at once with the reason, the server is told, and the connection goes on', async ({ scope }) => {
     const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '60000'], { timeout: 30_000 });
-    const connection = track(await connectOnce(connectMcp('cancel', config)));
+    const connection = scope.closes(await connectOnce(connectMcp('cancel', config)));
     const abort = new AbortController();
     const call = connection.callTool('slow', {}, { signal: abort.signal });
     // Cancel once the server has the request: an echo sent after it has come back.

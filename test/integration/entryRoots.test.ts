@@ -1,13 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BehaviorSubject, filter, firstValueFrom, map, timeout } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive } from '../../src/index.js';
 import type { ServerStatus } from '../../src/model/status.js';
 import { fixture, textOf } from './mcpServers.js';
-import { waitForNoLeftovers } from './processes.js';
+import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
 
 /**
  * Per-entry `roots` (decision 243) against a real server that reports what it was
@@ -17,30 +15,13 @@ import { waitForNoLeftovers } from './processes.js';
 
 const rootsServer = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [fixture('client-requests-server.mjs')], ...extra });
 
-let dir: string | undefined;
-let live: McpLive | undefined;
+noLeftoversAfterAll();
 
-afterEach(async () => {
-  await live?.dispose();
-  live = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
-
-async function session(servers$: BehaviorSubject<Record<string, unknown>>): Promise<McpLive> {
-  dir = mkdtempSync(join(tmpdir(), 'mcp-live-roots-'));
-  mkdirSync(join(dir, 'home'));
-  mkdirSync(join(dir, 'project'));
-  live = createMcpLive({
-    homeDir: join(dir, 'home'),
-    cwd: join(dir, 'project'),
-    runtimeDir: join(dir, 'run'),
-    debounceMs: 20,
-    extraSources: [{ scope: 'user', source: 'stream', servers$ }],
-  });
+async function session(scope: TestScope, servers$: BehaviorSubject<Record<string, unknown>>): Promise<McpLive> {
+  const ws = scope.workspace('mcp-live-roots-', { qwen: false });
+  const live = scope.track(
+    createMcpLive({ homeDir: ws.homeDir, cwd: ws.cwd, runtimeDir: ws.runtimeDir, debounceMs: 20, extraSources: [{ scope: 'user', source: 'stream', servers$ }] }),
+  );
   await live.start();
   return live;
 }
@@ -59,9 +40,10 @@ async function offered(l: McpLive, name: string): Promise<{ capability: unknown;
   return JSON.parse(textOf(await l.callTool(`mcp__${name}__roots`, {}))) as { capability: unknown; roots: unknown };
 }
 
-describe('roots per entry', () => {
-  it('absent: the workspace, with listChanged; false: no roots capability at all; a list: exactly those, as file URIs', async () => {
+describe.concurrent('roots per entry', () => {
+  it('absent: the workspace, with listChanged; false: no roots capability at all; a list: exactly those, as file URIs', async ({ scope }) => {
     const l = await session(
+      scope,
       new BehaviorSubject<Record<string, unknown>>({
         session: rootsServer(),
         none: rootsServer({ roots: false }),
@@ -88,9 +70,9 @@ describe('roots per entry', () => {
     });
   }, 30_000);
 
-  it('a changed roots entry reconnects that server, which then sees the new roots', async () => {
+  it('a changed roots entry reconnects that server, which then sees the new roots', async ({ scope }) => {
     const servers$ = new BehaviorSubject<Record<string, unknown>>({ own: rootsServer({ roots: ['a'] }) });
-    const l = await session(servers$);
+    const l = await session(scope, servers$);
     const first = await connected(l, 'own');
     expect((await offered(l, 'own')).roots).toEqual([{ uri: pathToFileURL(join(l.cwd, 'a')).href, name: 'a' }]);
 

@@ -1,29 +1,19 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../src/index.js';
+import { describe, expect } from 'vitest';
+import { createMcpLive } from '../../src/index.js';
 import type { LogEvent } from '../../src/model/events.js';
 import { fixture } from './mcpServers.js';
-import { isAlive, waitForNoLeftovers } from './processes.js';
+import { isAlive } from './processes.js';
+import { it, noLeftoversAfterAll } from './workspace.js';
 
 /**
  * Decision 58 end to end: installing a second extension that names the same server must not swap
  * the running process for its own. Real extension directories, real watcher, real processes.
  */
 
-let dir: string;
-let live: McpLive | undefined;
-
-afterEach(async () => {
-  await live?.dispose();
-  live = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 function installExtension(home: string, name: string, args: string[]): string {
   const root = join(home, '.qwen', 'extensions', name);
@@ -35,13 +25,10 @@ function installExtension(home: string, name: string, args: string[]): string {
 }
 
 describe('an extension cannot hijack another extension\'s server', () => {
-  it('zzz-later, installed second, is ignored with a warning naming both; ext-one\'s process keeps running', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mcp-live-ext-conflict-'));
-    const home = join(dir, 'home');
-    const cwd = join(dir, 'project');
-    mkdirSync(cwd, { recursive: true });
+  it('zzz-later, installed second, is ignored with a warning naming both; ext-one\'s process keeps running', async ({ scope }) => {
+    const { homeDir: home, cwd } = scope.workspace('mcp-live-ext-conflict-', { qwen: false });
     const oneManifest = installExtension(home, 'ext-one', ['--from', 'one']);
-    live = createMcpLive({ homeDir: home, cwd, debounceMs: 30 });
+    const live = scope.track(createMcpLive({ homeDir: home, cwd, debounceMs: 30 }));
     // The warning, or (before the fix) the swap: whichever comes first, so a regression fails fast.
     const outcome = firstValueFrom(
       live.events$.pipe(

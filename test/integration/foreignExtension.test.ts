@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../src/index.js';
+import { filter, firstValueFrom } from 'rxjs';
+import { describe, expect } from 'vitest';
+import { createMcpLive } from '../../src/index.js';
 import type { LogEvent, McpLiveEvent } from '../../src/model/events.js';
 import { ndjsonWriter } from '../../src/sinks/ndjsonWriter.js';
 import { eventLogText } from '../../src/sinks/ui/eventLogLine.js';
 import { echoEntry } from './mcpServers.js';
-import { waitForNoLeftovers } from './processes.js';
+import { it, noLeftoversAfterAll } from './workspace.js';
 
 /**
  * A Gemini CLI extension copied into the qwen profile's extensions directory (decision 253):
@@ -16,31 +16,19 @@ import { waitForNoLeftovers } from './processes.js';
  * UI's log, the NDJSON stream), terminal-safe there, and runs nothing of it.
  */
 
-let dir: string;
-let live: McpLive | undefined;
-afterEach(async () => {
-  await live?.dispose();
-  live = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 describe('a gemini-extension.json under the qwen profile', () => {
-  it('is named in one warning, terminal-safe in the log and on the NDJSON line; its servers do not run', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mcp-live-foreign-ext-'));
-    const home = join(dir, 'home');
-    const cwd = join(dir, 'project');
+  it('is named in one warning, terminal-safe in the log and on the NDJSON line; its servers do not run', async ({ scope }) => {
+    const { homeDir: home, cwd } = scope.workspace('mcp-live-foreign-ext-');
     // A directory name is text from outside too.
     const name = 'gem\u001b]0;pwned\u0007';
     const extension = join(home, '.qwen', 'extensions', name);
     mkdirSync(extension, { recursive: true });
-    mkdirSync(cwd);
     writeFileSync(join(extension, 'gemini-extension.json'), JSON.stringify({ name: 'gem', version: '1.0.0', mcpServers: { fromGemini: echoEntry() } }));
     writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify({ mcpServers: { mine: echoEntry() } }));
 
-    live = createMcpLive({ homeDir: home, cwd, debounceMs: 50 });
+    const live = scope.track(createMcpLive({ homeDir: home, cwd, debounceMs: 50 }));
     const events: McpLiveEvent[] = [];
     live.events$.subscribe((e) => events.push(e));
     await live.start();
@@ -54,8 +42,10 @@ describe('a gemini-extension.json under the qwen profile', () => {
     expect(live.statusReport().map((s) => s.name)).toEqual(['mine']);
 
     // Shown once: a reload reads everything again and says nothing new.
+    // The reload's pass comes after its reading: a second warning would be there by then.
+    const reloaded = firstValueFrom(live.events$.pipe(filter((e) => e.type === 'reconcile' && e.trigger === 'reload')));
     live.reload();
-    await new Promise((r) => setTimeout(r, 300));
+    await reloaded;
     expect(warned()).toHaveLength(1);
 
     // Where it is shown: the UI's log line and the NDJSON line carry no raw escape.

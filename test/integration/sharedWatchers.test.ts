@@ -1,25 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { defer, filter, finalize, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../src/index.js';
+import { describe, expect } from 'vitest';
+import { createMcpLive } from '../../src/index.js';
 import { chokidarWatchFactory, type WatchFactory } from '../../src/streams/watchFactory.js';
 import { fixture } from './mcpServers.js';
-import { waitForNoLeftovers } from './processes.js';
+import { it, noLeftoversAfterAll } from './workspace.js';
 
-let dir: string;
-let live: McpLive | undefined;
-
-afterEach(async () => {
-  await live?.dispose();
-  live = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** chokidar, counting the watchers open per directory. */
 function countingChokidar() {
@@ -36,14 +24,10 @@ function countingChokidar() {
 }
 
 describe('one watcher per directory (decision 108)', () => {
-  it('a session opens one chokidar watcher for ~/.qwen and one for the workspace, and still sees every file in them', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mcp-live-shared-'));
-    const homeDir = join(dir, 'home');
-    const cwd = join(dir, 'project');
-    mkdirSync(join(homeDir, '.qwen'), { recursive: true });
-    mkdirSync(join(cwd, '.qwen'), { recursive: true });
+  it('a session opens one chokidar watcher for ~/.qwen and one for the workspace, and still sees every file in them', async ({ scope }) => {
+    const { homeDir, cwd } = scope.workspace('mcp-live-shared-', { extra: ['project/.qwen'] });
     const chokidar = countingChokidar();
-    live = createMcpLive({ homeDir, cwd, debounceMs: 30, watch: chokidar.watch });
+    const live = scope.track(createMcpLive({ homeDir, cwd, debounceMs: 30, watch: chokidar.watch }));
     await live.start();
 
     // settings.json, mcpApprovals.json, trustedFolders.json and the missing extensions/ live in
@@ -67,7 +51,6 @@ describe('one watcher per directory (decision 108)', () => {
     expect(new Set(chokidar.opened).size).toBe(chokidar.opened.length);
 
     await live.dispose();
-    live = undefined;
     expect([...chokidar.open.values()].every((n) => n === 0)).toBe(true);
   });
 });

@@ -1,11 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive, type ServerStatus } from '../../../src/index.js';
 import { fixture, textOf } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
 
 /**
  * The `lsp__*` tools' answer for a file whose language server is configured but cannot answer
@@ -16,28 +15,14 @@ import { waitForNoLeftovers } from '../processes.js';
 
 const LSP_PROCESSES = /lsp-server\.mjs/;
 
-let dir: string;
-let live: McpLive | undefined;
-afterEach(async () => {
-  await live?.dispose();
-  live = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers(LSP_PROCESSES)).toEqual([]);
-});
+noLeftoversAfterAll(LSP_PROCESSES);
 
-function world() {
-  dir = mkdtempSync(join(tmpdir(), 'mcp-live-lsp-unavailable-'));
-  const home = join(dir, 'home');
-  const cwd = join(dir, 'project');
-  mkdirSync(join(home, '.qwen'), { recursive: true });
-  mkdirSync(cwd, { recursive: true });
-  writeFileSync(join(cwd, 'notes.md'), 'hello markdown\n');
-  writeFileSync(join(cwd, 'notes.txt'), 'hello text\n');
-  writeFileSync(join(cwd, 'script.rb'), 'puts 1\n');
-  const settings = join(home, '.qwen', 'settings.json');
-  return { home, cwd, settings, write: (file: string, value: unknown) => writeFileSync(file, JSON.stringify(value, null, 2)) };
+function world(scope: TestScope) {
+  const ws = scope.workspace('mcp-live-lsp-unavailable-');
+  writeFileSync(join(ws.cwd, 'notes.md'), 'hello markdown\n');
+  writeFileSync(join(ws.cwd, 'notes.txt'), 'hello text\n');
+  writeFileSync(join(ws.cwd, 'script.rb'), 'puts 1\n');
+  return { dir: ws.dir, home: ws.homeDir, cwd: ws.cwd, settings: ws.userSettings, write: ws.write };
 }
 
 const languageServer = (ext: string, language: string, more: Record<string, unknown> = {}) => ({
@@ -47,8 +32,8 @@ const languageServer = (ext: string, language: string, more: Record<string, unkn
   ...more,
 });
 
-async function started(w: ReturnType<typeof world>): Promise<McpLive> {
-  live = createMcpLive({ homeDir: w.home, cwd: w.cwd, debounceMs: 50 });
+async function started(scope: TestScope, w: ReturnType<typeof world>): Promise<McpLive> {
+  const live = scope.track(createMcpLive({ homeDir: w.home, cwd: w.cwd, debounceMs: 50 }));
   await live.start();
   return live;
 }
@@ -62,12 +47,12 @@ async function hover(l: McpLive, file: string): Promise<{ text: string; isError:
   return { text: textOf(result), isError: result.isError === true };
 }
 
-describe('lsp__* tools for a file whose language server cannot answer (decision 252)', () => {
-  it('pending approval: says so with the approval, and answers once approved; disabled for the session: says how to enable it', async () => {
-    const w = world();
+describe.concurrent('lsp__* tools for a file whose language server cannot answer (decision 252)', () => {
+  it('pending approval: says so with the approval, and answers once approved; disabled for the session: says how to enable it', async ({ scope }) => {
+    const w = world(scope);
     w.write(w.settings, { lspServers: { txt: languageServer('.txt', 'plaintext') } });
     w.write(join(w.cwd, '.lsp.json'), { md: languageServer('.md', 'markdown') });
-    const l = await started(w);
+    const l = await started(scope, w);
     await until(l, 'lsp:txt', (s) => s.state === 'connected');
     expect(l.statusReport().find((s) => s.name === 'lsp:md')).toMatchObject({ reason: 'pending_approval' });
 
@@ -92,10 +77,10 @@ describe('lsp__* tools for a file whose language server cannot answer (decision 
     expect((await hover(l, 'notes.txt')).isError).toBe(false);
   });
 
-  it('disabled in settings, excluded, failed: each with its fix, as the settings file changes; a file none takes keeps its words', async () => {
-    const w = world();
+  it('disabled in settings, excluded, failed: each with its fix, as the settings file changes; a file none takes keeps its words', async ({ scope }) => {
+    const w = world(scope);
     w.write(w.settings, { lspServers: { md: languageServer('.md', 'markdown', { disabled: true }) } });
-    const l = await started(w);
+    const l = await started(scope, w);
     await until(l, 'lsp:md', (s) => s.reason === 'disabled');
     expect(await hover(l, 'notes.md')).toEqual({
       text: `the language server lsp:md for .md files is disabled in settings: remove "disabled": true from its entry in ${w.settings}`,
@@ -106,7 +91,7 @@ describe('lsp__* tools for a file whose language server cannot answer (decision 
     await until(l, 'lsp:md', (s) => s.reason === 'excluded');
     expect((await hover(l, 'notes.md')).text).toBe('the language server lsp:md for .md files is excluded by lsp.excluded: remove "md" from lsp.excluded');
 
-    const missing = join(dir, 'no-such-language-server');
+    const missing = join(w.dir, 'no-such-language-server');
     w.write(w.settings, { lspServers: { md: { command: missing, extensionToLanguage: { '.md': 'markdown' } } } });
     const failed = await until(l, 'lsp:md', (s) => s.state === 'error');
     expect(failed.error).toBeDefined();
