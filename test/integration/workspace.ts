@@ -1,7 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { filter, firstValueFrom, map, timeout } from 'rxjs';
 import { afterAll, expect, it as base } from 'vitest';
+import type { McpLive } from '../../src/index.js';
+import type { ServerStatus } from '../../src/model/status.js';
 import { MCP_TEST_SERVERS, waitForNoLeftovers } from './processes.js';
 
 /**
@@ -119,4 +122,15 @@ export function noLeftoversAfterAll(pattern: RegExp = MCP_TEST_SERVERS): void {
   afterAll(async () => {
     expect(await waitForNoLeftovers(pattern)).toEqual([]);
   });
+}
+
+/** The status of `name` once `test` accepts it; fails after `ms`. */
+export function until(live: McpLive, name: string, test: (s: ServerStatus) => boolean, ms = 15_000): Promise<ServerStatus> {
+  return firstValueFrom(
+    live.servers$.pipe(
+      map((all) => all.find((s) => s.name === name)),
+      filter((s): s is ServerStatus => s !== undefined && test(s)),
+      timeout(ms),
+    ),
+  );
 }

@@ -2,7 +2,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
-  McpError,
   PromptListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -14,7 +13,7 @@ import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
-import { it } from './gatewayKit.js';
+import { errorOf, it } from './gatewayKit.js';
 
 /**
  * The gateway core: SDK clients over in-memory transports, a real McpLive over real
@@ -47,16 +46,6 @@ function notifications(client: Client, schema: typeof ToolListChangedNotificatio
       waiting = [];
     },
   };
-}
-
-async function errorOf(request: Promise<unknown>): Promise<McpError> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof McpError) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
 }
 
 describe.concurrent('lists and requests, as the backends give them', () => {

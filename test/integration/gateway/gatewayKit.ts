@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { it as base } from 'vitest';
 import { createMcpLive } from '../../../src/createMcpLive.js';
@@ -85,3 +85,14 @@ export const it = base.extend<{ opened: Opened; gatewayOver: GatewayOver; client
   clientOf: async ({ opened }, use) => use(opened.clientOf),
   direct: async ({ opened }, use) => use(opened.direct),
 });
+
+/** The McpError a request fails with; fails if it succeeds or fails otherwise. */
+export async function errorOf(request: Promise<unknown>): Promise<McpError> {
+  try {
+    await request;
+  } catch (error) {
+    if (error instanceof McpError) return error;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
+}

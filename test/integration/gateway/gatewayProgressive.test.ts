@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';
-import { it } from './gatewayKit.js';
+import { errorOf, it } from './gatewayKit.js';
 
 /**
  * Progressive discovery through the gateway (decisions 216–218): SDK clients over in-memory
@@ -58,16 +58,6 @@ function reason(gateway: Gateway, qualified: string, name: string): string {
   const words = gateway.live.toolNotFoundMessage(qualified);
   expect(words.startsWith(`Tool "${qualified}" is not available`)).toBe(true);
   return words.replace(`Tool "${qualified}"`, `Tool "${name}"`);
-}
-
-async function errorOf(request: Promise<unknown>): Promise<McpError> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof McpError) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
 }
 
 describe.concurrent("progressive: 'always'", () => {

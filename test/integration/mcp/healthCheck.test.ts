@@ -1,15 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { filter, firstValueFrom, from, lastValueFrom, map, timeout } from 'rxjs';
+import { filter, firstValueFrom, from, lastValueFrom, timeout } from 'rxjs';
 import { describe, expect } from 'vitest';
-import { createMcpLive, type McpLive } from '../../../src/createMcpLive.js';
+import { createMcpLive } from '../../../src/createMcpLive.js';
 import type { Connection } from '../../../src/model/connection.js';
-import type { ServerStatus } from '../../../src/model/status.js';
 import type { ResolvedServerConfig } from '../../../src/model/types.js';
 import { createMcpConnector, type McpConnection } from '../../../src/sinks/mcp/connector.js';
 import { lazyConnector } from '../../../src/sinks/mcp/lazyConnector.js';
 import { connectOnce, fixture, remoteServer, textOf } from '../mcpServers.js';
 import { sleep } from '../processes.js';
-import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
+import { it, noLeftoversAfterAll, until, type TestScope } from '../workspace.js';
 
 /**
  * Health checks (decision 241) against a real Streamable HTTP server process
@@ -110,13 +109,3 @@ describe.concurrent('a server that stops answering', () => {
     expect(textOf(await live.callTool('mcp__web__echo', { text: 'alive' }))).toBe('alive');
   }, 40_000);
 });
-
-function until(l: McpLive, name: string, test: (s: ServerStatus) => boolean, ms = 15_000): Promise<ServerStatus> {
-  return firstValueFrom(
-    l.servers$.pipe(
-      map((all) => all.find((s) => s.name === name)),
-      filter((s): s is ServerStatus => s !== undefined && test(s)),
-      timeout(ms),
-    ),
-  );
-}
