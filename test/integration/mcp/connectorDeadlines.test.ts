@@ -1,8 +1,8 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { connectMcp, timedOut } from '../../../src/sinks/mcp/connector.js';
 import { resolveServerConfig } from '../../../src/model/settings/validate.js';
-import { closeTracked, connectOnce, errorOf, fixture, nodeServer, textOf, track } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { connectOnce, errorOf, fixture, nodeServer, textOf } from '../mcpServers.js';
+import { it, noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * Decision 24, SPEC §11: `timeout` is the request timeout (default 600 000 ms),
@@ -10,12 +10,9 @@ import { waitForNoLeftovers } from '../processes.js';
  * Real processes over stdio.
  */
 
-afterEach(closeTracked);
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
-describe('connectMcp: two deadlines', () => {
+describe.concurrent('connectMcp: two deadlines', () => {
   it('connectTimeout, not timeout, ends a hung connect — and the error names "connectTimeout"', async () => {
     const config = nodeServer(fixture('hang-server.mjs'), [], { timeout: 60_000, connectTimeout: 2_000 });
     const started = Date.now();
@@ -25,21 +22,21 @@ describe('connectMcp: two deadlines', () => {
     expect(Date.now() - started).toBeLessThan(2_000 + 6_000);
   }, 20_000);
 
-  it('timeout, not connectTimeout, ends a slow call — and the error names "timeout"; the connection stays', async () => {
+  it('timeout, not connectTimeout, ends a slow call — and the error names "timeout"; the connection stays', async ({ scope }) => {
     const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '30000'], { timeout: 1_500, connectTimeout: 20_000 });
-    const connection = track(await connectOnce(connectMcp('slow-call', config)));
+    const connection = scope.closes(await connectOnce(connectMcp('slow-call', config)));
     await expect(connection.callTool('slow', {})).rejects.toThrow(`timed out after 1500 ms (raise "timeout" in the server's entry)`);
     expect(textOf(await connection.callTool('echo', { text: 'still here' }))).toBe('still here');
   }, 20_000);
 
-  it('the default request timeout (600 000 ms) outlasts the connect deadline: a call longer than connectTimeout completes', async () => {
+  it('the default request timeout (600 000 ms) outlasts the connect deadline: a call longer than connectTimeout completes', async ({ scope }) => {
     const resolution = resolveServerConfig(
       { command: process.execPath, args: [fixture('echo-server.mjs'), '--slow-tool', '2500'], connectTimeout: 1_500 },
       {},
     );
     if (!resolution.ok) throw new Error(resolution.error);
     expect(resolution.resolved).toMatchObject({ timeout: 600_000, connectTimeout: 1_500 });
-    const connection = track(await connectOnce(connectMcp('patient', resolution.resolved)));
+    const connection = scope.closes(await connectOnce(connectMcp('patient', resolution.resolved)));
     const started = Date.now();
     expect(textOf(await connection.callTool('slow', {}))).toBe('slow done');
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
