@@ -4,15 +4,16 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelco
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe } from 'vitest';
 import { createMcpLive } from '../../../src/createMcpLive.js';
 import { createGateway, type Gateway } from '../../../src/sinks/gateway/gateway.js';
 import { relayStdio, type RelayEnd } from '../../../src/sinks/gateway/gatewayDaemon.js';
-import { claimGatewaySocket, connectGateway, gatewayAddress, type GatewayAddress, type GatewaySocket } from '../../../src/sinks/gateway/localSocket.js';
+import { claimGatewaySocket, connectGateway, gatewayAddress, type GatewayAddress } from '../../../src/sinks/gateway/localSocket.js';
 import { SocketServerTransport } from '../../../src/sinks/gateway/socketTransport.js';
 import { Workspace } from '../../e2e/cliSession.js';
 import { fixture } from '../mcpServers.js';
-import { sleep, waitForNoLeftovers } from '../processes.js';
+import { sleep } from '../processes.js';
+import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
 
 /**
  * `serve --stdio --restart-on-change` (decisions 226, 227), in process: a gateway on its real
@@ -24,27 +25,12 @@ import { sleep, waitForNoLeftovers } from '../processes.js';
 const QUIET_MS = 300;
 const echo = (...extra: string[]) => ({ command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] });
 
-const workspaces: Workspace[] = [];
-const gateways: { gateway: Gateway; socket: GatewaySocket }[] = [];
-const clients: Client[] = [];
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
-  for (const { gateway, socket } of gateways.splice(0)) {
-    await socket.close();
-    await gateway.close();
-    await gateway.live.dispose();
-  }
-  for (const ws of workspaces.splice(0)) ws.cleanup();
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** A gateway serving its local socket, as `serve --daemon` does, over a workspace whose user settings list `servers`. */
-async function daemonOver(servers: Record<string, unknown>): Promise<{ gateway: Gateway; ws: Workspace; address: GatewayAddress }> {
+async function daemonOver(scope: TestScope, servers: Record<string, unknown>): Promise<{ gateway: Gateway; ws: Workspace; address: GatewayAddress }> {
   const ws = new Workspace();
-  workspaces.push(ws);
+  scope.atEnd(() => ws.cleanup());
   ws.write(ws.userSettings, { mcpServers: servers });
   const runtimeDir = join(ws.root, 'run');
   const gateway = createGateway((hooks) => createMcpLive({ homeDir: ws.home, cwd: ws.cwd, runtimeDir, debounceMs: 50, ...hooks }));
@@ -53,7 +39,12 @@ async function daemonOver(servers: Record<string, unknown>): Promise<{ gateway: 
     gateway.connect(new SocketServerTransport(socket), 'socket').catch(() => socket.destroy());
   });
   if (!claim.ok) throw new Error('the socket is taken');
-  gateways.push({ gateway, socket: claim.socket });
+  const { socket } = claim;
+  scope.atEnd(async () => {
+    await socket.close();
+    await gateway.close();
+    await gateway.live.dispose();
+  });
   await gateway.live.start();
   return { gateway, ws, address };
 }
@@ -67,7 +58,7 @@ interface Relayed {
 }
 
 /** A relay over a new connection to the gateway's socket, with an SDK client on its stdin and stdout. */
-async function relayed(address: GatewayAddress, restartOnChange: boolean): Promise<Relayed> {
+async function relayed(scope: TestScope, address: GatewayAddress, restartOnChange: boolean): Promise<Relayed> {
   // The gateway's socket, or on Windows the pipe its record names (decision 272).
   const socket = await connectGateway(address);
   if (!socket) throw new Error('the gateway does not accept');
@@ -78,7 +69,7 @@ async function relayed(address: GatewayAddress, restartOnChange: boolean): Promi
   const client = new Client({ name: restartOnChange ? 'restarting' : 'staying', version: '1.0.0' });
   // The SDK's stdio framing over the relay's streams: what a client that spawned the relay reads and writes.
   await client.connect(new StdioServerTransport(fromRelay, toRelay));
-  clients.push(client);
+  scope.atEnd(() => client.close().catch(() => undefined));
   return {
     client,
     ended,
@@ -91,11 +82,11 @@ async function relayed(address: GatewayAddress, restartOnChange: boolean): Promi
 const names = async (client: Client): Promise<string[]> => (await client.listTools()).tools.map((t) => t.name);
 const textOf = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
 
-describe('serve --stdio --restart-on-change: the relay ends a session whose lists changed', () => {
-  it("ends the session of a client that ignores list_changed once the changes settle; the gateway and its other clients go on", async () => {
-    const { gateway, ws, address } = await daemonOver({ a: echo() });
-    const restarting = await relayed(address, true);
-    const staying = await relayed(address, false);
+describe.concurrent('serve --stdio --restart-on-change: the relay ends a session whose lists changed', () => {
+  it("ends the session of a client that ignores list_changed once the changes settle; the gateway and its other clients go on", async ({ scope, expect }) => {
+    const { gateway, ws, address } = await daemonOver(scope, { a: echo() });
+    const restarting = await relayed(scope, address, true);
+    const staying = await relayed(scope, address, false);
     expect(await names(restarting.client)).toEqual(['a__echo', 'a__slow']);
     expect(await names(staying.client)).toEqual(['a__echo', 'a__slow']);
     await expect.poll(() => gateway.live.statusReport().length).toBe(1);
@@ -120,7 +111,7 @@ describe('serve --stdio --restart-on-change: the relay ends a session whose list
       expect(await names(staying.client)).toContain('b__added');
       expect(textOf(await staying.client.callTool({ name: 'b__added', arguments: {} }))).toBe('added');
       expect(staying.done).toBeUndefined();
-      const again = await relayed(address, true);
+      const again = await relayed(scope, address, true);
       expect(await names(again.client)).toEqual(expect.arrayContaining(['a__echo', 'b__added']));
       expect(again.done).toBeUndefined();
     } finally {
@@ -128,9 +119,9 @@ describe('serve --stdio --restart-on-change: the relay ends a session whose list
     }
   }, 60_000);
 
-  it('never ends the session of a client that lists again by itself', async () => {
-    const { ws, address } = await daemonOver({ a: echo() });
-    const honouring = await relayed(address, true);
+  it('never ends the session of a client that lists again by itself', async ({ scope, expect }) => {
+    const { ws, address } = await daemonOver(scope, { a: echo() });
+    const honouring = await relayed(scope, address, true);
     expect(await names(honouring.client)).toEqual(['a__echo', 'a__slow']);
     const relisted: string[][] = [];
     honouring.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void relisted.push(await names(honouring.client)));
@@ -141,9 +132,9 @@ describe('serve --stdio --restart-on-change: the relay ends a session whose list
     expect(textOf(await honouring.client.callTool({ name: 'b__echo', arguments: { text: 'still on' } }))).toBe('still on');
   }, 60_000);
 
-  it('waits for a call in flight: its answer reaches the client, then the session ends', async () => {
-    const { ws, address } = await daemonOver({ a: echo('--slow-tool', '1500') });
-    const calling = await relayed(address, true);
+  it('waits for a call in flight: its answer reaches the client, then the session ends', async ({ scope, expect }) => {
+    const { ws, address } = await daemonOver(scope, { a: echo('--slow-tool', '1500') });
+    const calling = await relayed(scope, address, true);
     expect(await names(calling.client)).toEqual(['a__echo', 'a__slow']);
     const call = calling.client.callTool({ name: 'a__slow', arguments: {} });
     await sleep(100);
