@@ -1,36 +1,30 @@
 import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ServerStatus } from '../../src/model/status.js';
-import { createReconciler, type Reconciler } from '../../src/reconciler.js';
+import { createReconciler } from '../../src/reconciler.js';
 import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { echoEntry, fixture, reconcilePass, userSettingsInput } from './mcpServers.js';
-import { isAlive, waitForNoLeftovers } from './processes.js';
+import { isAlive } from './processes.js';
+import { it, noLeftoversAfterAll } from './workspace.js';
 
 const echo = echoEntry;
 const input = userSettingsInput;
 
-let r: Reconciler | undefined;
-afterEach(async () => {
-  await r?.dispose();
-  r = undefined;
-});
-afterAll(async () => {
-  await waitForNoLeftovers();
-});
+noLeftoversAfterAll();
 
 const pass = reconcilePass;
 
-describe('the reconcile pipeline with the real connector', () => {
-  it('three servers up; an args edit replaces only that process, and the others never lose a tool meanwhile', async () => {
+describe.concurrent('the reconcile pipeline with the real connector', () => {
+  it('three servers up; an args edit replaces only that process, and the others never lose a tool meanwhile', async ({ scope }) => {
     const inputs = new BehaviorSubject(input({ a: echo(), b: echo(), c: echo() }));
-    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const r = scope.track(createReconciler(inputs, { connector: connectMcp, debounceMs: 50 }));
     // Every status the pipeline ever showed, to find any gap of a, c.
     const seen: (readonly ServerStatus[])[] = [];
     const sub = r.servers$.subscribe((s) => seen.push(s));
     const first = pass(r, 1);
     r.start();
     await first;
-    const pid = (n: string) => r!.status(n)?.pid;
+    const pid = (n: string) => r.status(n)?.pid;
     const before = { a: pid('a')!, b: pid('b')!, c: pid('c')! };
     expect(Object.values(before).every((p) => typeof p === 'number' && isAlive(p))).toBe(true);
     const mark = seen.length;
@@ -56,9 +50,9 @@ describe('the reconcile pipeline with the real connector', () => {
     sub.unsubscribe();
   });
 
-  it('an includeTools-only change filters in place: no new process', async () => {
+  it('an includeTools-only change filters in place: no new process', async ({ scope }) => {
     const inputs = new BehaviorSubject(input({ a: echo('--tools', 'x,y') }));
-    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const r = scope.track(createReconciler(inputs, { connector: connectMcp, debounceMs: 50 }));
     const first = pass(r, 1);
     r.start();
     await first;
@@ -72,11 +66,11 @@ describe('the reconcile pipeline with the real connector', () => {
     await expect(r.callTool('mcp__a__y', {})).rejects.toThrow(/mcp__a__y/);
   });
 
-  it('a crashing server is supervised; the others are not affected', async () => {
+  it('a crashing server is supervised; the others are not affected', async ({ scope }) => {
     const inputs = new BehaviorSubject(
       input({ ok: echo(), crash: { command: process.execPath, args: [fixture('crash-server.mjs'), '--after', '300'] } }),
     );
-    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 20, random: () => 0 });
+    const r = scope.track(createReconciler(inputs, { connector: connectMcp, debounceMs: 20, random: () => 0 }));
     const first = pass(r, 1);
     r.start();
     await first;

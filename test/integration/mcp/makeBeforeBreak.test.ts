@@ -1,9 +1,10 @@
 import { BehaviorSubject } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createReconciler, type Reconciler } from '../../../src/reconciler.js';
+import { describe, expect } from 'vitest';
+import { createReconciler } from '../../../src/reconciler.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { echoEntry, freePort, reconcilePass, userSettingsInput } from '../mcpServers.js';
-import { isAlive, waitForNoLeftovers } from '../processes.js';
+import { isAlive } from '../processes.js';
+import { it, noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * Make-before-break with real processes (decision 101): an edited server's new process starts while
@@ -15,21 +16,14 @@ import { isAlive, waitForNoLeftovers } from '../processes.js';
 const echo = echoEntry;
 const input = userSettingsInput;
 
-let r: Reconciler | undefined;
-afterEach(async () => {
-  await r?.dispose();
-  r = undefined;
-});
-afterAll(async () => {
-  await waitForNoLeftovers();
-});
+noLeftoversAfterAll();
 
 const pass = reconcilePass;
 
-describe('make-before-break reconnect with real processes', () => {
-  it('the edited server keeps its tools through the edit: one swap, then the old process exits', async () => {
+describe.concurrent('make-before-break reconnect with real processes', () => {
+  it('the edited server keeps its tools through the edit: one swap, then the old process exits', async ({ scope }) => {
     const inputs = new BehaviorSubject(input({ a: echo('--tools', 'x,y'), b: echo() }));
-    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const r = scope.track(createReconciler(inputs, { connector: connectMcp, debounceMs: 50 }));
     const first = pass(r, 1);
     r.start();
     await first;
@@ -51,10 +45,10 @@ describe('make-before-break reconnect with real processes', () => {
     expect(r.status('a')?.history.map((h) => h.state)).toEqual(['connecting', 'connected']);
   });
 
-  it('a server that holds a port cannot start beside its predecessor: it falls back, says so, and ends connected', async () => {
+  it('a server that holds a port cannot start beside its predecessor: it falls back, says so, and ends connected', async ({ scope }) => {
     const port = String(await freePort());
     const inputs = new BehaviorSubject(input({ p: echo('--hold-port', port) }));
-    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const r = scope.track(createReconciler(inputs, { connector: connectMcp, debounceMs: 50 }));
     const first = pass(r, 1);
     r.start();
     await first;
@@ -71,9 +65,9 @@ describe('make-before-break reconnect with real processes', () => {
     expect(after.history.some((h) => /^the new config did not start while the old process ran \(.*\); stopping the old one and trying again$/.test(h.message ?? ''))).toBe(true);
   });
 
-  it('"restart": "stop-first" keeps the old order: the old process is gone before the new one starts', async () => {
+  it('"restart": "stop-first" keeps the old order: the old process is gone before the new one starts', async ({ scope }) => {
     const inputs = new BehaviorSubject(input({ s: { ...echo(), restart: 'stop-first' } }));
-    r = createReconciler(inputs, { connector: connectMcp, debounceMs: 50 });
+    const r = scope.track(createReconciler(inputs, { connector: connectMcp, debounceMs: 50 }));
     const first = pass(r, 1);
     r.start();
     await first;
