@@ -32,7 +32,7 @@ const quickHttp = createMcpConnector({
   httpReconnection: { initialReconnectionDelay: 50, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 2 },
 });
 
-describe.each(['sse', 'http'] as const)('connectMcp over %s', (kind) => {
+describe.concurrent.each(['sse', 'http'] as const)('connectMcp over %s', (kind) => {
   it('connects server-everything, lists, calls echo, closes', async () => {
     const connection = await connectOnce(connectMcp(`everything-${kind}`, remoteServer(kind, urlOf(kind, servers[kind]!.port))));
     try {
@@ -86,7 +86,7 @@ describe.each(['sse', 'http'] as const)('connectMcp over %s', (kind) => {
   });
 });
 
-describe('remote connect failures', () => {
+describe.concurrent('remote connect failures', () => {
   let echoing: Server;
   let port: number;
   beforeAll(async () => {
