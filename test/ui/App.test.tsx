@@ -1,7 +1,7 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/sinks/ui/App.js';
-import { fakeLive, KEY, plain, server, tick, tool } from './fakeLive.js';
+import { fakeLive, KEY, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -23,25 +23,25 @@ function session(servers = [server('alpha', { tools: [tool('alpha', 'echo', 'Ech
 describe('App', () => {
   it('shows the servers and follows servers$', async () => {
     const s = session();
-    await vi.waitFor(() => expect(s.frame()).toMatch(/● alpha\s+user\s+1 tool/));
+    await waitFor(() => expect(s.frame()).toMatch(/● alpha\s+user\s+1 tool/));
     expect(s.frame()).toContain('1 connected · 1 need approval · 0 errors');
     s.setServers([server('alpha', { state: 'error', error: 'exited with code 2' })]);
-    await vi.waitFor(() => expect(s.frame()).toContain('✖ alpha'));
+    await waitFor(() => expect(s.frame()).toContain('✖ alpha'));
     expect(s.frame()).toContain('view error logs with /mcp alpha');
   });
 
   it('says it is reading settings until the first pass, then that none are configured', async () => {
     const s = session([]);
-    await vi.waitFor(() => expect(s.frame()).toContain('reading settings…'));
+    await waitFor(() => expect(s.frame()).toContain('reading settings…'));
     s.events.next({ type: 'ready', ts: Date.now() });
-    await vi.waitFor(() => expect(s.frame()).toContain('No MCP servers configured.'));
+    await waitFor(() => expect(s.frame()).toContain('No MCP servers configured.'));
   });
 
   it('/call of a missing tool shows the reason and the fix', async () => {
     const s = session();
     await tick();
     await s.type('/call mcp__beta__search {}', KEY.enter);
-    await vi.waitFor(() =>
+    await waitFor(() =>
       expect(s.frame()).toContain('Tool "mcp__beta__search" is not available: MCP server "beta" needs approval – approve it with /mcp.'),
     );
     expect(s.callsOf('callTool')).toEqual([]);
@@ -51,28 +51,28 @@ describe('App', () => {
     const s = session();
     await tick();
     await s.type('/call mcp__alpha__echo {"text":"ping"}', KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toMatch(/^pong$/m));
+    await waitFor(() => expect(s.frame()).toMatch(/^pong$/m));
     expect(s.callsOf('callTool')).toEqual([['mcp__alpha__echo', { text: 'ping' }]]);
   });
 
   it('opens the selected server with Enter, goes back with Esc', async () => {
     const s = session();
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● alpha'));
+    await waitFor(() => expect(s.frame()).toContain('› ● alpha'));
     await s.type(KEY.down, KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toContain('Tools (0)'));
+    await waitFor(() => expect(s.frame()).toContain('Tools (0)'));
     expect(s.frame()).toMatch(/reason\s+needs approval/);
     await s.type(KEY.escape);
-    await vi.waitFor(() => expect(s.frame()).toContain('1 connected · 1 need approval'));
+    await waitFor(() => expect(s.frame()).toContain('1 connected · 1 need approval'));
   });
 
   it('/mcp NAME shows the detail with its stderr tail; /mcp the list again', async () => {
     const s = session();
     await tick();
     await s.type('/mcp alpha', KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toContain('echo mcp__alpha__echo — Echoes'));
+    await waitFor(() => expect(s.frame()).toContain('echo mcp__alpha__echo — Echoes'));
     expect(s.frame()).toContain('alpha says hi');
     await s.type('/mcp', KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toContain('1 connected · 1 need approval'));
+    await waitFor(() => expect(s.frame()).toContain('1 connected · 1 need approval'));
   });
 
   it('the detail view shows the entry as written, with env and header values masked', async () => {
@@ -80,7 +80,7 @@ describe('App', () => {
     s.steer.configs.alpha = { command: 'node', args: ['srv.mjs'], env: { API_TOKEN: 'sk-live-123456' }, headers: { Authorization: 'Bearer abcdef123' } };
     await tick();
     await s.type('/mcp alpha', KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toContain('API_TOKEN'));
+    await waitFor(() => expect(s.frame()).toContain('API_TOKEN'));
     expect(s.frame()).toContain('srv.mjs');
     expect(s.frame()).not.toContain('sk-live-123456');
     expect(s.frame()).not.toContain('abcdef123');
@@ -90,11 +90,11 @@ describe('App', () => {
     const s = session();
     await tick();
     await s.type('/reload', KEY.enter);
-    await vi.waitFor(() => expect(s.callsOf('reload')).toHaveLength(1));
+    await waitFor(() => expect(s.callsOf('reload')).toHaveLength(1));
     await s.type(KEY.down);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ⊘ beta'));
+    await waitFor(() => expect(s.frame()).toContain('› ⊘ beta'));
     await s.type('/', KEY.up);
-    await vi.waitFor(() => expect(s.frame()).toContain('› /reload'));
+    await waitFor(() => expect(s.frame()).toContain('› /reload'));
     expect(s.frame()).toContain('› ⊘ beta'); // the list kept its selection
   });
 
@@ -104,12 +104,12 @@ describe('App', () => {
     // Enter submits the line (typed before any render); it must not also open the selected server.
     s.stdin.write('/reload');
     s.stdin.write(KEY.enter);
-    await vi.waitFor(() => expect(s.callsOf('reload')).toHaveLength(1));
+    await waitFor(() => expect(s.callsOf('reload')).toHaveLength(1));
     await tick();
     expect(s.frame()).toContain('1 connected · 1 need approval');
     // ↓ then ⏎ before any render: the second row opens.
     s.stdin.write(`${KEY.down}${KEY.enter}`);
-    await vi.waitFor(() => expect(s.frame()).toMatch(/reason\s+needs approval/));
+    await waitFor(() => expect(s.frame()).toMatch(/reason\s+needs approval/));
   });
 
   it('shows the reconcile log', async () => {
@@ -128,14 +128,14 @@ describe('App', () => {
       blocked: [],
       ms: 312,
     });
-    await vi.waitFor(() => expect(s.frame()).toMatch(/\d\d:\d\d:\d\d {2}\+c ~b -d {2}kept 5 {2}312 ms {2}\(watch\)/));
+    await waitFor(() => expect(s.frame()).toMatch(/\d\d:\d\d:\d\d {2}\+c ~b -d {2}kept 5 {2}312 ms {2}\(watch\)/));
   });
 
   it('an unknown command gets a clear message', async () => {
     const s = session();
     await tick();
     await s.type('/frob', KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toContain('Unknown command "/frob" — type /help for the list.'));
+    await waitFor(() => expect(s.frame()).toContain('Unknown command "/frob" — type /help for the list.'));
   });
 
   it('Ctrl-C and /quit call onExit', async () => {
@@ -146,6 +146,6 @@ describe('App', () => {
     const b = session();
     await tick();
     await b.type('/quit', KEY.enter);
-    await vi.waitFor(() => expect(b.onExit).toHaveBeenCalledTimes(1));
+    await waitFor(() => expect(b.onExit).toHaveBeenCalledTimes(1));
   });
 });

@@ -1,9 +1,9 @@
 import { render, cleanup } from 'ink-testing-library';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { reviewEntry } from '../../src/model/reviewEntry.js';
 import type { PendingApproval } from '../../src/model/status.js';
 import { App } from '../../src/sinks/ui/App.js';
-import { fakeLive, KEY, pendingApproval, plain, server, tick } from './fakeLive.js';
+import { fakeLive, KEY, pendingApproval, plain, server, tick, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -35,7 +35,7 @@ describe('ApprovalDialog', () => {
     expect(s.frame()).not.toContain('Approve MCP server');
 
     s.pending.next([pendingEntry('gamma', { command: 'npx', args: ['-y', 'gamma-mcp'] })]);
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
     const frame = s.frame();
     expect(frame).toContain('(1 of 1)');
     expect(frame).toMatch(/scope\s+project/);
@@ -43,7 +43,7 @@ describe('ApprovalDialog', () => {
     expect(frame).toMatch(/command\s+npx -y gamma-mcp/);
 
     s.pending.next([]);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
+    await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
   });
 
   it("a server's changed tools: says so, shows each change before and after, and approves by the surface's hash", async () => {
@@ -59,7 +59,7 @@ describe('ApprovalDialog', () => {
       },
     ];
     const s = session({ pending: [pendingEntry('notes', { command: 'node', args: ['notes.js'] }, { hash: 'surface-hash', surface })] });
-    await vi.waitFor(() => expect(s.frame()).toContain('The tools of “notes” changed since you approved it. Approve the new ones?'));
+    await waitFor(() => expect(s.frame()).toContain('The tools of “notes” changed since you approved it. Approve the new ones?'));
     const frame = s.frame();
     expect(frame).toContain('What changed (2 changes):');
     expect(frame).toContain('+ tool exfiltrate: added');
@@ -74,12 +74,12 @@ describe('ApprovalDialog', () => {
     expect(frame).toContain('… (2,345');
     expect(s.lastFrame()).not.toContain('\u001b[2J');
     s.stdin.write('\r');
-    await vi.waitFor(() => expect(s.decisions()).toEqual([{ method: 'approvals.approve', args: ['notes', { persist: true, hash: 'surface-hash' }] }]));
+    await waitFor(() => expect(s.decisions()).toEqual([{ method: 'approvals.approve', args: ['notes', { persist: true, hash: 'surface-hash' }] }]));
   });
 
   it('shows a remote entry by its url and counts the pending set', async () => {
     const s = session({ pending: [pendingEntry('remote', { httpUrl: 'https://mcp.example.com/mcp' }), pendingApproval('other')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('(1 of 2)'));
+    await waitFor(() => expect(s.frame()).toContain('(1 of 2)'));
     expect(s.frame()).toMatch(/httpUrl\s+https:\/\/mcp\.example\.com\/mcp/);
   });
 
@@ -96,7 +96,7 @@ describe('ApprovalDialog', () => {
         }),
       ],
     });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     const frame = s.frame();
     // The risky lines are marked "!" (and coloured); the ordinary ones are not.
     expect(frame).toMatch(/│ {3}command\s+node server\.js/);
@@ -115,7 +115,7 @@ describe('ApprovalDialog', () => {
         }),
       ],
     });
-    await vi.waitFor(() => expect(s.frame()).toContain('“gh”'));
+    await waitFor(() => expect(s.frame()).toContain('“gh”'));
     const frame = s.frame();
     expect(frame).toMatch(/│ ! header\s+Authorization: Bearer \$\{GITHUB_TOKEN\}/);
     expect(frame).toMatch(/│ ! header\s+X-Home: \$HOME/);
@@ -125,49 +125,49 @@ describe('ApprovalDialog', () => {
   it('wraps a long value instead of cutting it off', async () => {
     const tail = 'the-very-end-of-the-argument';
     const s = session({ pending: [pendingEntry('x', { command: 'node', args: ['server.js', `--flag=${'x'.repeat(150)}${tail}`] })] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     // Border and indentation aside, the whole argument is there.
     expect(s.frame().replace(/[\s│]/g, '')).toContain(`--flag=${'x'.repeat(150)}${tail}`);
   });
 
   it('scrolls a long entry with PgUp/PgDn and Home/End, and decides while scrolled', async () => {
     const s = session({ pending: [longEntry('x', 40)] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     // No terminal height known: 24 rows assumed. The frame keeps 23; the dialog's frame, options
     // and keys take 12 of them, the header, command line and key line 4: 6 lines of the entry.
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 34 more lines · PgUp/PgDn scroll'));
+    await waitFor(() => expect(s.frame()).toContain('↓ 34 more lines · PgUp/PgDn scroll'));
     expect(s.frame()).toMatch(/command\s+node server\.js/);
     expect(s.frame()).toContain('LINE_06=v');
     expect(s.frame()).not.toContain('LINE_07=v');
 
     s.stdin.write(KEY.pageDown); // a page, less one line kept for context
-    await vi.waitFor(() => expect(s.frame()).toContain('LINE_11=v'));
+    await waitFor(() => expect(s.frame()).toContain('LINE_11=v'));
     expect(s.frame()).not.toContain('node server.js');
     expect(s.frame()).toContain('↑ 5 lines above · ↓ 29 more lines · PgUp/PgDn scroll');
 
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('LINE_40=v'));
+    await waitFor(() => expect(s.frame()).toContain('LINE_40=v'));
     expect(s.frame()).toContain('↑ 34 lines above · PgUp/PgDn scroll');
     expect(s.frame()).toContain('LINE_35=v');
 
     s.stdin.write(KEY.pageUp);
-    await vi.waitFor(() => expect(s.frame()).toContain('LINE_30=v'));
+    await waitFor(() => expect(s.frame()).toContain('LINE_30=v'));
     expect(s.frame()).not.toContain('LINE_40=v');
 
     s.stdin.write(KEY.home);
-    await vi.waitFor(() => expect(s.frame()).toContain('node server.js'));
+    await waitFor(() => expect(s.frame()).toContain('node server.js'));
 
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('LINE_40=v'));
+    await waitFor(() => expect(s.frame()).toContain('LINE_40=v'));
     s.stdin.write('a');
-    await vi.waitFor(() => expect(s.callsOf('approvals.approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
+    await waitFor(() => expect(s.callsOf('approvals.approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
   });
 
   it('the arrows move the highlight, not the entry', async () => {
     const s = session({ pending: [longEntry('x', 40)] });
-    await vi.waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
+    await waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
     s.stdin.write(KEY.down);
-    await vi.waitFor(() => expect(s.frame()).toContain('› 2. Approve for this session only'));
+    await waitFor(() => expect(s.frame()).toContain('› 2. Approve for this session only'));
     expect(s.frame()).toMatch(/command\s+node server\.js/);
     expect(s.frame()).toContain('↓ 34 more lines');
     expect(s.decisions()).toEqual([]);
@@ -175,17 +175,17 @@ describe('ApprovalDialog', () => {
 
   it('shows as many entry lines as the terminal has room for, following resizes', async () => {
     const s = session({ pending: [longEntry('x', 40)] });
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
+    await waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
     Object.defineProperty(s.stdout, 'rows', { value: 40, configurable: true });
     s.stdout.emit('resize');
     // 39 rows less the 16 around the entry, less its hint line: 22 lines.
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 18 more lines'));
+    await waitFor(() => expect(s.frame()).toContain('↓ 18 more lines'));
     expect(s.frame()).toContain('LINE_22=v');
     expect(s.frame()).not.toContain('LINE_23=v');
     expect(s.frame().split('\n')).toHaveLength(39);
     Object.defineProperty(s.stdout, 'rows', { value: 24, configurable: true });
     s.stdout.emit('resize');
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
+    await waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
     expect(s.frame().split('\n')).toHaveLength(23);
   });
 
@@ -195,7 +195,7 @@ describe('ApprovalDialog', () => {
     Object.defineProperty(s.stdout, 'columns', { value: 80, configurable: true });
     s.stdout.emit('resize');
     s.events.next({ type: 'ready', ts: Date.now() });
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
+    await waitFor(() => expect(s.frame()).toContain('↓ 34 more lines'));
     const lines = s.frame().split('\n');
     expect(lines.length).toBeLessThanOrEqual(23);
     expect(lines.every((l) => l.length <= 80)).toBe(true);
@@ -209,11 +209,11 @@ describe('ApprovalDialog', () => {
 
   it('starts the next entry at its top', async () => {
     const s = session({ pending: [longEntry('x', 20), longEntry('y', 20)] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('node server.js'));
+    await waitFor(() => expect(s.frame()).not.toContain('node server.js'));
     s.pending.next([longEntry('y', 20)]);
-    await vi.waitFor(() => expect(s.frame()).toContain('“y”'));
+    await waitFor(() => expect(s.frame()).toContain('“y”'));
     expect(s.frame()).toMatch(/command\s+node server\.js/);
   });
 
@@ -232,48 +232,48 @@ describe('ApprovalDialog', () => {
     ['↓ k Enter', 'approvals.approve', ['x', { persist: true, hash: 'hash-x' }]],
   ] as const)('%s calls %s with the hash of the entry shown', async (keys, method, args) => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     const named: Record<string, string> = { Enter: KEY.enter, '↓': KEY.down, '↑': KEY.up };
     for (const key of keys.split(' ')) s.stdin.write(named[key] ?? key);
-    await vi.waitFor(() => expect(s.callsOf(method)).toEqual([args]));
+    await waitFor(() => expect(s.callsOf(method)).toEqual([args]));
     // No other decision was taken.
     expect(s.decisions()).toHaveLength(1);
   });
 
   it('Enter chooses the highlighted option, and the highlight shows which', async () => {
     const s = session({ pending: [pendingApproval('x')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
+    await waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
     expect(s.frame()).toMatch(/^\W*2\. Approve for this session only\s+s/m);
     expect(s.frame()).toMatch(/^\W*3\. Approve all 1 pending…\s+A/m);
     s.stdin.write(KEY.up); // wraps around to the last
-    await vi.waitFor(() => expect(s.frame()).toContain('› 4. Reject (remembered)'));
+    await waitFor(() => expect(s.frame()).toContain('› 4. Reject (remembered)'));
     expect(s.frame()).not.toContain('› 1.');
     await tick();
     expect(s.decisions()).toEqual([]);
     s.stdin.write(KEY.enter);
-    await vi.waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
+    await waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
   });
 
   it('a changed entry starts with the highlight on "approve" again', async () => {
     const s = session({ pending: [pendingApproval('x')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write(KEY.up);
-    await vi.waitFor(() => expect(s.frame()).toContain('› 4. Reject'));
+    await waitFor(() => expect(s.frame()).toContain('› 4. Reject'));
     s.pending.next([pendingApproval('x', { hash: 'edited' })]);
-    await vi.waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
+    await waitFor(() => expect(s.frame()).toContain('› 1. Approve (remembered)'));
   });
 
   it('3 and Enter on "approve all…" open the confirmation, highlighted on yes; Enter there approves the list', async () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('3');
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
     expect(s.frame()).toContain('› 1. Yes, approve all 2');
     expect(s.frame()).toMatch(/^\W*2\. No, back to the review\s+n/m);
     await tick();
     expect(s.decisions()).toEqual([]);
     s.stdin.write(KEY.enter);
-    await vi.waitFor(() =>
+    await waitFor(() =>
       expect(s.callsOf('approvals.approveAll')).toEqual([
         [
           [
@@ -287,29 +287,29 @@ describe('ApprovalDialog', () => {
 
   it('never confirms a list that was not drawn: Enter on "approve all…" and Enter again in one chunk approve nothing', async () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write(KEY.down);
     s.stdin.write(KEY.down);
-    await vi.waitFor(() => expect(s.frame()).toContain('› 3. Approve all 2 pending…'));
+    await waitFor(() => expect(s.frame()).toContain('› 3. Approve all 2 pending…'));
     s.stdin.write(KEY.enter);
     s.stdin.write(KEY.enter); // same chunk of input, before the confirmation is rendered
     s.stdin.write('1');
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
     await tick();
     expect(s.decisions()).toEqual([]);
   });
 
   it('↓ Enter in the confirmation goes back to the review, the highlight where it was', async () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write(KEY.down);
     s.stdin.write(KEY.down);
     s.stdin.write(KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
     s.stdin.write(KEY.down);
-    await vi.waitFor(() => expect(s.frame()).toContain('› 2. No, back to the review'));
+    await waitFor(() => expect(s.frame()).toContain('› 2. No, back to the review'));
     s.stdin.write(KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “x”?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve MCP server “x”?'));
     expect(s.frame()).toContain('› 3. Approve all 2 pending…');
     await tick();
     expect(s.decisions()).toEqual([]);
@@ -322,9 +322,9 @@ describe('ApprovalDialog', () => {
         pendingEntry('remote', { httpUrl: 'https://mcp.example.com/mcp' }, { target: 'https://mcp.example.com/mcp', scope: 'workspace', source: '/w/.qwen/settings.json' }),
       ],
     });
-    await vi.waitFor(() => expect(s.frame()).toContain('“alpha”'));
+    await waitFor(() => expect(s.frame()).toContain('“alpha”'));
     s.stdin.write('A');
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
     const frame = s.frame();
     expect(frame).toMatch(/alpha\s+project · \/w\/\.mcp\.json.*\n.*npx -y alpha-mcp/);
     expect(frame).toMatch(/remote\s+workspace · \/w\/\.qwen\/settings\.json.*\n.*https:\/\/mcp\.example\.com\/mcp/);
@@ -338,7 +338,7 @@ describe('ApprovalDialog', () => {
     expect(s.decisions()).toEqual([]);
 
     s.stdin.write('y');
-    await vi.waitFor(() =>
+    await waitFor(() =>
       expect(s.callsOf('approvals.approveAll')).toEqual([
         [
           [
@@ -349,19 +349,19 @@ describe('ApprovalDialog', () => {
       ]),
     );
     expect(s.decisions()).toHaveLength(1);
-    await vi.waitFor(() => expect(s.frame()).toContain('waiting for the reconcile pass'));
+    await waitFor(() => expect(s.frame()).toContain('waiting for the reconcile pass'));
   });
 
   it('never confirms a list that was not drawn: A and y in one chunk approve nothing', async () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('A');
     s.stdin.write('y'); // same chunk of input, before the confirmation is rendered
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
     await tick();
     expect(s.decisions()).toEqual([]);
     s.stdin.write('y');
-    await vi.waitFor(() => expect(s.callsOf('approvals.approveAll')).toHaveLength(1));
+    await waitFor(() => expect(s.callsOf('approvals.approveAll')).toHaveLength(1));
   });
 
   it.each([
@@ -369,26 +369,26 @@ describe('ApprovalDialog', () => {
     ['n', 'n'],
   ])('%s goes back from the confirmation without a decision', async (_name, key) => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('A');
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
     s.stdin.write(key);
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “x”?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve MCP server “x”?'));
     expect(s.frame()).not.toContain('Approve all 2 pending MCP servers?');
     await tick();
     expect(s.decisions()).toEqual([]);
     s.stdin.write('r'); // the review keys are back
-    await vi.waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
+    await waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
   });
 
   it('follows a pending set that changes while the confirmation shows, and approves the set shown', async () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('A');
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
 
     s.pending.next([pendingApproval('x', { hash: 'edited' }), pendingApproval('z', { target: 'node sneaky.mjs' })]);
-    await vi.waitFor(() => expect(s.frame()).toContain('node sneaky.mjs'));
+    await waitFor(() => expect(s.frame()).toContain('node sneaky.mjs'));
     const frame = s.frame();
     expect(frame).toContain('Approve all 2 pending MCP servers?');
     expect(frame).not.toMatch(/^\W*y\s+workspace/m);
@@ -396,7 +396,7 @@ describe('ApprovalDialog', () => {
     expect(s.decisions()).toEqual([]);
 
     s.stdin.write('y');
-    await vi.waitFor(() =>
+    await waitFor(() =>
       expect(s.callsOf('approvals.approveAll')).toEqual([
         [
           [
@@ -411,65 +411,65 @@ describe('ApprovalDialog', () => {
   it('scrolls a long confirmation list', async () => {
     const names = Array.from({ length: 12 }, (_, i) => `srv${String(i + 1).padStart(2, '0')}`);
     const s = session({ pending: names.map((n) => pendingApproval(n)) });
-    await vi.waitFor(() => expect(s.frame()).toContain('“srv01”'));
+    await waitFor(() => expect(s.frame()).toContain('“srv01”'));
     s.stdin.write('A');
     // 23 rows, 4 of them the session's and 8 the confirmation's own: 10 lines (and the hint), two a server.
-    await vi.waitFor(() => expect(s.frame()).toContain('↓ 14 more lines · PgUp/PgDn scroll'));
+    await waitFor(() => expect(s.frame()).toContain('↓ 14 more lines · PgUp/PgDn scroll'));
     expect(s.frame()).toContain('srv05');
     expect(s.frame()).not.toContain('srv06');
     s.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(s.frame()).toContain('srv08'));
+    await waitFor(() => expect(s.frame()).toContain('srv08'));
     expect(s.frame()).not.toContain('srv01');
     s.stdin.write(KEY.down); // the arrows are the options'
-    await vi.waitFor(() => expect(s.frame()).toContain('› 2. No, back to the review'));
+    await waitFor(() => expect(s.frame()).toContain('› 2. No, back to the review'));
     s.stdin.write(KEY.up);
-    await vi.waitFor(() => expect(s.frame()).toContain('› 1. Yes, approve all 12'));
+    await waitFor(() => expect(s.frame()).toContain('› 1. Yes, approve all 12'));
     s.stdin.write('y'); // scrolled: still the whole list, as its count said
-    await vi.waitFor(() => expect(s.callsOf('approvals.approveAll')).toEqual([[names.map((name) => ({ name, hash: `hash-${name}` }))]]));
+    await waitFor(() => expect(s.callsOf('approvals.approveAll')).toEqual([[names.map((name) => ({ name, hash: `hash-${name}` }))]]));
   });
 
   it('closes a confirmation whose set emptied: the next set is reviewed first', async () => {
     const s = session({ pending: [pendingApproval('x')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('A');
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 1 pending MCP server?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 1 pending MCP server?'));
     s.pending.next([]);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('Approve all 1 pending MCP server?'));
+    await waitFor(() => expect(s.frame()).not.toContain('Approve all 1 pending MCP server?'));
     s.pending.next([pendingApproval('y')]);
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve MCP server “y”?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve MCP server “y”?'));
     expect(s.frame()).not.toContain('Approve all 1 pending MCP server?');
   });
 
   it('moves on to the next server once the rejected one leaves the pending set', async () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('r');
-    await vi.waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
+    await waitFor(() => expect(s.callsOf('approvals.reject')).toEqual([['x', { hash: 'hash-x' }]]));
     s.pending.next([pendingApproval('y')]);
-    await vi.waitFor(() => expect(s.frame()).toContain('“y”'));
+    await waitFor(() => expect(s.frame()).toContain('“y”'));
     expect(s.frame()).toContain('(1 of 1)');
     expect(s.frame()).not.toContain('“x”');
   });
 
   it('Esc hides the dialog until the set changes', async () => {
     const s = session({ pending: [pendingApproval('x')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write(KEY.escape);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
+    await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
     expect(s.frame()).toContain('x waits for approval: /approve NAME or /reject NAME');
     s.pending.next([pendingApproval('x')]); // same set again: stays hidden
     await tick(100);
     expect(s.frame()).not.toContain('Approve MCP server');
     s.pending.next([pendingApproval('x'), pendingApproval('z')]);
-    await vi.waitFor(() => expect(s.frame()).toContain('(1 of 2)'));
+    await waitFor(() => expect(s.frame()).toContain('(1 of 2)'));
   });
 
   it('answers a question once: until the set changes, further keys write nothing', async () => {
     const s = session({ pending: [pendingApproval('x')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('a');
     s.stdin.write('a'); // same chunk of input, before any render
-    await vi.waitFor(() => expect(s.frame()).toContain('waiting for the reconcile pass'));
+    await waitFor(() => expect(s.frame()).toContain('waiting for the reconcile pass'));
     s.stdin.write('r');
     s.stdin.write('A');
     s.stdin.write(KEY.enter);
@@ -478,54 +478,54 @@ describe('ApprovalDialog', () => {
     expect(s.frame()).not.toContain('pending MCP server?');
     expect(s.decisions()).toEqual([{ method: 'approvals.approve', args: ['x', { persist: true, hash: 'hash-x' }] }]);
     s.pending.next([pendingApproval('x', { hash: 'edited' })]); // its config changed: asked again
-    await vi.waitFor(() => expect(s.frame()).toContain('↑↓ select · Enter choose'));
+    await waitFor(() => expect(s.frame()).toContain('↑↓ select · Enter choose'));
   });
 
   it('shows a failed decision inline', async () => {
     const s = session({ pending: [pendingApproval('x')] });
     s.steer.approveError = new Error('approvals file is locked');
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('a');
-    await vi.waitFor(() => expect(s.frame()).toContain('✖ approvals file is locked'));
+    await waitFor(() => expect(s.frame()).toContain('✖ approvals file is locked'));
     expect(s.frame()).toContain('Approve MCP server “x”?');
   });
 
   it('shows a refused approval of a changed entry, then reviews and decides the new one', async () => {
     const s = session({ pending: [pendingEntry('x', { command: 'probe', args: ['BENIGN'] }, { hash: 'h1' })] });
     s.steer.approveError = new Error('x changed since it was shown; review it again');
-    await vi.waitFor(() => expect(s.frame()).toContain('probe BENIGN'));
+    await waitFor(() => expect(s.frame()).toContain('probe BENIGN'));
     s.stdin.write('a');
-    await vi.waitFor(() => expect(s.frame()).toContain('✖ x changed since it was shown; review it again'));
+    await waitFor(() => expect(s.frame()).toContain('✖ x changed since it was shown; review it again'));
     expect(s.callsOf('approvals.approve')).toEqual([['x', { persist: true, hash: 'h1' }]]);
 
     // The library asks again with the entry as it is now.
     s.steer.approveError = undefined;
     s.pending.next([pendingEntry('x', { command: 'probe', args: ['MALICIOUS'] }, { hash: 'h2' })]);
-    await vi.waitFor(() => expect(s.frame()).toContain('probe MALICIOUS'));
+    await waitFor(() => expect(s.frame()).toContain('probe MALICIOUS'));
     s.stdin.write('s');
-    await vi.waitFor(() => expect(s.callsOf('approvals.approve')).toHaveLength(2));
+    await waitFor(() => expect(s.callsOf('approvals.approve')).toHaveLength(2));
     expect(s.callsOf('approvals.approve')[1]).toEqual(['x', { persist: false, hash: 'h2' }]);
   });
 
   it('shows a refused "approve all" in the review, usable for the set that follows', async () => {
     const s = session({ pending: [pendingApproval('x'), pendingApproval('y')] });
     s.steer.approveAllError = new Error('y changed since it was shown; review again');
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('A');
-    await vi.waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
+    await waitFor(() => expect(s.frame()).toContain('Approve all 2 pending MCP servers?'));
     s.stdin.write('y');
-    await vi.waitFor(() => expect(s.frame()).toContain('✖ y changed since it was shown; review again'));
+    await waitFor(() => expect(s.frame()).toContain('✖ y changed since it was shown; review again'));
     expect(s.frame()).toContain('Approve MCP server “x”?');
 
     s.pending.next([pendingApproval('x'), pendingApproval('y', { hash: 'edited' })]);
-    await vi.waitFor(() => expect(s.frame()).toContain('↑↓ select · Enter choose'));
+    await waitFor(() => expect(s.frame()).toContain('↑↓ select · Enter choose'));
     s.stdin.write('a');
-    await vi.waitFor(() => expect(s.callsOf('approvals.approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
+    await waitFor(() => expect(s.callsOf('approvals.approve')).toEqual([['x', { persist: true, hash: 'hash-x' }]]));
   });
 
   it('keeps typed keys away from the command line while it shows', async () => {
     const s = session({ pending: [pendingApproval('x')] });
-    await vi.waitFor(() => expect(s.frame()).toContain('“x”'));
+    await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write('/');
     s.stdin.write('q');
     await tick();

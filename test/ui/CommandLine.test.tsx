@@ -2,7 +2,7 @@ import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommandLine } from '../../src/sinks/ui/CommandLine.js';
 import { completeCommandLine } from '../../src/sinks/ui/completeCommandLine.js';
-import { KEY, plain, tick } from './fakeLive.js';
+import { KEY, plain, tick, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -30,10 +30,10 @@ describe('CommandLine', () => {
     const l = line();
     await tick();
     await l.type('/', 'm', 'c', 'x', KEY.backspace, 'p');
-    await vi.waitFor(() => expect(l.frame()).toContain('› /mcp'));
+    await waitFor(() => expect(l.frame()).toContain('› /mcp'));
     await l.type(KEY.enter);
     expect(l.onSubmit.mock.calls).toEqual([['/mcp']]);
-    await vi.waitFor(() => expect(l.frame()).toContain('type / for commands'));
+    await waitFor(() => expect(l.frame()).toContain('type / for commands'));
   });
 
   it('inserts at the cursor moved with ←/→', async () => {
@@ -63,11 +63,11 @@ describe('CommandLine', () => {
     await tick();
     await l.type('/help', KEY.enter, '/reload', KEY.enter, '/');
     await l.type(KEY.up);
-    await vi.waitFor(() => expect(l.frame()).toContain('› /reload'));
+    await waitFor(() => expect(l.frame()).toContain('› /reload'));
     await l.type(KEY.up);
-    await vi.waitFor(() => expect(l.frame()).toContain('› /help'));
+    await waitFor(() => expect(l.frame()).toContain('› /help'));
     await l.type(KEY.down, KEY.down);
-    await vi.waitFor(() => expect(l.frame()).toMatch(/› \/ *$/m));
+    await waitFor(() => expect(l.frame()).toMatch(/› \/ *$/m));
     await l.type(KEY.up, KEY.up, KEY.enter);
     expect(l.onSubmit.mock.calls).toEqual([['/help'], ['/reload'], ['/help']]);
   });
@@ -76,10 +76,10 @@ describe('CommandLine', () => {
     const l = line();
     await tick();
     await l.type('/rec', KEY.tab, 'al', KEY.tab);
-    await vi.waitFor(() => expect(l.frame()).toContain('› /reconnect alp'));
+    await waitFor(() => expect(l.frame()).toContain('› /reconnect alp'));
     expect(l.frame()).toContain('alpha  alpine');
     await l.type('h', KEY.tab);
-    await vi.waitFor(() => expect(l.frame()).not.toContain('alpine'));
+    await waitFor(() => expect(l.frame()).not.toContain('alpine'));
     await l.type(KEY.enter);
     expect(l.onSubmit.mock.calls).toEqual([['/reconnect alpha']]);
   });
@@ -88,7 +88,7 @@ describe('CommandLine', () => {
     const l = line();
     await tick();
     l.stdin.write('/reload\r/mcp al');
-    await vi.waitFor(() => expect(l.frame()).toContain('› /mcp al'));
+    await waitFor(() => expect(l.frame()).toContain('› /mcp al'));
     expect(l.onSubmit.mock.calls).toEqual([['/reload']]);
   });
 
@@ -96,7 +96,7 @@ describe('CommandLine', () => {
     const l = line();
     await tick();
     await l.type('/quit', KEY.escape);
-    await vi.waitFor(() => expect(l.frame()).toContain('type / for commands'));
+    await waitFor(() => expect(l.frame()).toContain('type / for commands'));
     await l.type(KEY.enter);
     expect(l.onSubmit).not.toHaveBeenCalled();
   });

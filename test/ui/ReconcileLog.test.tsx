@@ -1,11 +1,11 @@
 import { render, cleanup } from 'ink-testing-library';
 import { Profiler } from 'react';
 import { Subject } from 'rxjs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { McpLiveEvent, ReconcileEvent } from '../../src/model/events.js';
 import { eventLogText, formatReconcile, nextLogLines, type LogLine } from '../../src/sinks/ui/eventLogLine.js';
 import { ReconcileLog } from '../../src/sinks/ui/ReconcileLog.js';
-import { plain, tick } from './fakeLive.js';
+import { plain, tick, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -108,9 +108,9 @@ describe('ReconcileLog', () => {
     await tick();
     events.next({ type: 'settings-error', ts: TS, file: '/w/s.json', error: '/w/s.json:3:7: bad comma' });
     events.next(pass({ unchanged: 1 }));
-    await vi.waitFor(() => expect(plain(lastFrame())).toContain('settings error: /w/s.json:3:7'));
+    await waitFor(() => expect(plain(lastFrame())).toContain('settings error: /w/s.json:3:7'));
     events.next({ type: 'settings-ok', ts: TS, file: '/w/s.json' });
-    await vi.waitFor(() => expect(plain(lastFrame())).not.toContain('settings error'));
+    await waitFor(() => expect(plain(lastFrame())).not.toContain('settings error'));
     expect(plain(lastFrame())).toContain('kept 1');
     expect(plain(lastFrame())).toContain('settings ok: /w/s.json reads cleanly again');
   });
@@ -120,11 +120,11 @@ describe('ReconcileLog', () => {
     const { lastFrame } = render(<ReconcileLog events$={events} max={3} />);
     await tick();
     events.next(pass({ added: ['c'], reconnected: ['b'], removed: ['d'], unchanged: 5, ms: 312 }));
-    await vi.waitFor(() => expect(plain(lastFrame())).toContain('14:03:09  +c ~b -d  kept 5  312 ms  (watch)'));
+    await waitFor(() => expect(plain(lastFrame())).toContain('14:03:09  +c ~b -d  kept 5  312 ms  (watch)'));
     events.next({ type: 'settings-error', ts: TS, file: 'f', error: 'f: oops' });
     events.next({ type: 'server', kind: 'mcp', ts: TS, name: 'a', scope: 'user', source: '', state: 'connected' });
     for (let i = 1; i <= 3; i++) events.next(pass({ generation: 1 + i, unchanged: i }));
-    await vi.waitFor(() => expect(plain(lastFrame())).toContain('kept 3'));
+    await waitFor(() => expect(plain(lastFrame())).toContain('kept 3'));
     const lines = plain(lastFrame()).split('\n');
     expect(lines).toEqual([
       '14:03:09  no changes  kept 1  0 ms  (watch)',
@@ -150,7 +150,7 @@ describe('ReconcileLog', () => {
       events.next(pass({ generation: i, unchanged: i }));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await vi.waitFor(() => expect(plain(lastFrame())).toContain('kept 199'));
+    await waitFor(() => expect(plain(lastFrame())).toContain('kept 199'));
     // At most one render per 33 ms frame (plus the leading and trailing ones), however slow the machine.
     expect(commits).toBeLessThanOrEqual(Math.ceil((performance.now() - started) / 33) + 2);
     expect(commits).toBeLessThan(100);

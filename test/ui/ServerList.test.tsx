@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServerList } from '../../src/sinks/ui/ServerList.js';
 import { countServers } from '../../src/sinks/ui/serverSummary.js';
 import { UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admit.js';
-import { KEY, plain, server, tick, tool } from './fakeLive.js';
+import { KEY, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -55,7 +55,7 @@ describe('ServerList', () => {
     expect(rowOf('fresh')).toContain('removed from settings');
     expect(rowOf('kept')).toContain('0 tools');
     // No render forced by anything else: the list's own timer folds the fresh one when it is due.
-    await vi.waitFor(() => expect(plain(lastFrame())).toContain('○ removed from settings: old1, old2, fresh'), { timeout: 3000 });
+    await waitFor(() => expect(plain(lastFrame())).toContain('○ removed from settings: old1, old2, fresh'), { timeout: 3000 });
     expect(rowOf('fresh')).toBeUndefined();
   });
 
@@ -135,14 +135,14 @@ describe('ServerList', () => {
     await tick();
     expect(plain(lastFrame())).toMatch(/› ● a/);
     stdin.write(KEY.down);
-    await vi.waitFor(() => expect(plain(lastFrame())).toMatch(/› ● b/));
+    await waitFor(() => expect(plain(lastFrame())).toMatch(/› ● b/));
     stdin.write(KEY.down);
     stdin.write(KEY.down); // stays on the last row
-    await vi.waitFor(() => expect(plain(lastFrame())).toMatch(/› ● c/));
+    await waitFor(() => expect(plain(lastFrame())).toMatch(/› ● c/));
     stdin.write(KEY.up);
-    await vi.waitFor(() => expect(plain(lastFrame())).toMatch(/› ● b/));
+    await waitFor(() => expect(plain(lastFrame())).toMatch(/› ● b/));
     stdin.write(KEY.enter);
-    await vi.waitFor(() => expect(onOpen).toHaveBeenCalledWith('b'));
+    await waitFor(() => expect(onOpen).toHaveBeenCalledWith('b'));
   });
 
   it('ignores keys while inactive', async () => {

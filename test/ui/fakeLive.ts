@@ -1,4 +1,5 @@
 import { BehaviorSubject, Subject, map, of } from 'rxjs';
+import { vi } from 'vitest';
 import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '../../src/createMcpLive.js';
 import type { McpLiveEvent } from '../../src/model/events.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/status.js';
@@ -254,6 +255,15 @@ export const KEY = {
 } as const;
 
 export const tick = (ms = 50) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `vi.waitFor` polling every 5 ms instead of its default 50: a render lands a millisecond or two
+ * after the key or the emission, and a test waits for dozens of them. The timeout is vi.waitFor's
+ * (1 s) unless given.
+ */
+export function waitFor<T>(check: () => T | Promise<T>, options: { timeout?: number } = {}): Promise<T> {
+  return vi.waitFor(check, { interval: 5, ...options });
+}
 
 /** A frame without colour codes, so assertions read the words. */
 export function plain(frame: string | undefined): string {

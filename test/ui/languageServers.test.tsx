@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ServerStatus } from '../../src/model/status.js';
 import { App } from '../../src/sinks/ui/App.js';
 import { ServerList } from '../../src/sinks/ui/ServerList.js';
-import { fakeLive, KEY, pendingApproval, plain, server, tick, tool } from './fakeLive.js';
+import { fakeLive, KEY, pendingApproval, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -89,9 +89,9 @@ describe('the server list with language servers', () => {
     const { lastFrame, stdin } = render(<ServerList servers={[server('alpha'), typescript()]} onOpen={onOpen} />);
     await tick();
     stdin.write(KEY.down);
-    await vi.waitFor(() => expect(plain(lastFrame())).toContain('› ● typescript'));
+    await waitFor(() => expect(plain(lastFrame())).toContain('› ● typescript'));
     stdin.write(KEY.enter);
-    await vi.waitFor(() => expect(onOpen).toHaveBeenCalledWith('lsp:typescript'));
+    await waitFor(() => expect(onOpen).toHaveBeenCalledWith('lsp:typescript'));
   });
 });
 
@@ -109,7 +109,7 @@ async function session(servers: readonly ServerStatus[], { columns = 100, rows =
     ui.stdin.write(KEY.enter);
     await tick();
   };
-  await vi.waitFor(() => expect(frame()).toContain('connected ·'));
+  await waitFor(() => expect(frame()).toContain('connected ·'));
   return { ...fake, ...ui, frame, type };
 }
 
@@ -119,19 +119,19 @@ describe('/lsp and /mcp in the session', () => {
   it('/lsp lists the language servers only, /mcp the MCP servers only, Esc every server again', async () => {
     const s = await session(both());
     await s.type('/lsp');
-    await vi.waitFor(() => expect(s.frame()).not.toContain('alpha'));
+    await waitFor(() => expect(s.frame()).not.toContain('alpha'));
     expect(rowOf(s.frame(), 'typescript')).toContain('6 capabilities');
     expect(rowOf(s.frame(), 'python')).toContain('needs approval');
     expect(s.frame()).toContain('1 connected · 1 need approval · 0 errors');
     expect(s.frame()).toContain('Esc all servers');
 
     await s.type('/mcp');
-    await vi.waitFor(() => expect(s.frame()).not.toContain('typescript'));
+    await waitFor(() => expect(s.frame()).not.toContain('typescript'));
     expect(s.frame()).toContain('● alpha');
     expect(s.frame()).not.toContain('Language servers');
 
     s.stdin.write(KEY.escape);
-    await vi.waitFor(() => expect(s.frame()).toContain('Language servers'));
+    await waitFor(() => expect(s.frame()).toContain('Language servers'));
     expect(s.frame()).toContain('● alpha');
     expect(s.frame()).toContain('● typescript');
   });
@@ -139,7 +139,7 @@ describe('/lsp and /mcp in the session', () => {
   it('/lsp with none configured says so', async () => {
     const s = await session([server('alpha')]);
     await s.type('/lsp');
-    await vi.waitFor(() => expect(s.frame()).toContain('No language servers configured.'));
+    await waitFor(() => expect(s.frame()).toContain('No language servers configured.'));
   });
 
   it('/lsp NAME (with or without lsp:) shows one: state, command, server, languages, capabilities, pid, stderr', async () => {
@@ -152,7 +152,7 @@ describe('/lsp and /mcp in the session', () => {
       extensionToLanguage: { '.ts': 'typescript', '.js': 'javascript' },
     };
     await s.type('/lsp typescript');
-    await vi.waitFor(() => expect(s.frame()).toContain('● typescript connected (pid 4242)'));
+    await waitFor(() => expect(s.frame()).toContain('● typescript connected (pid 4242)'));
     const frame = s.frame();
     expect(frame).toMatch(/scope\s+project/);
     expect(frame).toMatch(/source\s+\/work\/demo\/\.lsp\.json/);
@@ -170,9 +170,9 @@ describe('/lsp and /mcp in the session', () => {
     expect(frame).not.toContain('Prompts (');
 
     s.stdin.write(KEY.escape);
-    await vi.waitFor(() => expect(s.frame()).toContain('Language servers'));
+    await waitFor(() => expect(s.frame()).toContain('Language servers'));
     await s.type('/lsp lsp:python');
-    await vi.waitFor(() => expect(s.frame()).toMatch(/⊘ python blocked/));
+    await waitFor(() => expect(s.frame()).toMatch(/⊘ python blocked/));
     expect(s.frame()).toMatch(/reason\s+needs approval/);
     expect(s.frame()).toContain('known once it is connected');
   });
@@ -180,24 +180,24 @@ describe('/lsp and /mcp in the session', () => {
   it('/lsp NAME of an unknown server names the configured ones', async () => {
     const s = await session(both());
     await s.type('/lsp ruby');
-    await vi.waitFor(() => expect(s.frame()).toContain('No language server "ruby" is configured.'));
+    await waitFor(() => expect(s.frame()).toContain('No language server "ruby" is configured.'));
   });
 
   it('a language server that goes away while shown says so in its own words', async () => {
     const s = await session(both());
     await s.type('/lsp typescript');
-    await vi.waitFor(() => expect(s.frame()).toContain('Capabilities (6)'));
+    await waitFor(() => expect(s.frame()).toContain('Capabilities (6)'));
     s.setServers([server('alpha')]);
-    await vi.waitFor(() => expect(s.frame()).toContain('Language server “typescript” is not configured any more.'));
+    await waitFor(() => expect(s.frame()).toContain('Language server “typescript” is not configured any more.'));
   });
 
   it('/reconnect lsp:NAME reconnects it; /mcp auth refuses a language server in words', async () => {
     const s = await session(both());
     await s.type('/reconnect lsp:typescript');
-    await vi.waitFor(() => expect(s.frame()).toContain('Reconnecting lsp:typescript…'));
+    await waitFor(() => expect(s.frame()).toContain('Reconnecting lsp:typescript…'));
     expect(s.callsOf('reconnect')).toEqual([['lsp:typescript']]);
     await s.type('/mcp auth lsp:typescript');
-    await vi.waitFor(() => expect(s.frame()).toContain('typescript is a language server: /mcp auth signs in to remote MCP servers only.'));
+    await waitFor(() => expect(s.frame()).toContain('typescript is a language server: /mcp auth signs in to remote MCP servers only.'));
     expect(s.callsOf('auth.authenticate')).toEqual([]);
   });
 
@@ -206,7 +206,7 @@ describe('/lsp and /mcp in the session', () => {
     s.stdin.write('/lsp ty');
     await tick();
     s.stdin.write(KEY.tab);
-    await vi.waitFor(() => expect(s.frame()).toContain('/lsp typescript'));
+    await waitFor(() => expect(s.frame()).toContain('/lsp typescript'));
   });
 
   it('the selected language server stays in view at the end of a long list on a short screen', async () => {
@@ -214,16 +214,16 @@ describe('/lsp and /mcp in the session', () => {
     const s = await session([...mcp, typescript(), languageServer('python', { languages: ['python'] })], { columns: 80, rows: 24 });
     expect(s.frame().split('\n').length).toBeLessThanOrEqual(23);
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● python'));
+    await waitFor(() => expect(s.frame()).toContain('› ● python'));
     expect(s.frame()).toContain('● typescript');
     expect(s.frame()).not.toContain('srv01');
     expect(s.frame().split('\n').length).toBeLessThanOrEqual(23);
     // From the section back up into the MCP rows, one row at a time.
     s.stdin.write(KEY.up);
     s.stdin.write(KEY.up);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● srv30'));
+    await waitFor(() => expect(s.frame()).toContain('› ● srv30'));
     s.stdin.write(KEY.home);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● srv01'));
+    await waitFor(() => expect(s.frame()).toContain('› ● srv01'));
     expect(s.frame()).not.toContain('Language servers');
   });
 
@@ -231,10 +231,10 @@ describe('/lsp and /mcp in the session', () => {
     const lsp = Array.from({ length: 30 }, (_, i) => languageServer(`ls${String(i + 1).padStart(2, '0')}`));
     const s = await session([server('alpha'), ...lsp], { columns: 80, rows: 24 });
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● ls30'));
+    await waitFor(() => expect(s.frame()).toContain('› ● ls30'));
     expect(s.frame()).not.toContain('Language servers');
     for (let i = 0; i < 29; i++) s.stdin.write(KEY.up);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● ls01'));
+    await waitFor(() => expect(s.frame()).toContain('› ● ls01'));
     expect(s.frame()).toMatch(/Language servers\n.*› ● ls01/);
     expect(s.frame().split('\n').length).toBeLessThanOrEqual(23);
   });
@@ -257,19 +257,19 @@ describe('approving a language server', () => {
     });
     const ui = render(<App live={fake.live} onExit={() => undefined} />);
     const frame = () => plain(ui.lastFrame());
-    await vi.waitFor(() => expect(frame()).toContain('Approve language server “python”?'));
+    await waitFor(() => expect(frame()).toContain('Approve language server “python”?'));
     expect(frame()).toMatch(/! workspaceFolder\s+\.\.\/elsewhere\s+\(outside the workspace\)/);
     ui.stdin.write('a');
-    await vi.waitFor(() => expect(fake.callsOf('approvals.approve')).toEqual([['lsp:python', { persist: true, hash: 'hash-lsp:python' }]]));
+    await waitFor(() => expect(fake.callsOf('approvals.approve')).toEqual([['lsp:python', { persist: true, hash: 'hash-lsp:python' }]]));
   });
 
   it('"approve all" over both kinds calls them servers and marks the language servers', async () => {
     const fake = fakeLive({ pending: [pendingApproval('beta'), pendingApproval('lsp:python', { scope: 'project' })] });
     const ui = render(<App live={fake.live} onExit={() => undefined} />);
     const frame = () => plain(ui.lastFrame());
-    await vi.waitFor(() => expect(frame()).toContain('Approve MCP server “beta”?'));
+    await waitFor(() => expect(frame()).toContain('Approve MCP server “beta”?'));
     ui.stdin.write('A');
-    await vi.waitFor(() => expect(frame()).toContain('Approve all 2 pending servers?'));
+    await waitFor(() => expect(frame()).toContain('Approve all 2 pending servers?'));
     expect(frame()).toMatch(/python\s+language server · project/);
   });
 });

@@ -1,13 +1,13 @@
 import { Box, type DOMElement } from 'ink';
 import { cleanup, render } from 'ink-testing-library';
 import { createRef } from 'react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { QualifiedTool, ServerStatus } from '../../src/model/status.js';
 import { App } from '../../src/sinks/ui/App.js';
 import { ScrollView } from '../../src/sinks/ui/ScrollView.js';
 import { Text } from '../../src/sinks/ui/Text.js';
 import { WINDOWED_ABOVE, WindowedRows } from '../../src/sinks/ui/WindowedRows.js';
-import { fakeLive, KEY, plain, server } from './fakeLive.js';
+import { fakeLive, KEY, plain, server, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -66,7 +66,7 @@ async function session(s: ServerStatus) {
     for (const ch of text) ui.stdin.write(ch);
     ui.stdin.write(KEY.enter);
   };
-  await vi.waitFor(() => expect(frame()).toContain('connected ·'));
+  await waitFor(() => expect(frame()).toContain('connected ·'));
   return { ...ui, frame, type, elements: () => elementsUnder(root.current) };
 }
 
@@ -75,16 +75,16 @@ describe('a server with 100,000 tools', () => {
     const { tools, reads } = manyTools(TOOLS);
     const s = await session(server('big', { tools }));
     s.type('/mcp big');
-    await vi.waitFor(() => expect(s.frame()).toContain('Tools (100000)'), { timeout: 20_000 });
-    await vi.waitFor(() => expect(s.frame()).toMatch(/↓ [\d,]+ more lines/));
+    await waitFor(() => expect(s.frame()).toContain('Tools (100000)'), { timeout: 20_000 });
+    await waitFor(() => expect(s.frame()).toMatch(/↓ [\d,]+ more lines/));
     expect(s.frame()).toContain('tool0 ');
     expect(s.elements()).toBeLessThan(2_000);
 
     reads.n = 0;
     s.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(s.frame()).toMatch(/↑ \d+ lines above/));
+    await waitFor(() => expect(s.frame()).toMatch(/↑ \d+ lines above/));
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('History'));
+    await waitFor(() => expect(s.frame()).toContain('History'));
     expect(s.frame()).toContain(`tool${TOOLS - 1} `);
     expect(s.frame()).not.toContain('tool0 ');
     expect(s.elements()).toBeLessThan(2_000);
@@ -95,12 +95,12 @@ describe('a server with 100,000 tools', () => {
     const { tools } = manyTools(TOOLS);
     const s = await session(server('big', { tools }));
     s.type('/tools big');
-    await vi.waitFor(() => expect(s.frame()).toContain('100000 tools:'), { timeout: 20_000 });
-    await vi.waitFor(() => expect(s.frame()).toMatch(/↓ [\d,]+ more lines/));
+    await waitFor(() => expect(s.frame()).toContain('100000 tools:'), { timeout: 20_000 });
+    await waitFor(() => expect(s.frame()).toMatch(/↓ [\d,]+ more lines/));
     expect(s.frame()).toContain('mcp__big__tool0 ');
     expect(s.elements()).toBeLessThan(2_000);
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain(`mcp__big__tool${TOOLS - 1} `));
+    await waitFor(() => expect(s.frame()).toContain(`mcp__big__tool${TOOLS - 1} `));
     expect(s.frame()).toMatch(/↑ [\d,]+ lines above/);
     expect(s.elements()).toBeLessThan(2_000);
   });
@@ -122,18 +122,18 @@ describe('WindowedRows', () => {
         </ScrollView>
       </Box>,
     );
-    await vi.waitFor(() => expect(plain(ui.lastFrame())).toMatch(/↓ [\d,]+ more lines/));
+    await waitFor(() => expect(plain(ui.lastFrame())).toMatch(/↓ [\d,]+ more lines/));
     expect(plain(ui.lastFrame())).toContain('line 0');
     drawn.length = 0;
     ui.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(plain(ui.lastFrame())).toContain('line 30'));
+    await waitFor(() => expect(plain(ui.lastFrame())).toContain('line 30'));
     // One page of 19 rows, 10 either side, over the renders a key takes: nothing like 100,000.
     expect(drawn.length).toBeGreaterThan(0);
     expect(drawn.length).toBeLessThan(4 * (19 + 20));
     expect(Math.min(...drawn)).toBeGreaterThan(0);
     drawn.length = 0;
     ui.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(plain(ui.lastFrame())).toContain(`line ${TOOLS - 1}`));
+    await waitFor(() => expect(plain(ui.lastFrame())).toContain(`line ${TOOLS - 1}`));
     expect(drawn.length).toBeLessThan(4 * (19 + 20));
   });
 

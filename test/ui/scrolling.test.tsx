@@ -1,8 +1,8 @@
 import { render, cleanup } from 'ink-testing-library';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../../src/model/status.js';
 import { App } from '../../src/sinks/ui/App.js';
-import { fakeLive, KEY, plain, server, tick, tool } from './fakeLive.js';
+import { fakeLive, KEY, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -19,7 +19,7 @@ async function session(servers: readonly ServerStatus[], { columns = 80, rows = 
     for (const ch of text) ui.stdin.write(ch);
     ui.stdin.write(KEY.enter);
   };
-  await vi.waitFor(() => expect(frame()).toContain('connected ·'));
+  await waitFor(() => expect(frame()).toContain('connected ·'));
   return { ...fake, ...ui, frame, type };
 }
 
@@ -45,8 +45,8 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
     const s = await session([playwright()], { columns: 160, rows: 50 });
     withPlaywrightDetails(s);
     s.type('/mcp playwright');
-    await vi.waitFor(() => expect(s.frame()).toContain('Tools (25)'));
-    await vi.waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · ↑↓ PgUp\/PgDn scroll/));
+    await waitFor(() => expect(s.frame()).toContain('Tools (25)'));
+    await waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · ↑↓ PgUp\/PgDn scroll/));
     const lines = s.frame().split('\n');
     expect(lines.length).toBeLessThanOrEqual(49);
     // The session's header and the server's name stay on screen.
@@ -56,18 +56,18 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
     expect(s.frame()).not.toContain('History');
 
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('History'));
+    await waitFor(() => expect(s.frame()).toContain('History'));
     expect(s.frame()).toContain('browser_25');
     expect(s.frame()).not.toContain('browser_01 ');
     expect(s.frame()).toContain('● playwright connected (pid 4242)');
     expect(s.frame()).toMatch(/↑ \d+ lines above · ↑↓ PgUp\/PgDn scroll/);
 
     s.stdin.write(KEY.home);
-    await vi.waitFor(() => expect(s.frame()).toContain('browser_01'));
+    await waitFor(() => expect(s.frame()).toContain('browser_01'));
     s.stdin.write(KEY.down); // a line at a time
-    await vi.waitFor(() => expect(s.frame()).toContain('↑ 1 line above'));
+    await waitFor(() => expect(s.frame()).toContain('↑ 1 line above'));
     s.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(s.frame()).toMatch(/↑ (\d\d) lines above/));
+    await waitFor(() => expect(s.frame()).toMatch(/↑ (\d\d) lines above/));
     expect(s.frame().split('\n').length).toBeLessThanOrEqual(49);
   });
 
@@ -75,73 +75,73 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
     const s = await session([playwright()]);
     withPlaywrightDetails(s);
     s.type('/mcp playwright');
-    await vi.waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · ↑↓ PgUp\/PgDn scroll/));
+    await waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · ↑↓ PgUp\/PgDn scroll/));
     const lines = s.frame().split('\n');
     expect(lines.length).toBeLessThanOrEqual(23);
     expect(lines[0]).toContain('mcp-live');
     expect(s.frame()).toContain('● playwright connected');
     expect(lines.at(-1)).toContain('Esc back');
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('History'));
+    await waitFor(() => expect(s.frame()).toContain('History'));
   });
 
   it('/tools shows every tool: its output scrolls with PgUp/PgDn/Home/End, Esc closes it', async () => {
     const s = await session([playwright()]);
     s.type('/tools');
-    await vi.waitFor(() => expect(s.frame()).toContain('25 tools:'));
-    await vi.waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · PgUp\/PgDn scroll · Esc close/));
+    await waitFor(() => expect(s.frame()).toContain('25 tools:'));
+    await waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · PgUp\/PgDn scroll · Esc close/));
     expect(s.frame()).not.toContain('more lines …');
     expect(s.frame()).not.toContain('mcp__playwright__browser_25');
     expect(s.frame().split('\n').length).toBeLessThanOrEqual(23);
 
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('mcp__playwright__browser_25  Browser action 25'));
+    await waitFor(() => expect(s.frame()).toContain('mcp__playwright__browser_25  Browser action 25'));
     expect(s.frame()).not.toContain('25 tools:');
     s.stdin.write(KEY.pageUp);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('browser_25'));
+    await waitFor(() => expect(s.frame()).not.toContain('browser_25'));
     s.stdin.write(KEY.home);
-    await vi.waitFor(() => expect(s.frame()).toContain('25 tools:'));
+    await waitFor(() => expect(s.frame()).toContain('25 tools:'));
     s.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('25 tools:'));
+    await waitFor(() => expect(s.frame()).not.toContain('25 tools:'));
 
     // The arrows still select in the list above.
     s.stdin.write(KEY.escape);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('browser_'));
+    await waitFor(() => expect(s.frame()).not.toContain('browser_'));
     expect(s.frame()).toContain('› ● playwright');
   });
 
   it('a new command output starts at its top', async () => {
     const s = await session([playwright()]);
     s.type('/tools');
-    await vi.waitFor(() => expect(s.frame()).toContain('25 tools:'));
+    await waitFor(() => expect(s.frame()).toContain('25 tools:'));
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('25 tools:'));
+    await waitFor(() => expect(s.frame()).not.toContain('25 tools:'));
     s.type('/tools');
-    await vi.waitFor(() => expect(s.frame()).toContain('25 tools:'));
+    await waitFor(() => expect(s.frame()).toContain('25 tools:'));
   });
 
   it('the selected row of a long list is always in view, and PgUp/PgDn/Home/End move it', async () => {
     const s = await session(many(40));
-    await vi.waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · PgUp\/PgDn scroll/));
+    await waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · PgUp\/PgDn scroll/));
     expect(s.frame()).toContain('40 connected · 0 need approval · 0 errors');
     expect(s.frame().split('\n').length).toBeLessThanOrEqual(23);
     for (let i = 0; i < 25; i++) s.stdin.write(KEY.down);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● srv26'));
+    await waitFor(() => expect(s.frame()).toContain('› ● srv26'));
     expect(s.frame()).not.toContain('srv01');
     // The footer stays.
     expect(s.frame()).toContain('40 connected · 0 need approval · 0 errors');
 
     s.stdin.write(KEY.end);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● srv40'));
+    await waitFor(() => expect(s.frame()).toContain('› ● srv40'));
     s.stdin.write(KEY.home);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● srv01'));
+    await waitFor(() => expect(s.frame()).toContain('› ● srv01'));
     expect(s.frame()).not.toContain('srv40');
     s.stdin.write(KEY.pageDown);
-    await vi.waitFor(() => expect(s.frame()).not.toContain('› ● srv01'));
+    await waitFor(() => expect(s.frame()).not.toContain('› ● srv01'));
     const selected = /› ● (srv\d\d)/.exec(s.frame())?.[1];
     expect(Number(selected?.slice(3))).toBeGreaterThan(5);
     s.stdin.write(KEY.enter);
-    await vi.waitFor(() => expect(s.frame()).toContain(`● ${selected} connected`));
+    await waitFor(() => expect(s.frame()).toContain(`● ${selected} connected`));
   });
 
   it('a long error in a row is cut at the edge, one row a server', async () => {
@@ -154,10 +154,10 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
   it('the selection stays in view when the screen gets shorter', async () => {
     const s = await session(many(40), { rows: 50 });
     for (let i = 0; i < 30; i++) s.stdin.write(KEY.down);
-    await vi.waitFor(() => expect(s.frame()).toContain('› ● srv31'));
+    await waitFor(() => expect(s.frame()).toContain('› ● srv31'));
     Object.defineProperty(s.stdout, 'rows', { value: 24, configurable: true });
     s.stdout.emit('resize');
-    await vi.waitFor(() => expect(s.frame().split('\n').length).toBeLessThanOrEqual(23));
+    await waitFor(() => expect(s.frame().split('\n').length).toBeLessThanOrEqual(23));
     await tick();
     expect(s.frame()).toContain('› ● srv31');
   });
