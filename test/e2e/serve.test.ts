@@ -8,65 +8,14 @@ import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../integration/processes.js';
 import { linuxOnly } from '../platforms.js';
-import { CLI, CliSession, processesMentioning, runCli, waitUntil, Workspace, type OnFinished, type Proc } from './cliSession.js';
+import { CLI, CliSession, processesMentioning, runCli, waitUntil } from './cliSession.js';
+import { backends, daemons, gatewayEnv, gatewayRoots, gatewayWorkspace, stdioClient, trackClient } from './serveKit.js';
 
 /**
  * `mcp-live serve` end to end: the built CLI as MCP clients launch it, real fixture
  * servers behind it, the SDK's Client in front. Processes are found by their command lines, which
  * all name the test's temp directory: the daemon is detached, so it is no descendant of ours.
  */
-
-const roots: string[] = [];
-const clientsOf = new WeakMap<Workspace, Client[]>();
-
-const daemons = (w: Workspace): Proc[] => processesMentioning(w.root).filter((p) => p.command.includes('serve --daemon'));
-const backends = (w: Workspace): Proc[] => processesMentioning(w.startLog).filter((p) => p.command.includes('echo-server.mjs'));
-
-/**
- * The workspace of one test. The tests run side by side: each has its own HOME, so its own socket
- * and gateway. When one ends, its clients are closed, its gateway stopped, whatever still mentions
- * its directory after that killed, and the directory removed.
- */
-function newWorkspace(onFinished: OnFinished): Workspace {
-  const created = new Workspace();
-  roots.push(created.root);
-  clientsOf.set(created, []);
-  onFinished(async () => {
-    await Promise.all(created.sessions.splice(0).map((session) => session.stop()));
-    await Promise.all(clientsOf.get(created)!.map((c) => c.close().catch(() => undefined)));
-    // A gateway ends on SIGTERM as on `serve --stop`, its servers with it (one CLI start less).
-    for (const daemon of daemons(created)) signal(daemon.pid, 'SIGTERM');
-    await waitUntil(() => processesMentioning(created.root).length === 0, 'the test’s processes gone', 10_000).catch(() => undefined);
-    for (const p of processesMentioning(created.root)) signal(p.pid, 'SIGKILL');
-    created.cleanup();
-  });
-  return created;
-}
-
-/** Signals `pid` unless it has gone meanwhile. */
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // It ended between the look and the signal.
-  }
-}
-
-const env = (w: Workspace): Record<string, string> => ({ ...(process.env as Record<string, string>), HOME: w.home });
-
-/** What a client's config launches: `mcp-live serve --stdio --cwd …`. */
-async function stdioClient(w: Workspace, extra: string[] = []): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--stdio', '--cwd', w.cwd, '--debounce', '100', ...extra],
-    env: env(w),
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'serve-e2e', version: '1.0.0' });
-  clientsOf.get(w)!.push(client);
-  await client.connect(transport);
-  return { client, transport };
-}
 
 async function toolNames(client: Client): Promise<string[]> {
   return (await client.listTools()).tools.map((t) => t.name);
@@ -78,7 +27,7 @@ async function echo(client: Client, text: string): Promise<string> {
 }
 
 afterAll(() => {
-  expect(roots.flatMap((root) => processesMentioning(root))).toEqual([]);
+  expect(gatewayRoots.flatMap((root) => processesMentioning(root))).toEqual([]);
 });
 
 /** A raw request, so that Host can be anything (fetch would not send a foreign Host). */
@@ -106,7 +55,7 @@ function rawPost(url: string, headers: Record<string, string>): Promise<number> 
 describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway of its own, side by side', () => {
   linuxOnly('/proc, unix socket mode bits').describe('mcp-live serve --stdio (one gateway per profile and workspace)', () => {
     it('a second client attaches to the first one’s gateway: one daemon, every server started once; a killed relay leaves the other client working; the daemon lingers, then exits with its servers', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       const first = await stdioClient(w, ['--linger-ms', '1500']);
       await waitUntil(async () => (await toolNames(first.client)).includes('a__echo'), 'a listed');
@@ -145,7 +94,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
     });
 
     it('two clients starting at once end up with one daemon', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       const [one, two] = await Promise.all([stdioClient(w), stdioClient(w)]);
       await waitUntil(async () => (await toolNames(one.client)).includes('a__echo'), 'a listed');
@@ -157,7 +106,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
     });
 
     it('serve --stop ends the gateway and its servers; the clients see the connection close', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       const { client } = await stdioClient(w, ['--linger-ms', '60000']);
       await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
@@ -176,7 +125,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
     });
 
     it('a SIGKILLed daemon’s stale socket is replaced: the next client starts a new gateway, which ends the old one’s servers', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       const first = await stdioClient(w);
       await waitUntil(async () => (await toolNames(first.client)).includes('a__echo'), 'a listed');
@@ -193,7 +142,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
     });
 
     it('a gateway serves one workspace: a client of another workspace gets its own', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       const other = join(w.root, 'other');
       w.write(join(other, '.mcp.json'), {});
@@ -202,11 +151,11 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: [CLI, 'serve', '--stdio', '--cwd', other],
-        env: env(w),
+        env: gatewayEnv(w),
         stderr: 'pipe',
       });
       const two = new Client({ name: 'other', version: '1' });
-      clientsOf.get(w)!.push(two);
+      trackClient(w, two);
       await two.connect(transport);
       expect(daemons(w)).toHaveLength(2);
       expect(w.starts()).toEqual(['a']);
@@ -214,7 +163,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
     });
 
     it('a gated server’s tools are absent until approved from another process; then the client gets tools/list_changed', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       w.write(w.mcpJson, { mcpServers: { p: w.server('p') } });
       const { client } = await stdioClient(w);
@@ -233,7 +182,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
     });
 
     it('--stdio with --json is a usage error (stdout is the MCP channel)', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       const r = await runCli(w, ['serve', '--stdio', '--json', '--cwd', w.cwd]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('no --json');
@@ -243,7 +192,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
 
   linuxOnly('/proc').describe('serve --stdio as real clients need it (decisions 222–228)', () => {
     it('names are server__tool by default; an unlisted tool is -32602 with the reason; a client with other --names is refused by the running gateway', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       w.write(w.mcpJson, { mcpServers: { p: w.server('p') } });
       const { client } = await stdioClient(w);
@@ -271,7 +220,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
     });
 
     it('--restart-on-change: a settings edit ends that relay (it exits, the client sees it go) once the change settles; the daemon and the other client go on; a new relay lists the change', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       const staying = await stdioClient(w, ['--linger-ms', '60000']);
       await waitUntil(async () => (await toolNames(staying.client)).includes('a__echo'), 'a listed');
@@ -306,7 +255,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
 
   linuxOnly('/proc, mode bits').describe('mcp-live serve over Streamable HTTP', () => {
     it('a call works with the bearer token; no or a wrong token → 401; a foreign Host or Origin → 403; the token is never printed', async ({ onTestFinished }) => {
-      const w = newWorkspace(onTestFinished);
+      const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       const session = CliSession.start(w, ['serve', '--port', '0']);
       const listening = await session.waitFor((e) => e.type === 'gateway-listening', { what: 'gateway-listening' });
@@ -321,7 +270,7 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
 
       const client = new Client({ name: 'http-e2e', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-      clientsOf.get(w)!.push(client);
+      trackClient(w, client);
       await client.connect(transport);
       expect(await toolNames(client)).toContain('a__echo');
       expect(await echo(client, 'over http')).toBe('over http');
