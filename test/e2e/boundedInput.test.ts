@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { linuxOnly } from '../platforms.js';
 import { CliSession, Workspace } from './cliSession.js';
 
@@ -8,16 +8,6 @@ import { CliSession, Workspace } from './cliSession.js';
  * `line too long` and skipped without being buffered, and the session goes on. Before, readline
  * held the whole line, and one of 512 MB crashed the CLI with a RangeError.
  */
-
-let ws: Workspace | undefined;
-let cli: CliSession | undefined;
-
-afterEach(async () => {
-  await cli?.stop();
-  cli = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
 
 const MiB = 1024 * 1024;
 
@@ -32,10 +22,10 @@ async function write(cli: CliSession, text: string): Promise<void> {
 }
 
 describe('mcp-live --json: bounded command lines', () => {
-  it('a 2 MiB line gets "line too long" and the next command is answered; a line under the cap is read', async () => {
-    ws = new Workspace();
+  it('a 2 MiB line gets "line too long" and the next command is answered; a line under the cap is read', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: {} });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
 
     cli.send({ cmd: 'status', id: 1, pad: 'x'.repeat(2 * MiB) });
@@ -52,10 +42,10 @@ describe('mcp-live --json: bounded command lines', () => {
     expect(await cli.waitFor((e) => e.type === 'result' && e.id === 3)).toMatchObject({ ok: true });
   });
 
-  linuxOnly('/proc memory figures').it('a 128 MiB line is skipped as it arrives: the CLI`s memory does not grow with it', async () => {
-    ws = new Workspace();
+  linuxOnly('/proc memory figures').it('a 128 MiB line is skipped as it arrives: the CLI`s memory does not grow with it', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: {} });
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready');
     const pid = cli.proc.pid!;
     const before = peakRss(pid);

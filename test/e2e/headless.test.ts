@@ -1,6 +1,6 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
-import { CliSession, settleFor, Workspace, type Ev } from './cliSession.js';
+import { CliSession, resultOf, settleFor, Workspace } from './cliSession.js';
 
 /**
  * The headless mode never lies and never stalls (decisions 64–66), against the built CLI: commands
@@ -8,29 +8,17 @@ import { CliSession, settleFor, Workspace, type Ev } from './cliSession.js';
  * `quit` cancels it, and a broken-then-fixed file says so once each way.
  */
 
-let ws: Workspace | undefined;
-let cli: CliSession | undefined;
-
-afterEach(async () => {
-  await cli?.stop();
-  cli = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-
 afterAll(() => {
   expect(descendants().filter((p) => MCP_TEST_SERVERS.test(p.command))).toEqual([]);
 });
 
-const resultOf = (id: string) => (e: Ev) => e.type === 'result' && e.id === id;
-
 describe('mcp-live --json: never lies, never stalls', () => {
-  it('answers commands piped in at start after the first pass; a slow call holds nothing back; quit cancels it; one settings-error and one settings-ok', async () => {
-    ws = new Workspace();
+  it('answers commands piped in at start after the first pass; a slow call holds nothing back; quit cancels it; one settings-error and one settings-ok', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     const w = ws;
     const memory = w.server('memory', ['--slow-tool', '15000']);
     w.write(w.userSettings, { mcpServers: { memory } });
-    cli = CliSession.start(w);
+    const cli = CliSession.start(w);
     // Written at once, long before the first pass can have ended.
     cli.send({ id: 'status0', cmd: 'status' });
     cli.send({ id: 'early', cmd: 'call', tool: 'mcp__memory__echo', args: { text: 'early' } });

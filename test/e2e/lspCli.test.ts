@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { descendants } from '../integration/processes.js';
 import { CliSession, FIXTURES, Workspace } from './cliSession.js';
 
@@ -8,16 +8,6 @@ import { CliSession, FIXTURES, Workspace } from './cliSession.js';
  * `lspServers`, as NDJSON `server` events of kind `lsp`; `status` lists them; an `lsp__*` tool
  * is called like any other.
  */
-
-let ws: Workspace | undefined;
-let cli: CliSession | undefined;
-
-afterEach(async () => {
-  await cli?.stop();
-  cli = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
 
 afterAll(() => {
   expect(descendants().filter((p) => /lsp-server\.mjs|echo-server\.mjs/.test(p.command))).toEqual([]);
@@ -30,13 +20,13 @@ const fixtureLs = (...extra: string[]) => ({
 });
 
 describe('mcp-live --json with language servers', () => {
-  it('--lsp-config and lspServers: server events with kind, status with both kinds, an lsp__ tool call', async () => {
-    ws = new Workspace();
+  it('--lsp-config and lspServers: server events with kind, status with both kinds, an lsp__ tool call', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
     const lspConfig = join(ws.root, 'extra.lsp.json');
     ws.write(lspConfig, { cli: fixtureLs() });
     ws.write(ws.userSettings, { mcpServers: { a: ws.server('a') }, lspServers: { fx: fixtureLs('--stderr', 'hello') } });
     ws.write(join(ws.cwd, 'notes.txt'), 'one TODO\n');
-    cli = CliSession.start(ws, ['--lsp-config', lspConfig]);
+    const cli = CliSession.start(ws, ['--lsp-config', lspConfig]);
     await cli.waitFor((e) => e.type === 'ready', { what: 'ready' });
 
     const servers = cli.servers();
