@@ -90,12 +90,16 @@ export interface CliRun {
  * Runs the built CLI to its end with the workspace's HOME (in `cwd`, the shell's directory, if
  * given): exit code, stdout, stderr.
  */
-export async function runCli(ws: Workspace, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+export async function runCli(
+  ws: Workspace,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env: { ...process.env, HOME: ws.home, ...opts.env }, timeout: 30_000, ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }) },
+      { env: { ...process.env, HOME: ws.home, ...opts.env }, timeout: opts.timeoutMs ?? 30_000, ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }) },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: unknown }).code as number) : 0, stdout, stderr }),
     );
   });

@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import type { PlanReport } from '../../src/planReport.js';
-import { CLI, FIXTURES, Workspace } from './cliSession.js';
+import { FIXTURES, runCli, Workspace, type CliRun } from './cliSession.js';
 
 /**
  * Configs written for the peers must just work (decisions 10, 80–82), against the built CLI: a
@@ -15,28 +13,17 @@ import { CLI, FIXTURES, Workspace } from './cliSession.js';
  * ({"servers": {}}). One `plan` and one `status` run, several facts each.
  */
 
-let ws: Workspace;
-afterEach(() => ws?.cleanup());
 afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
-      // The variables the entries read are unset here, whatever the shell running the tests has.
-      env: { ...process.env, HOME: ws.home, EXAMPLE_NAME: undefined, EXAMPLE_TOKEN: undefined },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function run(ws: Workspace, args: string[]): Promise<CliRun> {
+  // The variables the entries read are unset here, whatever the shell running the tests has.
+  return runCli(ws, args, { env: { EXAMPLE_NAME: undefined, EXAMPLE_TOKEN: undefined }, timeoutMs: 60_000 });
 }
 
 /** An installed extension whose server lives in its own dist/ directory, as the peers' docs show it. */
-function installExampleExtension(): { dir: string; manifest: string } {
+function installExampleExtension(ws: Workspace): { dir: string; manifest: string } {
   const dir = join(ws.home, '.qwen', 'extensions', 'example');
   const manifest = join(dir, 'qwen-extension.json');
   mkdirSync(join(dir, 'dist'), { recursive: true });
@@ -65,13 +52,13 @@ function installExampleExtension(): { dir: string; manifest: string } {
 }
 
 describe('configs written for the peers (the built CLI)', () => {
-  it('Gemini CLI / Qwen Code extension variables, Claude Code ${VAR:-default}, excludeTools "slow()" and a VS Code .mcp.json', async () => {
-    ws = new Workspace();
-    const { manifest } = installExampleExtension();
+  it('Gemini CLI / Qwen Code extension variables, Claude Code ${VAR:-default}, excludeTools "slow()" and a VS Code .mcp.json', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
+    const { manifest } = installExampleExtension(ws);
     ws.write(ws.mcpJson, { servers: { github: { type: 'http', url: 'https://api.githubcopilot.com/mcp/' } } });
 
     // plan: what would run, spawning nothing.
-    const plan = await run(['plan', '--json', '--cwd', ws.cwd]);
+    const plan = await run(ws, ['plan', '--json', '--cwd', ws.cwd]);
     expect(plan.code).toBe(0);
     const report = JSON.parse(plan.stdout) as PlanReport;
     const example = report.servers.find((s) => s.name === 'example');
@@ -83,7 +70,7 @@ describe('configs written for the peers (the built CLI)', () => {
     expect(ws.starts()).toEqual([]);
 
     // status: it really runs — from the extension's directory, with the workspace and the default in its args.
-    const status = await run(['status', '--json', '--cwd', ws.cwd]);
+    const status = await run(ws, ['status', '--json', '--cwd', ws.cwd]);
     const result = JSON.parse(status.stdout) as {
       settingsErrors: string[];
       servers: { name: string; state: string; error?: string; tools: string[]; warnings?: string[] }[];
