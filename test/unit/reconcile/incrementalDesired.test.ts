@@ -229,6 +229,12 @@ function expectSame(actual: Record<string, unknown>, expected: Record<string, un
   expect(Object.keys(actual)).toEqual(Object.keys(expected));
 }
 
+/**
+ * Runs of the sequence property: 100 in the default suite (about 1,300 edits, each of the 15 kinds
+ * at least ~50 times), ten times that in test/slow/reconcileProperties.test.ts.
+ */
+const RUNS = 100 * Number(process.env.MCP_LIVE_PROPERTY_SCALE ?? 1);
+
 describe('createIncrementalDesired', () => {
   it('gives what assemble + desiredServers give from scratch, over any sequence of edits', () => {
     fc.assert(
@@ -279,7 +285,7 @@ describe('createIncrementalDesired', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: RUNS },
     );
   });
 
