@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
 import { linuxOnly } from '../platforms.js';
-import { CliSession, FIXTURES, Workspace } from './cliSession.js';
+import { CliSession, FIXTURES, Workspace, type OnFinished } from './cliSession.js';
 
 /**
  * A session with hostile servers beside a good one (decisions 179–181): an HTTP server answering
@@ -15,33 +15,23 @@ import { CliSession, FIXTURES, Workspace } from './cliSession.js';
  */
 
 const MiB = 1024 * 1024;
-let ws: Workspace | undefined;
-let cli: CliSession | undefined;
-const hostile: ChildProcess[] = [];
-
-afterEach(async () => {
-  await cli?.stop();
-  cli = undefined;
-  await Promise.all(
-    hostile.splice(0).map((child) => {
-      const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
-      child.kill('SIGKILL');
-      return exited;
-    }),
-  );
-  ws?.cleanup();
-  ws = undefined;
-});
 
 afterAll(() => {
   expect(descendants().filter((p) => MCP_TEST_SERVERS.test(p.command))).toEqual([]);
 });
 
-async function hostileHttp(mode: string): Promise<string> {
+/** A hostile HTTP server, killed when the test ends (after its sessions stopped). */
+async function hostileHttp(onFinished: OnFinished, mode: string): Promise<string> {
   const child = spawn(process.execPath, [join(FIXTURES, 'hostile-http-server.mjs'), '--mode', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-  hostile.push(child);
+  onFinished(() => killed(child));
   const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
   return `http://127.0.0.1:${/^listening (\d+)$/.exec(line)![1]}/mcp`;
+}
+
+function killed(child: ChildProcess): Promise<void> {
+  const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+  child.kill('SIGKILL');
+  return exited;
 }
 
 /** The CLI's peak resident memory so far (Linux `VmHWM`), in bytes. */
@@ -50,9 +40,9 @@ function peakRss(pid: number): number {
 }
 
 linuxOnly('/proc memory figures').describe('mcp-live --json with hostile servers', () => {
-  it('endless JSON body, endless SSE event, endless stdio line: each server fails alone, the session lives, memory stays bounded', async () => {
-    ws = new Workspace();
-    const [json, sse] = await Promise.all([hostileHttp('json'), hostileHttp('sse')]);
+  it('endless JSON body, endless SSE event, endless stdio line: each server fails alone, the session lives, memory stays bounded', async ({ onTestFinished }) => {
+    const [json, sse] = await Promise.all([hostileHttp(onTestFinished, 'json'), hostileHttp(onTestFinished, 'sse')]);
+    const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, {
       mcpServers: {
         // The default cap, 16 MiB.
@@ -63,7 +53,7 @@ linuxOnly('/proc memory figures').describe('mcp-live --json with hostile servers
       },
     });
     const started = Date.now();
-    cli = CliSession.start(ws);
+    const cli = CliSession.start(ws);
     await cli.waitFor((e) => e.type === 'ready', { timeoutMs: 30_000 });
     const readyMs = Date.now() - started;
 
