@@ -1,7 +1,7 @@
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { CLI, ROOT } from './cliSession.js';
+import { CLI, processesMentioning, ROOT } from './cliSession.js';
 import { TmuxTerminal } from './tmuxTerminal.js';
 import { linuxOnly } from '../platforms.js';
 
@@ -18,16 +18,9 @@ const waitForScreen = (pred: (s: string) => boolean, what: string): Promise<stri
 
 /** Processes whose command line mentions the demo copy: the demo's MCP servers. */
 function demoServers(): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (cmd.includes(COPY) && cmd.includes('/servers/')) found.push(`${pid} ${cmd}`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return processesMentioning(COPY)
+    .filter((p) => p.command.includes('/servers/'))
+    .map((p) => `${p.pid} ${p.command}`);
 }
 
 afterAll(() => {
