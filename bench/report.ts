@@ -4,9 +4,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTESTANT_LABELS, type ContestantId } from './contestant.js';
+import { CONTESTANT_LABELS, HUB_STABILITY_MS, type ContestantId } from './contestant.js';
 import { idleSliceSeconds } from './idle.js';
-import { HUB_STABILITY_MS } from './contestant.js';
 import type { PoolResult } from './poolSessions.js';
 import type { UiFramesResult } from './uiFrames.js';
 import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, ManyEntriesResult, ManyEntriesRow, SessionsAtN, SurfacesResult, TargetVerdict } from './results.js';

@@ -730,6 +730,15 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     written.next(await store.read(root));
   };
 
+  /** Sets (`config`) or drops (`undefined`) one entry of a session layer, then runs a pass. */
+  const editSessionLayer = (layer: BehaviorSubject<Record<string, unknown>>, name: string, config: Record<string, unknown> | undefined): void => {
+    const next = { ...layer.getValue() };
+    if (config === undefined) delete next[name];
+    else next[name] = config;
+    layer.next(next);
+    r.reload('session');
+  };
+
   // The groups are objects of closures (decision 286): a member works destructured.
   const approvals: McpLiveApprovals = {
     pending$: r.pendingApprovals$,
@@ -795,17 +804,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     change: (path, text) => languageServers.changeDocument(path, text),
     close: (path) => languageServers.closeDocument(path),
 
-    addSession: (name, config) => {
-      sessionLsp.next({ ...sessionLsp.getValue(), [lspName(name)]: config });
-      r.reload('session');
-    },
-
-    removeSession: (name) => {
-      const next = { ...sessionLsp.getValue() };
-      delete next[lspName(name)];
-      sessionLsp.next(next);
-      r.reload('session');
-    },
+    addSession: (name, config) => editSessionLayer(sessionLsp, lspName(name), config),
+    removeSession: (name) => editSessionLayer(sessionLsp, lspName(name), undefined),
   };
 
   const resources: McpLiveResources = {
@@ -828,16 +828,10 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       // A name the assembly would drop (`lsp:`) or no command could name is refused, not lost (decision 193).
       const badName = serverNameProblem(name);
       if (badName !== undefined) throw new Error(`session.add: ${badName}`);
-      session.next({ ...session.getValue(), [name]: config });
-      r.reload('session');
+      editSessionLayer(session, name, config);
     },
 
-    remove: (name) => {
-      const next = { ...session.getValue() };
-      delete next[name];
-      session.next(next);
-      r.reload('session');
-    },
+    remove: (name) => editSessionLayer(session, name, undefined),
 
     enable: (name, { persist = false } = {}) => setEnablement(name, true, persist),
     disable: (name, { persist = false } = {}) => setEnablement(name, false, persist),

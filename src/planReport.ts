@@ -7,8 +7,7 @@ import { desiredServers, resolveAssembled, serverWarnings } from './model/reconc
 import { reviewEntry, type ReviewLine } from './model/reviewEntry.js';
 import { markWrittenByRepository } from './model/secrets.js';
 import { languagesOf, serverKind } from './model/lsp/lspConfig.js';
-import { type ServerKind } from './model/types.js';
-import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type TransportKind } from './model/types.js';
+import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type ServerKind, type TransportKind } from './model/types.js';
 import { createApprovalsStore } from './sinks/files/approvalsStore.js';
 import type { McpLiveOptions } from './createMcpLive.js';
 import { settingsPaths } from './settingsPaths.js';

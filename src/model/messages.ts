@@ -1,7 +1,6 @@
 import type { NeedsAuthorization } from './connection.js';
-import { type ServerKind } from './types.js';
 import type { ServerStatus } from './status.js';
-import type { NotAllowedBy, Reason } from './types.js';
+import type { NotAllowedBy, Reason, ServerKind } from './types.js';
 
 /**
  * Who reads a fix hint, so it names a step that works there: the terminal UI (`/mcp`), the

@@ -1,6 +1,5 @@
-import { type ServerKind } from './types.js';
 import { entryForReview, markWrittenByRepository, referencedVariables } from './secrets.js';
-import { GATED_SCOPES, type Scope } from './types.js';
+import { GATED_SCOPES, type Scope, type ServerKind } from './types.js';
 
 /**
  * One line of an entry under review: a label and what the file says (a user-scope entry's

@@ -16,7 +16,7 @@ import { boundedFetch } from './boundedFetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../model/messageLimit.js';
 import { NeedsAuthorization } from '../../model/connection.js';
 import { oauthClientKey } from '../../model/oauth/oauthSettings.js';
-import { type OAuthSettings } from '../../model/types.js';
+import type { OAuthSettings } from '../../model/types.js';
 import { fetchRefusal, OAuthUrlRefused, openableAuthorizationUrl, usableResourceMetadataUrl } from '../../model/oauth/oauthUrlPolicy.js';
 import { holdSecrets } from '../../model/secrets.js';
 import { withoutUndefined } from '../../model/withoutUndefined.js';

@@ -1,7 +1,7 @@
 import { Box } from 'ink';
 import { Text } from './Text.js';
 import { useEffect, useRef, useState } from 'react';
-import { type ServerKind } from '../../model/types.js';
+import type { ServerKind } from '../../model/types.js';
 import type { ServerStatus } from '../../model/status.js';
 import { plural } from '../../model/messages.js';
 import {

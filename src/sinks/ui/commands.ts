@@ -1,6 +1,6 @@
 import type { McpLive, McpLiveApprovals, McpLiveAuth, McpLivePrompts, McpLiveResources, McpLiveSession } from '../../createMcpLive.js';
 import { lspKey, lspName, serverKind } from '../../model/lsp/lspConfig.js';
-import { type ServerKind } from '../../model/types.js';
+import type { ServerKind } from '../../model/types.js';
 import { refusedAuthorizationUrl } from '../../model/oauth/oauthUrlPolicy.js';
 import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { openInBrowser } from '../remote/openBrowser.js';
