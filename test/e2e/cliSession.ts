@@ -167,6 +167,13 @@ export class CliSession {
     return this.events.slice(from).filter((e) => e.type === 'reconcile');
   }
 
+  /** Sends `cmd` with an id of its own and returns its `result`. */
+  async request(cmd: Record<string, unknown>): Promise<Ev> {
+    const id = `${String(cmd.cmd)}-${this.events.length}`;
+    this.send({ ...cmd, id });
+    return this.waitFor((e) => e.type === 'result' && e.id === id, { what: `result ${id}` });
+  }
+
   async waitForState(name: string, state: string, from = 0): Promise<Ev> {
     return this.waitFor((e) => e.type === 'server' && e.name === name && e.state === state, {
       from,
@@ -185,6 +192,20 @@ export class CliSession {
     clearTimeout(timer);
     return code;
   }
+}
+
+/**
+ * User settings with a comment of the user's and the echo server `u`, a `.mcp.json` with `p`
+ * (gated), and a session with `u` connected: what the enable / disable tests edit. `userText` is
+ * the user settings file as written.
+ */
+export async function sessionWithCommentedSettings(ws: Workspace): Promise<{ cli: CliSession; userText: string }> {
+  const userText = `{\n  // mine\n  "mcpServers": {\n    "u": ${JSON.stringify(ws.server('u'))}\n  }\n}\n`;
+  ws.write(ws.userSettings, userText);
+  ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
+  const cli = CliSession.start(ws);
+  await cli.waitForState('u', 'connected');
+  return { cli, userText };
 }
 
 /** Resolves when nothing new arrived for `quietMs` (lets a debounce window pass). */

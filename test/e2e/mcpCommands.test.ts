@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
-import { CliSession, FIXTURES, runIn, Workspace } from './cliSession.js';
+import { CliSession, FIXTURES, runIn, sessionWithCommentedSettings, Workspace } from './cliSession.js';
 
 /**
  * Managing servers without an editor (decisions 69–72), against the built CLI:
@@ -108,16 +108,8 @@ describe.concurrent('trust | untrust (the built CLI)', () => {
 describe.concurrent('NDJSON enable / disable', () => {
   it('session-only by default; --persist writes the user settings file and is refused for a .mcp.json server', async ({ onTestFinished }) => {
     const ws = new Workspace(onTestFinished);
-    const userText = `{\n  // mine\n  "mcpServers": {\n    "u": ${JSON.stringify(ws.server('u'))}\n  }\n}\n`;
-    ws.write(ws.userSettings, userText);
-    ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
-    const cli = CliSession.start(ws);
-    await cli.waitForState('u', 'connected');
-    const result = async (cmd: Record<string, unknown>) => {
-      const id = `${String(cmd.cmd)}-${cli.events.length}`;
-      cli.send({ ...cmd, id });
-      return cli.waitFor((e) => e.type === 'result' && e.id === id, { what: `result ${id}` });
-    };
+    const { cli, userText } = await sessionWithCommentedSettings(ws);
+    const result = (cmd: Record<string, unknown>) => cli.request(cmd);
 
     let from = cli.events.length;
     expect(await result({ cmd: 'disable', server: 'u' })).toMatchObject({ ok: true, data: { server: 'u', enabled: false } });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
-import { CliSession, runIn, Workspace } from './cliSession.js';
+import { runIn, sessionWithCommentedSettings, Workspace } from './cliSession.js';
 
 /**
  * Against the built CLI: `mcp disable|enable NAME` (decision 250) with a running
@@ -17,15 +17,9 @@ const read = (file: string): string => readFileSync(file, 'utf8');
 describe('mcp disable | enable NAME (the built CLI)', () => {
   it('writes the user settings with comments kept; a running --json session disconnects and reconnects; {"cmd":"tools"} follows', async ({ onTestFinished }) => {
     const ws = new Workspace(onTestFinished);
-    const userText = `{\n  // mine\n  "mcpServers": {\n    "u": ${JSON.stringify(ws.server('u'))}\n  }\n}\n`;
-    ws.write(ws.userSettings, userText);
-    ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p') } });
-    const cli = CliSession.start(ws);
-    await cli.waitForState('u', 'connected');
+    const { cli, userText } = await sessionWithCommentedSettings(ws);
     const tools = async (): Promise<string[]> => {
-      const id = `tools-${cli.events.length}`;
-      cli.send({ cmd: 'tools', id });
-      const result = await cli.waitFor((e) => e.type === 'result' && e.id === id, { what: `result ${id}` });
+      const result = await cli.request({ cmd: 'tools' });
       return (result.data as { tools: { name: string }[] }).tools.map((t) => t.name);
     };
     expect(await tools()).toEqual(['mcp__u__echo', 'mcp__u__slow']);

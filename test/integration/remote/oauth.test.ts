@@ -1,15 +1,14 @@
 import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { filter, firstValueFrom, map, timeout } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { filter, firstValueFrom } from 'rxjs';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpLive, type McpLive } from '../../../src/createMcpLive.js';
 import type { McpLiveEvent } from '../../../src/model/events.js';
-import type { ServerStatus } from '../../../src/model/status.js';
 import { startOAuthFixture, playBrowser, type OAuthFixture } from '../../fixtures/oauth/authServer.js';
 import { fixture } from '../mcpServers.js';
 import { POSIX } from '../../platforms.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { noLeftoversAfterAll, until } from '../workspace.js';
 
 /**
  * OAuth against a real protected Streamable HTTP server and a real authorization server on
@@ -32,9 +31,7 @@ afterEach(async () => {
   events = [];
   if (home) await rm(home, { recursive: true, force: true });
 });
-afterAll(async () => {
-  await waitForNoLeftovers();
-});
+noLeftoversAfterAll();
 
 async function session(servers: Record<string, unknown>, project?: Record<string, unknown>): Promise<McpLive> {
   home = await mkdtemp(join(tmpdir(), 'mcp-live-oauth-'));
@@ -47,16 +44,6 @@ async function session(servers: Record<string, unknown>, project?: Record<string
   live.events$.subscribe((e) => events.push(e));
   await live.start();
   return live;
-}
-
-function until(l: McpLive, name: string, test: (s: ServerStatus) => boolean, ms = 10_000): Promise<ServerStatus> {
-  return firstValueFrom(
-    l.servers$.pipe(
-      map((all) => all.find((s) => s.name === name)),
-      filter((s): s is ServerStatus => s !== undefined && test(s)),
-      timeout(ms),
-    ),
-  );
 }
 
 const tokensFile = () => join(home, '.qwen', 'mcp-oauth-tokens.json');

@@ -1,12 +1,11 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { filter, firstValueFrom, map, timeout } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { filter } from 'rxjs';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/createMcpLive.js';
-import type { ServerStatus } from '../../../src/model/status.js';
 import { playBrowser, startOAuthFixture, type OAuthFixture } from '../../fixtures/oauth/authServer.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { noLeftoversAfterAll, until } from '../workspace.js';
 
 /**
  * Step-up during a call (decision 242), against the real protected Streamable HTTP
@@ -29,9 +28,7 @@ afterEach(async () => {
   if (home) await rm(home, { recursive: true, force: true });
   home = undefined;
 });
-afterAll(async () => {
-  await waitForNoLeftovers();
-});
+noLeftoversAfterAll();
 
 async function session(options: Partial<McpLiveOptions>): Promise<McpLive> {
   oauth = await startOAuthFixture({ scopesSupported: ['mcp', 'tools:call'], wwwAuthenticateScope: 'mcp', requiredScopes: { 'tools/call': ['mcp', 'tools:call'] } });
@@ -48,16 +45,6 @@ async function session(options: Partial<McpLiveOptions>): Promise<McpLive> {
   await completed;
   await until(live, 'remote', (s) => s.state === 'connected');
   return live;
-}
-
-function until(l: McpLive, name: string, test: (s: ServerStatus) => boolean, ms = 10_000): Promise<ServerStatus> {
-  return firstValueFrom(
-    l.servers$.pipe(
-      map((all) => all.find((s) => s.name === name)),
-      filter((s): s is ServerStatus => s !== undefined && test(s)),
-      timeout(ms),
-    ),
-  );
 }
 
 describe('step-up during a call', () => {

@@ -1,14 +1,12 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { filter, firstValueFrom, map, timeout } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpLive, type McpLive } from '../../../src/createMcpLive.js';
 import type { McpLiveEvent } from '../../../src/model/events.js';
-import type { ServerStatus } from '../../../src/model/status.js';
 import { playBrowser, startOAuthFixture, type OAuthFixture, type OAuthFixtureOptions } from '../../fixtures/oauth/authServer.js';
 import { listenOnLoopback, type LoopbackServer } from '../../fixtures/oauth/oauthHttp.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { noLeftoversAfterAll, until } from '../workspace.js';
 
 /**
  * What a hostile remote server can make mcp-live fetch or open through OAuth (decisions 189–191):
@@ -36,9 +34,7 @@ afterEach(async () => {
   if (home) await rm(home, { recursive: true, force: true });
   home = undefined;
 });
-afterAll(async () => {
-  await waitForNoLeftovers();
-});
+noLeftoversAfterAll();
 
 async function session(servers: Record<string, unknown>): Promise<McpLive> {
   home = await mkdtemp(join(tmpdir(), 'mcp-live-oauth-urls-'));
@@ -57,16 +53,6 @@ async function session(servers: Record<string, unknown>): Promise<McpLive> {
   live.events$.subscribe((e) => events.push(e));
   await live.start();
   return live;
-}
-
-function until(l: McpLive, name: string, test: (s: ServerStatus) => boolean, ms = 10_000): Promise<ServerStatus> {
-  return firstValueFrom(
-    l.servers$.pipe(
-      map((all) => all.find((s) => s.name === name)),
-      filter((s): s is ServerStatus => s !== undefined && test(s)),
-      timeout(ms),
-    ),
-  );
 }
 
 /** A second loopback server that only counts what reaches it. */
