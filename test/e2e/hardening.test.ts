@@ -114,13 +114,18 @@ describe.concurrent('an approval applies to the entry that was shown', () => {
 
     const from = cli.events.length;
     ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious(ws) } });
-    await new Promise((r) => setTimeout(r, 150));
+    // Once the rewritten entry has been read (the pass after it asks about it), the hash shown
+    // before is refused. A decision sent before the read is in, inside the debounce, is the next test's.
+    const again = await cli.waitFor((e) => e.type === 'approval-required', { from, what: 'the rewritten x asked about' });
+    const newHash = (again.servers as Ev[])[0]!.hash as string;
+    expect(newHash).not.toBe(shownHash);
+    const refusedFrom = cli.events.length;
     cli.send({ id: 'a', cmd: 'approve', server: 'x', hash: shownHash });
     const refused = await cli.waitFor((e) => e.type === 'result' && e.id === 'a');
     expect(refused).toMatchObject({ ok: false, error: 'x changed since it was shown; review it again' });
-    const again = await cli.waitFor((e) => e.type === 'approval-required', { from });
-    const newHash = (again.servers as Ev[])[0]!.hash as string;
-    expect(newHash).not.toBe(shownHash);
+    // The refusal asks again: the user sees the entry as it is now.
+    const askedAgain = await cli.waitFor((e) => e.type === 'approval-required', { from: refusedFrom, what: 'x asked about again after the refusal' });
+    expect((askedAgain.servers as Ev[])[0]!.hash).toBe(newHash);
 
     // Approving the new entry by its own hash works.
     cli.send({ id: 'b', cmd: 'approve', server: 'x', hash: newHash });
@@ -132,12 +137,14 @@ describe.concurrent('an approval applies to the entry that was shown', () => {
   it('approve without a hash binds to the entry as the last pass showed it, never a newer read', async ({ onTestFinished }) => {
     const ws = new Workspace(onTestFinished);
     ws.write(ws.mcpJson, { mcpServers: { x: benign(ws), y: ws.server('y') } });
-    // A debounce of 1 s: the commands below surely come inside it, on a loaded machine too.
-    const { cli, request } = await shownRequest(ws, ['--debounce', '1000']);
+    // A debounce of 4 s: the watcher's read of the rewrite (within the 600 ms below) and the
+    // commands after it surely come inside it, on a loaded machine too.
+    const { cli, request } = await shownRequest(ws, ['--debounce', '4000']);
     const shownHash = (request.servers as Ev[]).find((s) => s.name === 'x')!.hash as string;
     const from = cli.events.length;
     ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious(ws), y: ws.server('y') } });
-    await new Promise((r) => setTimeout(r, 50)); // inside the debounce: the pass has not run
+    // The watcher has read the rewrite (it reads at once; the debounce holds only the pass).
+    await new Promise((r) => setTimeout(r, 600));
     cli.send({ id: 1, cmd: 'approve', server: 'x' });
     expect(await cli.waitFor(resultOf(1))).toMatchObject({ ok: false });
     cli.send({ id: 2, cmd: 'approve-all', servers: [{ name: 'x', hash: 'f'.repeat(64) }] });

@@ -275,10 +275,11 @@ describe.concurrent('the LSP connector', () => {
 
     it('a server that never answers initialize times out at startupTimeout, and its process is gone when the error comes', async ({ w }) => {
       const started = Date.now();
-      // Long enough for Node to start the fixture and read `initialize` on a loaded machine.
-      const error = await errorOf(w.connector()('lsp:hang', w.fixtureConfig(['--log', w.logFile(), '--hang-initialize'], { startupTimeout: 2_000 })));
-      expect(error.message).toBe('timed out after 2000 ms (raise "startupTimeout" in the server\'s entry)');
-      expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+      // Long enough for Node to start the fixture and read `initialize` on a loaded machine (2 s
+      // was not, with the suite's other files beside it).
+      const error = await errorOf(w.connector()('lsp:hang', w.fixtureConfig(['--log', w.logFile(), '--hang-initialize'], { startupTimeout: 4_000 })));
+      expect(error.message).toBe('timed out after 4000 ms (raise "startupTimeout" in the server\'s entry)');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
       const [initialize] = w.readLog();
       expect(initialize?.method).toBe('initialize');
       expect(isAlive(initialize!.pid)).toBe(false);
