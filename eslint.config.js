@@ -12,7 +12,9 @@ export default defineConfig(
   rxjsX.configs.recommended,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // One program for the whole tsconfig, not a project service per file: 25 s against 29 s
+      // for `eslint .` side by side on this machine (decision 293).
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       'rxjs-x/no-ignored-subscription': 'error',

@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
  * (dist/) exactly as a user would run it. Type errors fail `npm test` before the suite starts
  * (`npm run check`: typecheck and lint); here tsc still emits despite them, so that one test
  * file can be run while another file does not compile yet, and its exit status is not fatal.
+ * The build is incremental (`dist/.tsbuildinfo`, decision 293): after `npm ci`, which built dist/
+ * already, it only checks. `npm run build` starts from an empty dist/.
  * MCP_LIVE_SKIP_BUILD=1 skips it when only pure unit tests are run.
  *
  * tsc is the project's own, run with this Node from its JS entry: no `npx` (a `.cmd` on
