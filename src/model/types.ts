@@ -64,6 +64,9 @@ export interface ServerConfig {
   [unknown: string]: unknown;
 }
 
+/** The values of `trustedFolders.json` (Gemini CLI and Qwen Code format, SPEC §4). */
+export type TrustRule = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
+
 export type TransportKind = 'stdio' | 'sse' | 'http';
 
 /** The request timeout of an entry without `timeout` (SPEC §11), as the peers have it: 10 minutes. */

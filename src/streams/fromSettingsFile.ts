@@ -3,7 +3,8 @@ import { GATED_SCOPES, type LspSettings, type McpSettings, type Scope, type Sour
 import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from '../model/ownProperties.js';
 import { registerDerived } from '../model/reconcile/recordLineage.js';
 import { isPathInside } from './readInsideDirectory.js';
-import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
+import type { JsoncReadResult } from '../model/settings/parseJsonc.js';
+import { readJsonc, type ReadJsoncDeps } from './readJsonc.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';

@@ -2,13 +2,13 @@ import { distinctUntilChanged, map, type Observable } from 'rxjs';
 import { foldCase } from '../model/pathKeys.js';
 import { systemPathKeys, type PathKeys } from '../sinks/platform/pathKeys.js';
 import { getOwn } from '../model/ownProperties.js';
-import { readJsonc, type JsoncReadResult, type ReadJsoncDeps } from './readJsonc.js';
+import type { JsoncReadResult } from '../model/settings/parseJsonc.js';
+import type { TrustRule } from '../model/types.js';
+import { readJsonc, type ReadJsoncDeps } from './readJsonc.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';
 
-/** The values of `trustedFolders.json` (Gemini CLI and Qwen Code format, SPEC §4). */
-export type TrustRule = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
 
 const TRUST_RULES: ReadonlySet<string> = new Set<TrustRule>(['TRUST_FOLDER', 'TRUST_PARENT', 'DO_NOT_TRUST']);
 

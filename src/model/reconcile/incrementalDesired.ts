@@ -1,5 +1,4 @@
-import type { Admission } from '../admit.js';
-import { admission } from '../admit.js';
+import { admission, type Admission } from '../admit.js';
 import {
   approvalStanding,
   assembledServer,

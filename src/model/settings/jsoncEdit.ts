@@ -1,5 +1,5 @@
 import { applyEdits, createScanner, findNodeAtLocation, modify, parseTree, type Edit, type Node, type SyntaxKind } from 'jsonc-parser';
-import { parseJsoncObject } from '../../streams/readJsonc.js';
+import { parseJsoncObject } from './parseJsonc.js';
 import { jsonEqual } from '../ownProperties.js';
 
 /** An edit that cannot be made (the file does not parse, a key on the path is not an object): nothing is written. */

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../ownProperties.js';
-import { parseJsoncObject } from '../../streams/readJsonc.js';
+import { parseJsoncObject } from './parseJsonc.js';
 import { JsoncEditError, removeJsoncProperty, setJsoncProperty } from './jsoncEdit.js';
-import type { TrustRule } from '../../streams/trustedFolders.js';
+import type { TrustRule } from '../types.js';
 
 /**
  * The edits `mcp-live mcp add|remove`, `enable|disable --persist` and `trust|untrust` make, as

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectStyle, JsoncEditError, removeJsoncProperty, setJsoncProperty } from '../../../src/model/settings/jsoncEdit.js';
 import { addServerEntry, removeServerEntry, setServerDisabled, setTrustRule } from '../../../src/model/settings/serverEntryEdits.js';
-import { parseJsoncObject } from '../../../src/streams/readJsonc.js';
+import { parseJsoncObject } from '../../../src/model/settings/parseJsonc.js';
 
 const SETTINGS = [
   '// My settings — keep this header',
