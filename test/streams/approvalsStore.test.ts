@@ -112,6 +112,7 @@ for (const file of files) {
         'src/sinks/platform/renameRetry.ts',
         'src/model/ownProperties.ts',
         'src/streams/readJsonc.ts',
+        'src/model/settings/parseJsonc.ts',
         'src/streams/readRegularFile.ts',
       ],
       repo,
