@@ -1,8 +1,9 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { procProcesses, type ProcessInfo } from '../integration/processes.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -229,10 +230,7 @@ export async function waitUntil(probe: () => boolean | Promise<boolean>, what: s
   }
 }
 
-export interface Proc {
-  pid: number;
-  command: string;
-}
+export type Proc = ProcessInfo;
 
 /**
  * Live (non-zombie) processes whose command line mentions `text` (Linux /proc; none elsewhere).
@@ -240,22 +238,5 @@ export interface Proc {
  * when it is no descendant of ours (a detached gateway, a tmux pane's CLI).
  */
 export function processesMentioning(text: string): Proc[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return [];
-  }
-  const found: Proc[] = [];
-  for (const entry of entries) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (command.includes(text)) found.push({ pid: Number(entry), command });
-    } catch {
-      // It ended while we looked.
-    }
-  }
-  return found;
+  return procProcesses().filter((p) => p.command.includes(text));
 }

@@ -34,14 +34,16 @@ describe('mcp-live --json: never lies, never stalls', () => {
     expect(cli.events.indexOf(early)).toBeGreaterThan(ready);
     expect(cli.events.indexOf(status0)).toBeGreaterThan(ready);
 
-    // A broken save: one settings-error, though the watcher reads it twice (decision 28)...
+    // A broken save: one settings-error, though the watcher reads it twice (decision 28)... Saved
+    // as editors save (a rename over it): a write in place can be read while still empty, and an
+    // empty file is a broken save of its own, with its own settings-error.
     let mark = cli.events.length;
-    w.write(w.userSettings, '{ "mcpServers": ');
+    w.atomicWrite(w.userSettings, '{ "mcpServers": ');
     await cli.waitFor((e) => e.type === 'settings-error' && e.file === w.userSettings, { from: mark, what: 'settings-error' });
     // Not a wait for a state: room for the watcher's second read (120 ms later) while the file is still broken.
     await settleFor(500);
     // ...and once fixed, one settings-ok.
-    w.write(w.userSettings, { mcpServers: { memory: { ...memory, description: 'fixed' } } });
+    w.atomicWrite(w.userSettings, { mcpServers: { memory: { ...memory, description: 'fixed' } } });
     await cli.waitFor((e) => e.type === 'settings-ok' && e.file === w.userSettings, { from: mark, what: 'settings-ok' });
     await cli.waitFor((e) => e.type === 'reconcile' && (e.updated as string[]).includes('memory'), { from: mark, what: 'the fix applied' });
     const fileEvents = cli.events.slice(mark).filter((e) => e.type === 'settings-error' || e.type === 'settings-ok');

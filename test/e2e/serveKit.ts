@@ -13,7 +13,15 @@ import { CLI, processesMentioning, waitUntil, Workspace, type OnFinished, type P
 export const gatewayRoots: string[] = [];
 const clientsOf = new WeakMap<Workspace, Client[]>();
 
-export const daemons = (w: Workspace): Proc[] => processesMentioning(w.root).filter((p) => p.command.includes('serve --daemon'));
+/**
+ * The gateway daemons of `w`. A child a daemon is starting shows the daemon's command line until
+ * it has exec'd its own (fork, then exec): not a daemon, so never one whose parent is one.
+ */
+export function daemons(w: Workspace): Proc[] {
+  const found = processesMentioning(w.root).filter((p) => p.command.includes('serve --daemon'));
+  const pids = new Set(found.map((p) => p.pid));
+  return found.filter((p) => !pids.has(p.ppid));
+}
 export const backends = (w: Workspace): Proc[] => processesMentioning(w.startLog).filter((p) => p.command.includes('echo-server.mjs'));
 
 export const gatewayEnv = (w: Workspace): Record<string, string> => ({ ...(process.env as Record<string, string>), HOME: w.home });

@@ -22,25 +22,33 @@ function windowsProcesses(): ProcessInfo[] {
   return rows.map((row) => ({ pid: row.ProcessId, ppid: row.ParentProcessId, command: (row.CommandLine ?? '').replaceAll('\\', '/') }));
 }
 
-/** Every live process (zombies excluded: they have exited and only wait to be reaped). */
-function allProcesses(): ProcessInfo[] {
-  if (existsSync('/proc/self/stat')) {
-    const found: ProcessInfo[] = [];
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        // "pid (comm) state ppid …" — comm may contain spaces and parentheses.
-        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (state === 'Z') continue;
-        const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
-        found.push({ pid: Number(entry), ppid: Number(ppid), command });
-      } catch {
-        // The process ended while we looked.
-      }
-    }
-    return found;
+/** Every live process in /proc (zombies excluded: they have exited and only wait to be reaped); none without /proc. */
+export function procProcesses(): ProcessInfo[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return [];
   }
+  const found: ProcessInfo[] = [];
+  for (const entry of entries) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid …" — comm may contain spaces and parentheses.
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state === 'Z') continue;
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      found.push({ pid: Number(entry), ppid: Number(ppid), command });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** Every live process (zombies excluded). */
+function allProcesses(): ProcessInfo[] {
+  if (existsSync('/proc/self/stat')) return procProcesses();
   if (process.platform === 'win32') return windowsProcesses();
   return execFileSync('ps', ['-A', '-o', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' })
     .split('\n')
