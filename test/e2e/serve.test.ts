@@ -158,7 +158,9 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
       trackClient(w, two);
       await two.connect(transport);
       expect(daemons(w)).toHaveLength(2);
-      expect(w.starts()).toEqual(['a']);
+      // Its own session: the user's server `a` runs once more, in the other gateway.
+      await waitUntil(async () => (await toolNames(two)).includes('a__echo'), 'a listed to the other client');
+      expect(w.starts()).toEqual(['a', 'a']);
       await runCli(w, ['serve', '--stop', '--cwd', other]);
     });
 
