@@ -24,6 +24,13 @@ export interface StdioShutdownGraces {
   killGraceMs: number;
 }
 
+/**
+ * How long a write the child could not read (EPIPE: it closed stdin, it is exiting) waits for the
+ * child's close before it fails: a server that dies while we send says why through its exit
+ * ("process exited with code 1: …"), which must be known first, not "write EPIPE" (decision 294).
+ */
+const WRITE_FAILURE_WAITS_FOR_CLOSE_MS = 1_000;
+
 export class StdioProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -34,6 +41,8 @@ export class StdioProcessTransport implements Transport {
   /** A notification was just handed on: the next messages go after its handler ({@link deliver}). */
   private deferred = false;
   private closing?: Promise<void>;
+  /** Resolves once the child's close has been reported (`onclose`). */
+  private readonly closed: Promise<void>;
 
   /**
    * `maxMessageBytes` bounds the unread part of stdout, so one line (one message) at most that
@@ -49,7 +58,12 @@ export class StdioProcessTransport implements Transport {
   ) {
     this.readBuffer = new ReadBuffer({ maxBufferSize: maxMessageBytes });
     this.process = new ServerProcess(launch, stderr, { exitGraceMs: graces.stdinGraceMs, killGraceMs: graces.killGraceMs }, { recording });
-    this.process.onclose = () => this.onclose?.();
+    let reportClosed!: () => void;
+    this.closed = new Promise((resolve) => (reportClosed = resolve));
+    this.process.onclose = () => {
+      reportClosed();
+      this.onclose?.();
+    };
     this.process.onerror = (error) => this.onerror?.(error);
   }
 
@@ -80,7 +94,15 @@ export class StdioProcessTransport implements Transport {
         reject(new Error('Not connected'));
         return;
       }
-      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+      stdin.write(serializeMessage(message), (error) => {
+        if (!error) return resolve();
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<void>((done) => (timer = setTimeout(done, WRITE_FAILURE_WAITS_FOR_CLOSE_MS)));
+        void Promise.race([this.closed, waited]).then(() => {
+          clearTimeout(timer);
+          reject(error);
+        });
+      });
     });
   }
 

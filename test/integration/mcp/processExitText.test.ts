@@ -1,5 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
+import { StdioProcessTransport } from '../../../src/sinks/mcp/stdioTransport.js';
+import { childEnvironment, describeProcessExit } from '../../../src/sinks/process/serverProcess.js';
+import { StderrRing } from '../../../src/sinks/process/stderrRing.js';
 import { closeTracked, connectOnce, errorOf, fixture, nodeServer, track } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
 
@@ -23,5 +26,40 @@ describe('a stdio server killed by a signal', () => {
     await expect(connection.callTool('echo', { text: 'x' })).rejects.toThrow(
       'server "oom" is not connected: process was killed by SIGKILL (last stderr: stderr line 2)',
     );
+  });
+});
+
+describe('a stdio server that exits while a message is being sent to it', () => {
+  // Closes its stdin (so a write to it fails with EPIPE), says so, and dies a moment later.
+  const EXITING = [
+    "require('node:fs').closeSync(0);",
+    "process.stderr.write('stdin closed\\n');",
+    "setTimeout(() => { process.stderr.write('fatal: cannot start\\n'); process.exit(1); }, 300);",
+  ].join(' ');
+
+  it('fails the write only once its exit is known, so the error says why it died, not "write EPIPE"', async () => {
+    const stderr = new StderrRing();
+    const transport = new StdioProcessTransport(
+      { command: process.execPath, args: ['-e', EXITING], env: childEnvironment({}) },
+      stderr,
+      { stdinGraceMs: 500, killGraceMs: 500 },
+    );
+    let closed = false;
+    transport.onclose = () => (closed = true);
+    try {
+      await transport.start();
+      const deadline = Date.now() + 15_000;
+      while (!stderr.lines().includes('stdin closed') && Date.now() < deadline) await sleep(10);
+      const failed = await transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' }).then(
+        () => undefined,
+        (error: NodeJS.ErrnoException) => error,
+      );
+      expect(failed?.code).toBe('EPIPE');
+      // When the write fails, the close has been reported: the connection's error is the exit's.
+      expect(closed).toBe(true);
+      expect(describeProcessExit(transport.exit, stderr.lastLine())).toBe('process exited with code 1: fatal: cannot start');
+    } finally {
+      await transport.close();
+    }
   });
 });
