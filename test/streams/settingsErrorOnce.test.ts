@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NEVER, of, type Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,11 @@ import { ManualWatch, flush, makeTempDir, record, removeDir, waitFor, type Recor
 const GOOD = '{ "mcpServers": { "a": { "command": "a-cmd" } } }';
 const BROKEN = '{ "mcpServers": { "a": { "command": } } }';
 const kinds = (events: SettingsFileEvent[]) => events.map((e) => e.kind);
+
+async function saveByRename(file: string, text: string): Promise<void> {
+  await writeFile(`${file}.tmp`, text);
+  await rename(`${file}.tmp`, file);
+}
 
 describe('fromSettingsFile: one error per save, ok once per recovery (hand-driven watcher, real files)', () => {
   let dir: string;
@@ -120,13 +125,15 @@ describe('fromSettingsFile: one error per save (real chokidar)', () => {
     const events = recording.values;
     await waitFor('the first content', () => kinds(events).includes('content'));
     let before = reads;
-    await writeFile(file, BROKEN);
+    // Saved as editors save, by a rename over it: a write in place can be read while still empty,
+    // and an empty file is a broken save of its own, with its own error.
+    await saveByRename(file, BROKEN);
     // The change event's read and the trailing re-read 120 ms later.
     await waitFor('two reads of the broken save', () => reads >= before + 2);
     await flush();
     expect(kinds(events)).toEqual(['content', 'error']);
     before = reads;
-    await writeFile(file, GOOD.replace('a-cmd', 'b-cmd'));
+    await saveByRename(file, GOOD.replace('a-cmd', 'b-cmd'));
     await waitFor('two reads of the fix', () => reads >= before + 2);
     await flush();
     expect(kinds(events)).toEqual(['content', 'error', 'ok', 'content']);
