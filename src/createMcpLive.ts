@@ -40,6 +40,8 @@ import type { ListedPrompt, PendingApproval, QualifiedTool, ServerStatus } from 
 import {
   GATED_SCOPES,
   type ApprovalRecord,
+  type ApprovalsRead,
+  type ApprovalsStore,
   type DesiredState,
   type LspView,
   type NotAllowedBy,
@@ -50,7 +52,8 @@ import {
 import { distinctFlatList } from './operators/distinctFlatList.js';
 import type { ReadActivity } from './operators/settleOnActivity.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
-import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from './sinks/files/approvalsStore.js';
+import { createApprovalsStore } from './sinks/files/approvalsStore.js';
+import { systemPathKeys } from './sinks/platform/pathKeys.js';
 import { settingsPaths, type SettingsLocations } from './settingsPaths.js';
 import type { ConnectionPool } from './sinks/mcp/connectionPool.js';
 import { createElicitationQueue, type PendingElicitation } from './sinks/mcp/elicitationQueue.js';
@@ -476,6 +479,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     paths,
     {
       store,
+      pathKeys: systemPathKeys,
       session$: session,
       sessionLsp$: sessionLsp,
       sessionApprovals$: sessionApprovals,

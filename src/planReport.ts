@@ -9,6 +9,7 @@ import { markWrittenByRepository } from './model/secrets.js';
 import { languagesOf, serverKind } from './model/lsp/lspConfig.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type ServerKind, type TransportKind } from './model/types.js';
 import { createApprovalsStore } from './sinks/files/approvalsStore.js';
+import { systemPathKeys } from './sinks/platform/pathKeys.js';
 import type { McpLiveOptions } from './createMcpLive.js';
 import { settingsPaths } from './settingsPaths.js';
 import { fromAllSources, type SourceNotice } from './streams/fromAllSources.js';
@@ -126,6 +127,7 @@ export async function readInputsOnce(
   const input = await firstValueFrom(
     fromAllSources(paths, {
       store: createApprovalsStore(paths.approvals),
+      pathKeys: systemPathKeys,
       session$: of({}),
       sessionApprovals$: of({}),
       written$: NEVER,

@@ -6,7 +6,8 @@ import { editJsoncFile } from '../sinks/files/editJsoncFile.js';
 import { getOwn, isPlainObject } from '../model/ownProperties.js';
 import { readJsonc } from '../streams/readJsonc.js';
 import type { TrustRule } from '../model/types.js';
-import { isFolderTrusted } from '../streams/trustedFolders.js';
+import { isFolderTrusted } from '../model/folderTrust.js';
+import { systemPathKeys } from '../sinks/platform/pathKeys.js';
 import type { CliCommand } from './args.js';
 import { terminalWriter, writeJson } from './terminalWriter.js';
 import { UsageError } from './usageError.js';
@@ -34,7 +35,7 @@ export async function runTrust(
   await editJsoncFile(file, (text) => setTrustRule(text, dir, rule, file));
 
   const read = await readJsonc(file);
-  const trusted = read.ok && isFolderTrusted(dir, (read.value ?? {}) as Record<string, string>);
+  const trusted = read.ok && isFolderTrusted(dir, (read.value ?? {}) as Record<string, string>, systemPathKeys);
   const enabled = (await folderTrustEnabled(paths.user)) || (paths.system !== undefined && (await folderTrustEnabled(paths.system)));
   if (trusted !== (action === 'trust')) {
     // Another key naming the same folder (`/p/` beside `/p`) ties with ours, and DO_NOT_TRUST wins ties.

@@ -30,3 +30,20 @@ export function foldCase(path: string): string {
 export function sameButCase(a: string, b: string): boolean {
   return a === b || foldCase(a) === foldCase(b);
 }
+
+/** How paths become keys on one platform (decision 283); made by sinks/platform/pathKeys.ts. */
+export interface PathKeys {
+  readonly platform: NodeJS.Platform;
+  /** The platform's path functions (`win32` on Windows): keys are made and compared with them. */
+  readonly path: PlatformPath;
+  /** Whether keys can differ from their spelling here (darwin, win32). */
+  readonly ignoresCase: boolean;
+  /** The key of an absolute path (see the module comment). */
+  key(path: string): string;
+  /** The approvals' project root (SPEC §5): the realpath of the workspace, in its real case. Throws when it does not exist. */
+  projectRoot(cwd: string): string;
+  /** The key of the path a `file:` URI names; `undefined` for another URI or a malformed one. */
+  pathOfFileUri(uri: string): string | undefined;
+  /** The `file:` URI of an absolute path. */
+  fileUri(path: string): string;
+}

@@ -446,3 +446,26 @@ export interface ServerLists {
   /** Absent from a connection that never lists them (test fakes): no templates. */
   resourceTemplates?: readonly ResourceTemplateInfo[];
 }
+
+/** Decisions for one project root (the approvals file's, SPEC §5), and why some could not be read. */
+export interface ApprovalsRead {
+  decisions: ApprovalDecisions;
+  /** Set when the file (or part of it) was unusable and read as "no decision". */
+  warning?: string;
+}
+
+/** The approvals file (SPEC §5), as sinks/files/approvalsStore.ts keeps it. */
+export interface ApprovalsStore {
+  readonly file: string;
+  read(projectRoot: string): Promise<ApprovalsRead>;
+  /** Stores `record` for `server` in `projectRoot`; `undefined` forgets the decision. */
+  decide(projectRoot: string, server: string, record: ApprovalRecord | undefined): Promise<void>;
+  /** Stores every decision of the list in one locked read-modify-write ("approve all"). */
+  decideAll(projectRoot: string, decisions: readonly ApprovalChange[]): Promise<void>;
+}
+
+/** One decision for {@link ApprovalsStore.decideAll}; `record: undefined` forgets it. */
+export interface ApprovalChange {
+  server: string;
+  record: ApprovalRecord | undefined;
+}

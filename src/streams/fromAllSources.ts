@@ -1,9 +1,9 @@
 import { combineLatest, defer, map, merge, mergeMap, of, startWith, tap, type Observable } from 'rxjs';
 import type { AssembleInput } from '../model/assemble.js';
 import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent, SettingsOkEvent } from '../model/events.js';
-import type { Scope, SourceSnapshot } from '../model/types.js';
+import type { PathKeys } from '../model/pathKeys.js';
+import type { ApprovalsRead, ApprovalsStore, Scope, SourceSnapshot } from '../model/types.js';
 import type { ReadActivity } from '../operators/settleOnActivity.js';
-import type { ApprovalsRead, ApprovalsStore } from '../sinks/files/approvalsStore.js';
 import { fromApprovals } from './fromApprovals.js';
 import { fromExtensions } from './fromExtensions.js';
 import { fromSettingsFile, type SettingsFileError, type SettingsFileEvent, type SettingsFileKind } from './fromSettingsFile.js';
@@ -54,6 +54,8 @@ export type SourceNotice =
 
 export interface AllSourcesDeps {
   store: ApprovalsStore;
+  /** How paths become keys for the trust rules (this machine's: `systemPathKeys`, decision 283). */
+  pathKeys: PathKeys;
   /** Servers added at run time (`/mcp add`, `session.add`). */
   session$: Observable<Record<string, unknown>>;
   /** Language servers added at run time (`lsp.addSession`), by their own names. */
@@ -158,7 +160,7 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
     }),
     map((a) => a.decisions),
   );
-  const trust$ = fromTrustedFolders(paths.trustedFolders, paths.cwd, watchDeps).pipe(
+  const trust$ = fromTrustedFolders(paths.trustedFolders, paths.cwd, { ...watchDeps, pathKeys: deps.pathKeys }).pipe(
     tap((t) => {
       if (t.error) deps.onNotice({ type: 'log', level: 'warn', message: `trusted folders: ${t.error}` });
     }),

@@ -1,13 +1,12 @@
 import { distinctUntilChanged, type Observable } from 'rxjs';
-import type { ApprovalDecisions } from '../model/types.js';
-import { createApprovalsStore, type ApprovalsRead, type ApprovalsStore } from '../sinks/files/approvalsStore.js';
+import type { ApprovalDecisions, ApprovalsRead, ApprovalsStore } from '../model/types.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';
 
 export interface ApprovalsDeps extends WatchDeps {
-  /** Default: `createApprovalsStore(file)`. */
-  store?: ApprovalsStore;
+  /** The store of `file` (`createApprovalsStore(file)`): what a change of the file is read through. */
+  store: ApprovalsStore;
 }
 
 function decisionsEqual(a: ApprovalDecisions, b: ApprovalDecisions): boolean {
@@ -30,8 +29,8 @@ function decisionsEqual(a: ApprovalDecisions, b: ApprovalDecisions): boolean {
  * Emits when the decisions or the warning change; a corrupt file reads as no decisions with a
  * warning (never as an approval). Cold.
  */
-export function fromApprovals(file: string, projectRoot: string, deps: ApprovalsDeps = {}): Observable<ApprovalsRead> {
-  const store = deps.store ?? createApprovalsStore(file);
+export function fromApprovals(file: string, projectRoot: string, deps: ApprovalsDeps): Observable<ApprovalsRead> {
+  const { store } = deps;
   return watchFile(file, deps).pipe(
     rereadOnTick(() => store.read(projectRoot), deps.onActivity),
     distinctUntilChanged((a, b) => a.warning === b.warning && decisionsEqual(a.decisions, b.decisions)),

@@ -3,8 +3,8 @@ import { chmod, lstat, mkdir, readFile, readdir, stat, symlink, truncate, writeF
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalRecord } from '../../src/model/types.js';
-import { createApprovalsStore, projectRoot, type ApprovalsStore } from '../../src/sinks/files/approvalsStore.js';
+import type { ApprovalRecord, ApprovalsStore } from '../../src/model/types.js';
+import { createApprovalsStore, projectRoot } from '../../src/sinks/files/approvalsStore.js';
 import { writeOwnedFile } from '../../src/sinks/files/writeOwnedFile.js';
 import { fromApprovals } from '../../src/streams/fromApprovals.js';
 import { posixOnly } from '../platforms.js';
@@ -240,7 +240,7 @@ describe('fromApprovals (real chokidar)', () => {
 
   it('sees a decision written by another store instance, and a corrupt file as no decisions', async () => {
     const file = join(dir, 'mcpApprovals.json');
-    const decisions = record(fromApprovals(file, P));
+    const decisions = record(fromApprovals(file, P, { store: createApprovalsStore(file) }));
     try {
       await waitFor('the first read', () => decisions.values.length === 1);
       expect(decisions.values[0]).toEqual({ decisions: {} });

@@ -6,6 +6,7 @@ import type { AssembleInput } from '../../src/model/assemble.js';
 import type { SourceSnapshot } from '../../src/model/types.js';
 import { settingsPaths } from '../../src/settingsPaths.js';
 import { createApprovalsStore } from '../../src/sinks/files/approvalsStore.js';
+import { systemPathKeys } from '../../src/sinks/platform/pathKeys.js';
 import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
 import { makeTempDir, removeDir, waitFor } from './streamTestKit.js';
 
@@ -52,6 +53,7 @@ describe('fromAllSources: language server sources (real chokidar)', () => {
       },
       {
         store: createApprovalsStore(approvals),
+        pathKeys: systemPathKeys,
         session$: of({}),
         sessionApprovals$: of({}),
         written$: NEVER,

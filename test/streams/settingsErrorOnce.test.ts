@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { NEVER, of, type Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalsStore } from '../../src/sinks/files/approvalsStore.js';
+import { systemPathKeys } from '../../src/sinks/platform/pathKeys.js';
 import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
 import { fromSettingsFile, type SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
@@ -171,6 +172,7 @@ describe('fromAllSources: settings-error once per save, settings-ok once per rec
       },
       {
         store: createApprovalsStore(approvals),
+        pathKeys: systemPathKeys,
         session$: of({}),
         sessionApprovals$: of({}),
         written$: NEVER,

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { NEVER } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LanguageServerConnection } from '../../src/model/lsp/languageServer.js';
-import { foldCase, sameButCase, upperDriveLetter } from '../../src/model/pathKeys.js';
+import { isFolderTrusted } from '../../src/model/folderTrust.js';
+import { foldCase, sameButCase, upperDriveLetter, type PathKeys } from '../../src/model/pathKeys.js';
 import { createApprovalsStore, projectRoot } from '../../src/sinks/files/approvalsStore.js';
 import { LspDocuments } from '../../src/sinks/lsp/documents.js';
 import { runLspTool } from '../../src/sinks/lsp/lspToolRunner.js';
-import { pathKeys, type PathKeys } from '../../src/sinks/platform/pathKeys.js';
-import { isFolderTrusted } from '../../src/streams/trustedFolders.js';
+import { pathKeys } from '../../src/sinks/platform/pathKeys.js';
 
 /**
  * Decision 283: trust rules, the approvals' project root and language servers' `file:` URIs on

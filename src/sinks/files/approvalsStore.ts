@@ -1,30 +1,9 @@
-import type { ApprovalDecisions, ApprovalRecord } from '../../model/types.js';
+import type { ApprovalChange, ApprovalRecord, ApprovalsRead, ApprovalsStore } from '../../model/types.js';
 import { getOwn, isPlainObject, setOwn } from '../../model/ownProperties.js';
 import { describeReadError } from '../../streams/readJsonc.js';
 import { errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
-import { systemPathKeys, type PathKeys } from '../platform/pathKeys.js';
-
-/** Decisions for one project root, and why some could not be read. */
-export interface ApprovalsRead {
-  decisions: ApprovalDecisions;
-  /** Set when the file (or part of it) was unusable and read as "no decision". */
-  warning?: string;
-}
-
-export interface ApprovalsStore {
-  readonly file: string;
-  read(projectRoot: string): Promise<ApprovalsRead>;
-  /** Stores `record` for `server` in `projectRoot`; `undefined` forgets the decision. */
-  decide(projectRoot: string, server: string, record: ApprovalRecord | undefined): Promise<void>;
-  /** Stores every decision of the list in one locked read-modify-write ("approve all"). */
-  decideAll(projectRoot: string, decisions: readonly ApprovalChange[]): Promise<void>;
-}
-
-/** One decision for {@link ApprovalsStore.decideAll}; `record: undefined` forgets it. */
-export interface ApprovalChange {
-  server: string;
-  record: ApprovalRecord | undefined;
-}
+import type { PathKeys } from '../../model/pathKeys.js';
+import { systemPathKeys } from '../platform/pathKeys.js';
 
 /** Lock, owner and write options: those of every file mcp-live owns ({@link OwnedJsonFileOptions}). */
 export type ApprovalsStoreOptions = OwnedJsonFileOptions;

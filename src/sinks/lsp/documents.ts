@@ -2,7 +2,8 @@ import equal from 'fast-deep-equal';
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
 import { readDocumentText } from '../../streams/readRegularFile.js';
-import { systemPathKeys, type PathKeys } from '../platform/pathKeys.js';
+import type { PathKeys } from '../../model/pathKeys.js';
+import { systemPathKeys } from '../platform/pathKeys.js';
 
 /**
  * The documents the host has open, and the diagnostics language servers published for them

@@ -1,7 +1,6 @@
 import { realpathSync } from 'node:fs';
-import type { PlatformPath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ignoresCase, pathFlavor, sameButCase, upperDriveLetter } from '../../model/pathKeys.js';
+import { ignoresCase, pathFlavor, sameButCase, upperDriveLetter, type PathKeys } from '../../model/pathKeys.js';
 
 /**
  * The one place paths become keys, per platform (decision 283): trust rules, the
@@ -26,22 +25,6 @@ export interface PathKeyDeps {
   realpath?: (path: string) => string;
   /** `fs.realpathSync.native` (the system's: the real case too). */
   realpathNative?: (path: string) => string;
-}
-
-export interface PathKeys {
-  readonly platform: NodeJS.Platform;
-  /** The platform's path functions (`win32` on Windows): keys are made and compared with them. */
-  readonly path: PlatformPath;
-  /** Whether keys can differ from their spelling here (darwin, win32). */
-  readonly ignoresCase: boolean;
-  /** The key of an absolute path (see the module comment). */
-  key(path: string): string;
-  /** The approvals' project root (SPEC §5): the realpath of the workspace, in its real case. Throws when it does not exist. */
-  projectRoot(cwd: string): string;
-  /** The key of the path a `file:` URI names; `undefined` for another URI or a malformed one. */
-  pathOfFileUri(uri: string): string | undefined;
-  /** The `file:` URI of an absolute path. */
-  fileUri(path: string): string;
 }
 
 export function pathKeys(deps: PathKeyDeps = {}): PathKeys {
