@@ -12,18 +12,30 @@ export interface ReadJsoncDeps {
   readFile?: ReadFileFn;
 }
 
+/**
+ * A file read as 0 bytes is read once more this much later before it counts as empty (decision
+ * 296): an editor that saves in place (VS Code, nano) truncates the file before it writes it, and
+ * a read in between is no save anyone made.
+ */
+const EMPTY_REREAD_MS = 100;
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Reads a JSON-with-comments file whose top level must be an object (SPEC §2).
  * A missing file is an empty source (`value: undefined`); every other failure is an error
- * result with a message naming the file — it never throws.
+ * result with a message naming the file — it never throws. A file of 0 bytes is read again
+ * {@link EMPTY_REREAD_MS} later, and only that read's answer counts.
  */
 export async function readJsonc(path: string, deps: ReadJsoncDeps = {}): Promise<JsoncReadResult> {
   const readFile = deps.readFile ?? readRegularFile;
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
+    if (bytes.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, EMPTY_REREAD_MS));
+      bytes = await readFile(path);
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (code === 'ENOENT') return { ok: true, value: undefined };

@@ -91,6 +91,18 @@ describe('readJsonc', () => {
     expect(await readJsonc(file)).toEqual({ ok: true, value: { a: 'ü' } });
   });
 
+  it('reads a file of 0 bytes once more before it calls it empty: a save in place truncates first (decision 296)', async () => {
+    const file = join(dir, 'settings.json');
+    await writeFile(file, '');
+    // The editor's write lands between the two reads.
+    const saved = new Promise<void>((resolve) => setTimeout(() => void writeFile(file, '{ "a": 1 }').then(resolve), 20));
+    expect(await readJsonc(file)).toEqual({ ok: true, value: { a: 1 } });
+    await saved;
+    // Still empty on the second read: empty it is.
+    await writeFile(file, '');
+    expect(await readJsonc(file)).toEqual({ ok: false, error: `${file}: the file is empty (expected a JSON object such as {})` });
+  });
+
   it('says so when a directory stands where the file should be', async () => {
     const file = join(dir, 'settings.json');
     await mkdir(file);
