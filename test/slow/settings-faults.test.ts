@@ -419,6 +419,9 @@ describe('settings faults (built CLI, real files)', () => {
       mark = c.events.length;
       w.write(w.workspaceSettings, workspace);
       await c.waitForState('ws1', 'connected', mark);
+      // Its pass reports after the connect settled: waited for, so the next removal's pass is
+      // the next reconcile event.
+      await c.waitFor((e) => e.type === 'reconcile' && (e.added as string[]).includes('ws1'), { from: mark, what: `ws1 back (round ${round})` });
       expect(c.events.slice(mark).filter((e: Ev) => e.type === 'approval-required')).toEqual([]);
     }
     expect(c.servers().get('a')).toMatchObject({ state: 'connected', pid: aPid });
