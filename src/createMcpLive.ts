@@ -540,15 +540,15 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   // Loaded with the first language server: the LSP library costs a session without one ~20 MB of
   // RSS and its load time (measured by the idle and cold-start benches).
   let lspConnector: Promise<LspConnector> | undefined;
-  const connectLsp: Connector = (name, config) =>
+  const connectLsp: Connector = (name, config, _handlers, ended) =>
     defer(() => (lspConnector ??= import('./sinks/lsp/lspConnector.js').then(({ createLspConnector }) => createLspConnector({ documents })))).pipe(
-      mergeMap((connect) => connect(name, config)),
+      mergeMap((connect) => connect(name, config, ended)),
     );
   const surfaces = createSurfaceStore(paths.surfaces, { onWarning: (message) => events.next({ type: 'log', level: 'warn', message, ts: now() }) });
   // `lazy` and `idleTimeout` servers run on demand, listed from their record meanwhile (decision 196).
   const onDemand = lazyConnector(mcpConnector, { surfaces, scheduler });
-  const connector: Connector = (name, config, serverHandlers) =>
-    config.lsp !== undefined ? connectLsp(name, config) : onDemand(name, config, serverHandlers);
+  const connector: Connector = (name, config, serverHandlers, ended) =>
+    config.lsp !== undefined ? connectLsp(name, config, undefined, ended) : onDemand(name, config, serverHandlers, ended);
   const r: Reconciler = createReconciler(inputs$, {
     connector,
     surfaces,

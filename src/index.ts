@@ -41,6 +41,7 @@ export { createOAuthTokenStore, type OAuthTokenStore } from './sinks/files/oauth
 export {
   NeedsAuthorization,
   SharedConnectionRestarted,
+  type AttemptEnded,
   type CallProgress,
   type CallToolOptions,
   type Connection,

@@ -165,11 +165,24 @@ export interface ServerRequestHandlers {
 }
 
 /**
+ * Told of an attempt given up before it connected: `gone` resolves once whatever the attempt
+ * started has exited. An unsubscribe cannot wait for that; whoever must (a session's dispose)
+ * waits for `gone`.
+ */
+export type AttemptEnded = (gone: Promise<void>) => void;
+
+/**
  * Opens a connection, answering the server's own requests with `handlers`. Subscribing starts it;
  * the observable emits one {@link Connection} and completes, or errors (spawn failure, `timed out after N ms`, protocol error). Unsubscribing
- * before the emission aborts the attempt and ends anything it started — no orphans.
+ * before the emission aborts the attempt and ends anything it started — no orphans — and hands
+ * the end to `ended`.
  */
-export type Connector = (name: string, config: ResolvedServerConfig, handlers?: ServerRequestHandlers) => Observable<Connection>;
+export type Connector = (
+  name: string,
+  config: ResolvedServerConfig,
+  handlers?: ServerRequestHandlers,
+  ended?: AttemptEnded,
+) => Observable<Connection>;
 
 /**
  * The error a shared connection's `lists$` ends with when one session restarted it on purpose

@@ -24,7 +24,7 @@ import {
   type ProtocolConnection,
   type ServerCapabilities,
 } from 'vscode-languageserver-protocol/node';
-import type { Connector, RequestOptions, ServerIdentity } from '../../model/connection.js';
+import type { AttemptEnded, RequestOptions, ServerIdentity } from '../../model/connection.js';
 import type { LanguageServerConnection, LanguageServerSession } from '../../model/lsp/languageServer.js';
 import { DEFAULT_LSP_STARTUP_TIMEOUT_MS, LSP_REQUEST_TIMEOUT_MS, languageOf } from '../../model/lsp/lspConfig.js';
 import { initializeParams, workspaceFolders } from '../../model/lsp/lspInitialize.js';
@@ -71,7 +71,8 @@ export interface LspConnection extends LanguageServerConnection {
   close(): Promise<void>;
 }
 
-export type LspConnector = (name: string, config: ResolvedServerConfig) => Observable<LspConnection>;
+/** Like a {@link Connector}, without server requests to answer: `ended` as there. */
+export type LspConnector = (name: string, config: ResolvedServerConfig, ended?: AttemptEnded) => Observable<LspConnection>;
 
 const NO_LISTS: ServerLists = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
 
@@ -85,9 +86,7 @@ const MESSAGE_WORDS: Record<MessageType, string> = {
 };
 
 export function createLspConnector(deps: LspConnectorDeps): LspConnector {
-  const connector: LspConnector = (name, config) => connectionAttempt(() => new LspSession(name, config, deps));
-  // The connector is a Connector (checked here, where a mismatch is easiest to read).
-  connector satisfies Connector;
+  const connector: LspConnector = (name, config, ended) => connectionAttempt(() => new LspSession(name, config, deps), ended);
   return connector;
 }
 

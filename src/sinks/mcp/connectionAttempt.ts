@@ -1,4 +1,5 @@
 import { Observable, from, throwError, timeout } from 'rxjs';
+import type { AttemptEnded } from '../../model/connection.js';
 
 /**
  * One connection attempt as a cold observable, for every kind of server (MCP servers in
@@ -7,7 +8,7 @@ import { Observable, from, throwError, timeout } from 'rxjs';
  *   subscribe:                 --(open)--C|
  *                              --(open fails)--(abort)--#           # = explain(error)
  *                              --(deadlineMs passes)--(abort)--#    # = timedOut()
- *   unsubscribe before C:      abort
+ *   unsubscribe before C:      abort (its end handed to `ended`)
  *
  * Whatever the attempt started is ended before its error is delivered, so a supervisor that
  * retries never overlaps two processes of one server. After the emission the connection
@@ -25,8 +26,11 @@ export interface ConnectionAttempt<C> {
   abort(): Promise<void>;
 }
 
-/** Subscribing calls `begin` (an error it throws is the observable's) and runs the attempt. */
-export function connectionAttempt<C>(begin: () => ConnectionAttempt<C>): Observable<C> {
+/**
+ * Subscribing calls `begin` (an error it throws is the observable's) and runs the attempt;
+ * `ended` hears of an abort an unsubscribe started, with a promise of its end.
+ */
+export function connectionAttempt<C>(begin: () => ConnectionAttempt<C>, ended?: AttemptEnded): Observable<C> {
   return new Observable<C>((subscriber) => {
     let attempt: ConnectionAttempt<C>;
     try {
@@ -53,7 +57,12 @@ export function connectionAttempt<C>(begin: () => ConnectionAttempt<C>): Observa
       });
     return () => {
       opening.unsubscribe();
-      if (!settled) void attempt.abort();
+      if (settled) return;
+      const gone = attempt.abort().then(
+        () => undefined,
+        () => undefined,
+      );
+      ended?.(gone);
     };
   });
 }

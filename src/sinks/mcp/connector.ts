@@ -33,6 +33,7 @@ import {
   type Subscription,
 } from 'rxjs';
 import type {
+  AttemptEnded,
   CallToolOptions,
   Connection,
   Connector,
@@ -125,6 +126,7 @@ export type McpConnector = (
   name: string,
   config: ResolvedServerConfig,
   handlers?: ServerRequestHandlers,
+  ended?: AttemptEnded,
 ) => Observable<McpConnection>;
 
 export const DEFAULT_STDIN_GRACE_MS = 500;
@@ -136,7 +138,7 @@ const MAX_LIST_PAGES = 100;
 const TERMINATE_SESSION_MS = 1_000;
 
 export function createMcpConnector(options: McpConnectorOptions = {}): McpConnector {
-  return (name, config, handlers = {}) => {
+  return (name, config, handlers = {}, ended) => {
     const attempt = connectionAttempt(() => {
       const session = new McpSession(name, config, options, handlers);
       const ms = session.connectTimeoutMs;
@@ -147,7 +149,7 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
         explain: (error) => session.explain(error),
         abort: () => session.abort(),
       };
-    });
+    }, ended);
     // A remote server's transports and OAuth are loaded on its first attempt (decision 221).
     return config.transport === 'stdio' || loadedRemoteParts() !== undefined
       ? attempt

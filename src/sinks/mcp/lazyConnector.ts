@@ -49,9 +49,9 @@ export interface LazyConnectorOptions {
  * it again.
  */
 export function lazyConnector(inner: Connector, options: LazyConnectorOptions): Connector {
-  return (name, config, handlers) => {
+  return (name, config, handlers, ended) => {
     const lifecycle = config.lifecycle;
-    if (config.lsp !== undefined || (lifecycle?.lazy !== true && lifecycle?.idleTimeoutMs === undefined)) return inner(name, config, handlers);
+    if (config.lsp !== undefined || (lifecycle?.lazy !== true && lifecycle?.idleTimeoutMs === undefined)) return inner(name, config, handlers, ended);
     return new Observable<Connection>((subscriber) => {
       const record = lifecycle.lazy === true ? options.surfaces.get(fingerprint(config)) : undefined;
       const conn = new OnDemandConnection(inner, name, config, handlers, options.scheduler ?? asyncScheduler, record?.surface);

@@ -184,6 +184,12 @@ export class LiveServers {
   private readonly retiring = new Map<Connection, () => void>();
   /** Settles when a retired connection's process is gone. */
   private readonly retiringGone = new Set<Promise<void>>();
+  /** The ends of attempts given up before they connected (a pass moved on, a disconnect, dispose). */
+  private readonly abandoned = new Set<Promise<void>>();
+  private readonly attemptEnded = (gone: Promise<void>): void => {
+    this.abandoned.add(gone);
+    void gone.then(() => this.abandoned.delete(gone));
+  };
   /** Every configured name (see {@link setConfiguredNames}). */
   private configured = new Set<string>();
   /** Server → the server part of its qualified tool names; a configured name missing here has none. */
@@ -652,6 +658,8 @@ export class LiveServers {
       // Also the closes still in flight from passes that did not wait for them.
       closing.push(lastValueFrom(this.close(e), { defaultValue: undefined }).then(noop, noop));
     }
+    // And the attempts the lines above gave up before they connected (their processes too).
+    closing.push(...this.abandoned);
     await Promise.all(closing);
     this.flush();
     this.changesSubject.complete();
@@ -756,7 +764,7 @@ export class LiveServers {
     const resolved = server.resolved!;
     this.update(name, { ...wantedPatch(server), state: 'connecting', error: undefined, pid: undefined });
     // A process of this server that is still closing goes first: never two at once (SPEC §6).
-    this.follow(e, server, concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers)), settled);
+    this.follow(e, server, concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers, this.attemptEnded)), settled);
   }
 
   /**

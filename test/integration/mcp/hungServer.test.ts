@@ -57,6 +57,24 @@ describe.concurrent('a hung server never freezes later changes (real processes, 
     await started;
   });
 
+  it('dispose while a connect is in flight resolves once that process is gone', async ({ scope }) => {
+    const ws = workspace(scope);
+    const hangLog = join(ws.dir, 'hang.log');
+    ws.write({
+      mcpServers: { hang: { command: process.execPath, args: [fixture('hang-server.mjs'), '--start-log', hangLog, '--term-delay', '400'], timeout: 2_000_000_000, connectTimeout: 2_000_000_000 } },
+    });
+    const live = scope.track(createMcpLive({ cwd: ws.cwd, homeDir: ws.homeDir, runtimeDir: ws.runtimeDir, debounceMs: DEBOUNCE_MS }));
+    const started = live.start().catch(() => undefined);
+    await until(live, (all) => is(all, 'hang', 'connecting'), 20_000);
+    const [hangPid] = await startedPids(hangLog);
+    expect(isAlive(hangPid!)).toBe(true);
+    // The attempt is given up, not waited for (it would never end); its process, which takes
+    // 400 ms to exit on SIGTERM, is waited for before dispose resolves.
+    await live.dispose();
+    expect(isAlive(hangPid!)).toBe(false);
+    await started;
+  });
+
   it('a pass waiting for a stubborn process to end does not hold up an exclusion', async ({ scope }) => {
     const ws = workspace(scope);
     const good = { command: process.execPath, args: [fixture('echo-server.mjs')] };
