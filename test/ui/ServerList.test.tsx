@@ -55,7 +55,7 @@ describe('ServerList', () => {
     expect(rowOf('fresh')).toContain('removed from settings');
     expect(rowOf('kept')).toContain('0 tools');
     // No render forced by anything else: the list's own timer folds the fresh one when it is due.
-    await waitFor(() => expect(plain(lastFrame())).toContain('○ removed from settings: old1, old2, fresh'), { timeout: 3000 });
+    await waitFor(() => expect(plain(lastFrame())).toContain('○ removed from settings: old1, old2, fresh'), { timeout: 10_000 });
     expect(rowOf('fresh')).toBeUndefined();
   });
 
