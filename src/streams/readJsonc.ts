@@ -1,7 +1,6 @@
 import { parseJsoncObject, type JsoncReadResult } from '../model/settings/parseJsonc.js';
 import { readRegularFile } from './readRegularFile.js';
 
-
 /**
  * Reads a whole file as bytes; the seam tests replace. The default, {@link readRegularFile},
  * refuses special files and files over 4 MiB with a `code` that {@link describeReadError} knows.

@@ -33,7 +33,6 @@ import {
   type Subscription,
 } from 'rxjs';
 import type {
-  AttemptEnded,
   CallToolOptions,
   Connection,
   Connector,
@@ -122,12 +121,7 @@ export interface McpConnection extends Connection {
   close(): Promise<void>;
 }
 
-export type McpConnector = (
-  name: string,
-  config: ResolvedServerConfig,
-  handlers?: ServerRequestHandlers,
-  ended?: AttemptEnded,
-) => Observable<McpConnection>;
+export type McpConnector = (...args: Parameters<Connector>) => Observable<McpConnection>;
 
 export const DEFAULT_STDIN_GRACE_MS = 500;
 export const DEFAULT_KILL_GRACE_MS = 2_000;

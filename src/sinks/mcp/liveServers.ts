@@ -182,13 +182,14 @@ export class LiveServers {
   private readonly inFlight = new InFlight();
   /** Replaced connections waiting for their requests to end; `dispose` closes them at once. */
   private readonly retiring = new Map<Connection, () => void>();
-  /** Settles when a retired connection's process is gone. */
-  private readonly retiringGone = new Set<Promise<void>>();
-  /** The ends of attempts given up before they connected (a pass moved on, a disconnect, dispose). */
-  private readonly abandoned = new Set<Promise<void>>();
-  private readonly attemptEnded = (gone: Promise<void>): void => {
-    this.abandoned.add(gone);
-    void gone.then(() => this.abandoned.delete(gone));
+  /**
+   * Processes still ending that `dispose` waits for, each until it is gone: retired connections'
+   * and those of attempts given up before they connected (a pass moved on, a disconnect, dispose).
+   */
+  private readonly ending = new Set<Promise<void>>();
+  private readonly untilGone = (gone: Promise<void>): void => {
+    this.ending.add(gone);
+    void gone.then(() => this.ending.delete(gone));
   };
   /** Every configured name (see {@link setConfiguredNames}). */
   private configured = new Set<string>();
@@ -652,14 +653,15 @@ export class LiveServers {
   async dispose(): Promise<void> {
     // Replaced connections stop waiting for their requests: the session is ending.
     for (const closeNow of this.retiring.values()) closeNow();
-    const closing: Promise<void>[] = [...this.retiringGone];
+    const closing: Promise<void>[] = [];
     for (const e of this.entries.values()) {
       this.stopSession(e);
       // Also the closes still in flight from passes that did not wait for them.
       closing.push(lastValueFrom(this.close(e), { defaultValue: undefined }).then(noop, noop));
     }
-    // And the attempts the lines above gave up before they connected (their processes too).
-    closing.push(...this.abandoned);
+    // And what is still ending: retired connections, and the attempts given up before they
+    // connected (the lines above among them).
+    closing.push(...this.ending);
     await Promise.all(closing);
     this.flush();
     this.changesSubject.complete();
@@ -764,7 +766,7 @@ export class LiveServers {
     const resolved = server.resolved!;
     this.update(name, { ...wantedPatch(server), state: 'connecting', error: undefined, pid: undefined });
     // A process of this server that is still closing goes first: never two at once (SPEC §6).
-    this.follow(e, server, concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers, this.attemptEnded)), settled);
+    this.follow(e, server, concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers, this.untilGone)), settled);
   }
 
   /**
@@ -908,8 +910,7 @@ export class LiveServers {
       this.retiring.set(conn, closeNow);
       this.inFlight.whenIdle(conn, closeNow);
     });
-    this.retiringGone.add(gone);
-    void gone.then(() => this.retiringGone.delete(gone));
+    this.untilGone(gone);
   }
 
   /** A line in the server's history that no state change brings: what happened, in words. */
