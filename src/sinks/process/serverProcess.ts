@@ -193,7 +193,8 @@ export class ServerProcess {
         );
       } catch (error) {
         // spawn throws synchronously for arguments it cannot pass (a NUL byte, a bad cwd type);
-        // on win32 also for a command not on the PATH and an argument cmd.exe cannot take.
+        // spawnCommand for a command on no absolute PATH directory (decision 298), and on win32
+        // for an argument cmd.exe cannot take.
         this.markExited({ code: null, signal: null });
         reject(this.startError(error));
         return;

@@ -130,7 +130,7 @@ describe('ServerProcess on win32 (simulated)', () => {
     // A grace long enough for a loaded machine: the point is that no taskkill runs when it exits by itself.
     const server = serverProcess(machine, 'uvx', ['-e', "process.stdin.on('end', () => process.exit(0)); process.stdin.resume()"], { exitGraceMs: 10_000, killGraceMs: 400 });
     await server.start();
-    expect(machine.spawns[0]!.command).toBe('uvx');
+    expect(machine.spawns[0]!.command).toBe(join(bin, 'uvx.exe'));
     await server.stop(() => server.stdin?.end());
     expect(server.exit).toEqual({ code: 0, signal: null });
     expect(machine.taskkills).toEqual([]);

@@ -25,6 +25,12 @@ for (const file of [join(bin, 'npx.cmd'), join(bin, 'uvx.exe'), join(projectBin,
 // PATHEXT in the case of the files: Windows compares it case-blind, this Linux file system does not.
 const env = { PATH: `${bin};${projectBin}`, PATHEXT: '.exe;.cmd', SECRET_PATH: 'C:\\secret' };
 
+/** A POSIX directory on PATH with an executable `npx`. */
+const posixBin = join(dir, 'posix-bin');
+mkdirSync(posixBin);
+writeFileSync(join(posixBin, 'npx'), '#!/bin/sh\n', { mode: 0o755 });
+const posixEnv = { PATH: posixBin };
+
 const parseForWindows = loadWindowsParse();
 
 interface SpawnCall {
@@ -52,10 +58,10 @@ describe('spawnCommand on win32 (cross-spawn)', () => {
     spawnCommand({ command: 'npx', args }, { env, stdio: 'pipe' }, { platform: 'win32', spawn, parseForWindows });
     expect(calls).toHaveLength(1);
     const [call] = calls;
-    expect(call!.command).toMatch(/cmd\.exe$/i);
+    expect(call!.command).toBe('C:\\Windows\\System32\\cmd.exe');
     expect(call!.options.windowsVerbatimArguments).toBe(true);
     expect(call!.options.shell).toBe(false);
-    expect(call!.options.env).toBe(env);
+    expect(call!.options.env).toEqual({ ...env, NoDefaultCurrentDirectoryInExePath: '1' });
     // The batch file reads its arguments twice (cmd.exe's line, then its own %*): both parse them
     // literally, and %PATH% / %SECRET_PATH% (both set in env) are not expanded.
     const run = cmdExeRun(call!.args, env, { batch: true });
@@ -79,10 +85,10 @@ describe('spawnCommand on win32 (cross-spawn)', () => {
     expect(cmdExeRun(quotedOnly, env, { batch: true }).argv).toEqual(['C:\\secret']);
   });
 
-  it('starts an .exe directly, without cmd.exe, the arguments as they are (Node quotes them for the C runtime)', () => {
+  it('starts an .exe directly, by its path, without cmd.exe, the arguments as they are (Node quotes them for the C runtime)', () => {
     const { spawn, calls } = recordingSpawn();
     spawnCommand({ command: 'uvx', args: ['mcp-server-git', HOSTILE] }, { env, stdio: 'pipe' }, { platform: 'win32', spawn, parseForWindows });
-    expect(calls[0]!.command).toBe('uvx');
+    expect(calls[0]!.command).toBe(join(bin, 'uvx.exe'));
     expect(calls[0]!.args).toEqual(['mcp-server-git', HOSTILE]);
     expect(calls[0]!.options.windowsVerbatimArguments).toBeUndefined();
   });
@@ -112,10 +118,10 @@ describe('spawnCommand on win32 (cross-spawn)', () => {
 });
 
 describe('spawnCommand elsewhere', () => {
-  it('darwin: the command and its arguments as they are', () => {
+  it('darwin: the command by its path on PATH, its arguments as they are', () => {
     const { spawn, calls } = recordingSpawn();
-    spawnCommand({ command: 'npx', args: ['-y', HOSTILE] }, { env, stdio: 'pipe', detached: true }, { platform: 'darwin', spawn, parseForWindows });
-    expect(calls).toEqual([{ command: 'npx', args: ['-y', HOSTILE], options: { env, stdio: 'pipe', detached: true } }]);
+    spawnCommand({ command: 'npx', args: ['-y', HOSTILE] }, { env: posixEnv, stdio: 'pipe', detached: true }, { platform: 'darwin', spawn, parseForWindows });
+    expect(calls).toEqual([{ command: join(posixBin, 'npx'), args: ['-y', HOSTILE], options: { env: posixEnv, stdio: 'pipe', detached: true } }]);
   });
 
   it.skipIf(process.platform !== 'linux')('linux: wrapped in setpriv --pdeathsig where that can work (needs util-linux setpriv)', () => {
@@ -123,7 +129,7 @@ describe('spawnCommand elsewhere', () => {
     const nodeEnv = { PATH: dirname(process.execPath) };
     spawnCommand({ command: 'node', args: ['server.mjs'] }, { env: nodeEnv, stdio: 'pipe' }, { platform: 'linux', spawn });
     expect(calls[0]!.command).toMatch(/\/setpriv$/);
-    expect(calls[0]!.args).toEqual(['--pdeathsig', 'TERM', '--', 'node', 'server.mjs']);
+    expect(calls[0]!.args).toEqual(['--pdeathsig', 'TERM', '--', process.execPath, 'server.mjs']);
   });
 });
 
