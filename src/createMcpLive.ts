@@ -556,6 +556,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     allowedMcpServerNames: options.allowedMcpServerNames,
     env: options.env,
     cwd: paths.cwd,
+    home: paths.home,
     scheduler,
     debounceMs: options.debounceMs,
     activity$: activity.asObservable(),

@@ -62,12 +62,12 @@ export interface PlanReport {
  * reports — it never spawns or connects anything ("what would this repository run?").
  */
 export async function planReport(options: McpLiveOptions = {}): Promise<PlanReport> {
-  const { input, notices, cwd } = await readInputsOnce(options);
+  const { input, notices, cwd, home } = await readInputsOnce(options);
   const desired = assemble(input);
   const allowedWarning = allowedNamesWarning(options.allowedMcpServerNames, Object.keys(desired.servers));
   if (allowedWarning !== undefined) notices.push({ type: 'log', level: 'warn', message: allowedWarning });
   const env = options.env ?? process.env;
-  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, env, cwd);
+  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, env, cwd, home);
   const servers = Object.values(desired.servers)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((server): PlannedServer => {
@@ -91,7 +91,7 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
       }
       if (w?.invalid) entry.error = w.invalid;
       // Resolved whether or not it is admitted: a blocked entry also says what it would lack or get.
-      const resolution = w ?? resolveAssembled(server, env, cwd);
+      const resolution = w ?? resolveAssembled(server, env, cwd, home);
       const lsp = resolution.resolved?.lsp;
       if (lsp !== undefined) entry.languages = languagesOf(lsp.view);
       const b = blocked[server.name];
@@ -121,7 +121,7 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
 /** Every source read once (the watchers start and stop again), plus what they complained about. */
 export async function readInputsOnce(
   options: McpLiveOptions,
-): Promise<{ input: AssembleInput; notices: SourceNotice[]; cwd: string; projectRoot: string; approvalsFile: string }> {
+): Promise<{ input: AssembleInput; notices: SourceNotice[]; cwd: string; home: string; projectRoot: string; approvalsFile: string }> {
   const paths = settingsPaths(options);
   const notices: SourceNotice[] = [];
   const input = await firstValueFrom(
@@ -135,6 +135,6 @@ export async function readInputsOnce(
       onNotice: (n) => notices.push(n),
     }),
   );
-  return { input, notices, cwd: paths.cwd, projectRoot: paths.projectRoot, approvalsFile: paths.approvals };
+  return { input, notices, cwd: paths.cwd, home: paths.home, projectRoot: paths.projectRoot, approvalsFile: paths.approvals };
 }
 

@@ -63,6 +63,8 @@ export interface ReconcilerDeps {
   env?: Record<string, string | undefined>;
   /** The workspace: stdio servers start in it (or in their `cwd` resolved against it). */
   cwd?: string;
+  /** The session's home directory: a non-gated server's `headersHelper` runs in it (decision 299). */
+  home?: string;
   scheduler?: SchedulerLike;
   debounceMs?: number;
   /**
@@ -259,7 +261,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const started = scheduler.now();
       generation += 1;
       const pass = generation;
-      const { wanted, blocked, names, changed } = desiredState.desiredServers(req.desired, deps.allowedMcpServerNames, env, deps.cwd);
+      const { wanted, blocked, names, changed } = desiredState.desiredServers(req.desired, deps.allowedMcpServerNames, env, deps.cwd, deps.home);
       const everything = planEverything || changed === 'all' || deps.strategy === 'full';
       for (const name of everything ? Object.keys(wanted) : changed) {
         const s = wanted[name];

@@ -44,6 +44,8 @@ export function settingsPaths(options: SettingsLocations) {
   const workspace = join(cwd, dir, 'settings.json');
   return {
     cwd,
+    /** The home directory (a user's `headersHelper` runs in it: decision 299). */
+    home: resolve(home),
     projectRoot: safeProjectRoot(cwd),
     profile,
     user,

@@ -35,9 +35,9 @@ export async function runAuth(
     if (!json) print(forgotten > 0 ? `Forgot the tokens of ${server}.\n` : `No tokens stored for ${server}.\n`);
     return 0;
   }
-  const { input, cwd } = await readInputsOnce(options);
+  const { input, cwd, home } = await readInputsOnce(options);
   const desired = assemble(input);
-  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, options.env ?? process.env, cwd);
+  const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, options.env ?? process.env, cwd, home);
   const why = blocked[server];
   if (why) throw new UsageError(`auth: ${server} is not admitted (${reasonText(why.reason, why.notAllowedBy, why.detail)}); nothing is contacted for it until it is`);
   const resolved = wanted[server]?.resolved;

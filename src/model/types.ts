@@ -190,7 +190,8 @@ export interface ResolvedServerConfig {
   /**
    * A remote server's `headersHelper` (decision 240): the shell command as written (only the
    * built-in `${workspacePath}` / `${extensionPath}` / `${/}` expanded — the shell reads the rest
-   * of the environment itself) and the directory it runs in (the workspace).
+   * of the environment itself) and the directory it runs in: the workspace for a gated entry, the
+   * home directory for any other (decision 299; absent: the home directory).
    */
   headersHelper?: { command: string; cwd?: string };
   /**

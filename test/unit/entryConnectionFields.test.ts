@@ -7,7 +7,8 @@ import { fingerprint } from '../../src/model/reconcile/fingerprint.js';
 import { sha256Hex } from '../../src/model/sha256Hex.js';
 import { reviewEntry } from '../../src/model/reviewEntry.js';
 import { referencedVariables } from '../../src/model/secrets.js';
-import { DEFAULT_HEALTH_CHECK } from '../../src/model/types.js';
+import { resolveAssembled } from '../../src/model/reconcile/plan.js';
+import { DEFAULT_HEALTH_CHECK, type Scope } from '../../src/model/types.js';
 import { expandBuiltins, healthCheckOf, resolveServerConfig, validateServerConfig } from '../../src/model/settings/validate.js';
 import { reviewLineRisk } from '../../src/sinks/ui/reviewLineRisk.js';
 
@@ -97,6 +98,31 @@ describe('resolution', () => {
     ]);
     // A remote server may ask for roots too.
     expect(resolved({ ...remote, roots: ['/srv'] }).roots).toEqual([{ uri: pathToFileURL('/srv').href, name: 'srv' }]);
+  });
+});
+
+describe('where a headersHelper runs (decision 299)', () => {
+  const home = '/home/me';
+  /** `at: null`: no home given. */
+  const helperOf = (scope: Scope, where = workspace, at: string | null = home) =>
+    resolveAssembled({ name: 'corp', scope, source: 'file', config: { ...remote, headersHelper: './token.sh' } }, {}, where, at ?? undefined);
+
+  it.each<Scope>(['user', 'extension', 'system', 'cli', 'session'])('%s: in the home directory, never the workspace', (scope) => {
+    expect(helperOf(scope).resolved!.headersHelper).toEqual({ command: './token.sh', cwd: home });
+  });
+
+  it.each<Scope>(['project', 'workspace'])('%s (gated, approved in this folder): in the workspace', (scope) => {
+    expect(helperOf(scope).resolved!.headersHelper).toEqual({ command: './token.sh', cwd: workspace });
+  });
+
+  it('without a home: no directory (the helper then runs in the home the process knows), still not the workspace', () => {
+    expect(helperOf('user', workspace, null).resolved!.headersHelper).toEqual({ command: './token.sh' });
+  });
+
+  it("the fingerprint follows where it runs: a user's helper is the same connection in any workspace, a repository's is not", () => {
+    expect(helperOf('user', '/a').fingerprint).toBe(helperOf('user', '/b').fingerprint);
+    expect(helperOf('user', '/a', '/home/one').fingerprint).not.toBe(helperOf('user', '/a', '/home/two').fingerprint);
+    expect(helperOf('project', '/a').fingerprint).not.toBe(helperOf('project', '/b').fingerprint);
   });
 });
 

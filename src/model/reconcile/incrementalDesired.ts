@@ -46,6 +46,7 @@ export interface IncrementalDesired {
     flagAllowed: readonly string[] | undefined,
     env: Environment,
     workspace?: string,
+    home?: string,
   ): DesiredServers;
   /**
    * `approvalHash(config)`, remembered per entry object: the one an assembly computed for the
@@ -66,7 +67,8 @@ export interface IncrementalDesired {
  * - approval standings: per name, recomputed when its entry or the decisions change;
  * - admission: one compiled rule set until the gating inputs change, a verdict per entry;
  * - resolution (validation, expansion, fingerprint, view fields): per entry, until the entry,
- *   the workspace, or the value of a variable it reads (new environment object) changes.
+ *   the workspace, the home directory, or the value of a variable it reads (new environment
+ *   object) changes.
  *
  * An environment is taken as unchanged while it is the same object: a caller that changes
  * variables in place must pass a new object to have them read again.
@@ -334,10 +336,17 @@ interface Resolved {
   why?: Blocked;
   wanted?: WantedServer;
   workspace?: string;
+  home?: string;
   /** The environment (see `envs`) the reads were last checked against. */
   env: number;
   /** Every variable the entry could read, with its value then. */
   reads?: readonly (readonly [name: string, value: string | undefined])[];
+}
+
+/** Where the servers run: the workspace, and the home directory (a user's `headersHelper`, decision 299). */
+interface Place {
+  workspace: string | undefined;
+  home: string | undefined;
 }
 
 /** The inputs of one admission rule set. */
@@ -356,7 +365,7 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
   let lastEnv: Environment | undefined;
   let envs = 0;
   /** What the last call was given, to tell what changed since. */
-  let last: { servers: object; rules: number; envs: number; workspace: string | undefined; names: readonly string[] } | undefined;
+  let last: { servers: object; rules: number; envs: number; workspace: string | undefined; home: string | undefined; names: readonly string[] } | undefined;
   /** The records the last call returned (never modified: the next call derives new ones). */
   let wanted: Readonly<Record<string, WantedServer>> = Object.create(null) as Record<string, WantedServer>;
   let blocked: Readonly<Record<string, Blocked>> = Object.create(null) as Record<string, Blocked>;
@@ -364,7 +373,7 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
   let wantedKeys: readonly string[] = [];
   let blockedKeys: readonly string[] = [];
 
-  return (desired: DesiredState, flagAllowed: readonly string[] | undefined, env: Environment, workspace?: string): DesiredServers => {
+  return (desired: DesiredState, flagAllowed: readonly string[] | undefined, env: Environment, workspace?: string, home?: string): DesiredServers => {
     const names = namesOf(desired.servers) ?? Object.keys(desired.servers);
     const next: Gate = { gating: desired.gating, trusted: desired.trusted, settingsError: desired.settingsError, flagAllowed };
     if (gate === undefined || !sameGate(gate, next)) {
@@ -378,15 +387,16 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
     }
 
     // Only the names the servers record changed since the last call need a look, when nothing
-    // else an outcome reads changed (rule set, environment object, workspace).
+    // else an outcome reads changed (rule set, environment object, workspace, home).
+    const place = { workspace, home };
     const since =
-      last !== undefined && last.rules === rules && last.envs === envs && last.workspace === workspace
+      last !== undefined && last.rules === rules && last.envs === envs && last.workspace === workspace && last.home === home
         ? desired.servers === last.servers
           ? new Set<string>()
           : changedBetween(last.servers, desired.servers)
         : undefined;
-    const changed = since === undefined ? rebuild(desired, names, env, workspace) : update(desired, since, env, workspace);
-    last = { servers: desired.servers, rules, envs, workspace, names };
+    const changed = since === undefined ? rebuild(desired, names, env, place) : update(desired, since, env, place);
+    last = { servers: desired.servers, rules, envs, workspace, home, names };
     return { wanted, blocked, names, changed };
   };
 
@@ -408,12 +418,12 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
   }
 
   /** Every name looked at again, both records new; returns the names whose outcome changed. */
-  function rebuild(desired: DesiredState, names: readonly string[], env: Environment, workspace: string | undefined): Set<string> | 'all' {
+  function rebuild(desired: DesiredState, names: readonly string[], env: Environment, place: Place): Set<string> | 'all' {
     const previous = { wanted, blocked, names: last?.names };
     const keys: { wanted: string[]; blocked: string[] } = { wanted: [], blocked: [] };
     for (const name of names) {
       const entry = entryOf(name, desired.servers[name]!);
-      if (entry.why === undefined) resolve(entry, env, workspace);
+      if (entry.why === undefined) resolve(entry, env, place);
       keys[entry.why === undefined ? 'wanted' : 'blocked'].push(name);
     }
     wanted = plainRecord(keys.wanted, (name) => byName.get(name)!.wanted!);
@@ -433,7 +443,7 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
    * Only the names in `since` looked at again; both records derived from the last ones with
    * just those members changed (in name order, the order `desiredServers` gives).
    */
-  function update(desired: DesiredState, since: ReadonlySet<string>, env: Environment, workspace: string | undefined): Set<string> {
+  function update(desired: DesiredState, since: ReadonlySet<string>, env: Environment, place: Place): Set<string> {
     const changed = new Set<string>();
     const changes = { wanted: new Map<string, WantedServer | undefined>(), blocked: new Map<string, Blocked | undefined>() };
     const keys = { wanted: wantedKeys, blocked: blockedKeys };
@@ -460,7 +470,7 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
         continue;
       }
       const entry = entryOf(name, desired.servers[name]!);
-      const after = entry.why ?? resolve(entry, env, workspace);
+      const after = entry.why ?? resolve(entry, env, place);
       if (after === before) continue;
       changed.add(name);
       put(name, entry.why === undefined ? 'wanted' : 'blocked', after);
@@ -480,13 +490,19 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
     }
   }
 
-  function resolve(entry: Resolved, env: Environment, workspace: string | undefined): WantedServer {
-    if (entry.wanted !== undefined && entry.workspace === workspace && (entry.env === envs || readsUnchanged(entry.reads ?? [], env))) {
+  function resolve(entry: Resolved, env: Environment, { workspace, home }: Place): WantedServer {
+    if (
+      entry.wanted !== undefined &&
+      entry.workspace === workspace &&
+      entry.home === home &&
+      (entry.env === envs || readsUnchanged(entry.reads ?? [], env))
+    ) {
       entry.env = envs;
       return entry.wanted;
     }
-    entry.wanted = resolveAssembled(entry.server, env, workspace);
+    entry.wanted = resolveAssembled(entry.server, env, workspace, home);
     entry.workspace = workspace;
+    entry.home = home;
     entry.env = envs;
     entry.reads = variablesOf(entry.server.config).map((name) => [name, valueOf(env, name)] as const);
     return entry.wanted;

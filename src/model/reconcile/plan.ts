@@ -1,12 +1,13 @@
-import type {
-  AssembledServer,
-  DesiredState,
-  NotAllowedBy,
-  Reason,
-  ResolvedServerConfig,
-  Scope,
-  ServerState,
-  ViewFields,
+import {
+  GATED_SCOPES,
+  type AssembledServer,
+  type DesiredState,
+  type NotAllowedBy,
+  type Reason,
+  type ResolvedServerConfig,
+  type Scope,
+  type ServerState,
+  type ViewFields,
 } from '../types.js';
 import { admitAll } from '../admit.js';
 import { fingerprint, invalidFingerprint, viewFieldsEqual } from './fingerprint.js';
@@ -36,12 +37,14 @@ export function serverWarnings(server: Pick<WantedServer, 'unsetVariables'>): st
 
 /**
  * One assembled entry resolved: {@link resolveServerConfig} with the entry's own variables
- * (`${workspacePath}` = `workspace`, `${extensionPath}` = its extension's directory).
+ * (`${workspacePath}` = `workspace`, `${extensionPath}` = its extension's directory), and a
+ * `headersHelper` placed by where the entry comes from ({@link helperPlaced}).
  */
 export function resolveAssembled(
   server: AssembledServer,
   env: Readonly<Record<string, string | undefined>>,
   workspace?: string,
+  home?: string,
 ): WantedServer {
   const identity = { name: server.name, scope: server.scope, source: server.source };
   const resolve = serverKind(server.name) === 'lsp' ? resolveLspConfig : resolveServerConfig;
@@ -49,14 +52,29 @@ export function resolveAssembled(
   if (!resolution.ok) {
     return { ...identity, fingerprint: invalidFingerprint(server.config), view: {}, invalid: `invalid_config: ${resolution.error}` };
   }
+  const resolved = helperPlaced(resolution.resolved, server.scope, home);
   const wanted: WantedServer = {
     ...identity,
-    fingerprint: fingerprint(resolution.resolved),
+    fingerprint: fingerprint(resolved),
     view: resolution.view,
-    resolved: resolution.resolved,
+    resolved,
   };
   if (resolution.unsetVariables.length > 0) wanted.unsetVariables = resolution.unsetVariables;
   return wanted;
+}
+
+/**
+ * Where a `headersHelper` runs (decision 299): a gated entry's (`.mcp.json`, workspace settings)
+ * in the workspace, where the user approved it; any other's — the user's own, an extension's, a
+ * `--mcp-config` file's — in the home directory, never in a workspace whose files it could then
+ * run (`./token.sh`, or `get-token` through a `.` on PATH). Without a `home`, no directory: the
+ * helper then runs in the user's home directory as the process knows it (headersHelper.ts). Part
+ * of the fingerprint like the rest of the helper, so servers of sessions in different workspaces
+ * share one connection when their helper runs in the same home.
+ */
+function helperPlaced(resolved: ResolvedServerConfig, scope: Scope, home: string | undefined): ResolvedServerConfig {
+  if (resolved.headersHelper === undefined || GATED_SCOPES.has(scope)) return resolved;
+  return { ...resolved, headersHelper: { command: resolved.headersHelper.command, ...(home === undefined ? {} : { cwd: home }) } };
 }
 
 /** Why a name is blocked; `notAllowedBy` only with `not_allowed`, `detail` with `settings_error` or a session's `disabled`. */
@@ -110,6 +128,7 @@ export function desiredServers(
   flagAllowed: readonly string[] | undefined,
   env: Readonly<Record<string, string | undefined>>,
   workspace?: string,
+  home?: string,
 ): { wanted: Record<string, WantedServer>; blocked: Record<string, Blocked> } {
   const wanted = Object.create(null) as Record<string, WantedServer>;
   const blocked = Object.create(null) as Record<string, Blocked>;
@@ -119,7 +138,7 @@ export function desiredServers(
       blocked[name] = why;
       continue;
     }
-    wanted[name] = resolveAssembled(desired.servers[name]!, env, workspace);
+    wanted[name] = resolveAssembled(desired.servers[name]!, env, workspace, home);
   }
   return { wanted, blocked };
 }

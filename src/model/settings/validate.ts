@@ -391,7 +391,11 @@ export function resolveServerConfig(
   });
 }
 
-/** A `headersHelper` as resolved (decision 240): built-ins expanded, run in the workspace. */
+/**
+ * A `headersHelper` as resolved (decision 240): built-ins expanded, run in the workspace — which
+ * `resolveAssembled` keeps only for a gated entry, placing any other's in the home directory
+ * (decision 299).
+ */
 function helperOf(command: string, workspace: string | undefined, extensionPath: string | undefined): { command: string; cwd?: string } {
   const builtins: BuiltinVariables = {};
   if (workspace !== undefined) builtins.workspacePath = workspace;

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { homedir } from 'node:os';
 import { holdSecrets } from '../../model/secrets.js';
 import { terminalSafe } from '../../model/terminalText.js';
 import { childEnvironment } from '../process/serverProcess.js';
 import { signalTree } from '../platform/killTree.js';
+import { neutralEnvironment, windowsShell } from '../platform/resolveCommand.js';
 
 /**
  * A remote server's `headersHelper` (Claude Code's field; decision 240): a shell command whose
@@ -18,6 +20,12 @@ import { signalTree } from '../platform/killTree.js';
  * killed (its process group) when the run is given up. Its output is a secret: every value (and
  * the credential of a `Bearer …` one) joins the secrets every masker masks (`holdSecrets`) before
  * anyone sees it, and no message quotes the output.
+ *
+ * Where it runs (decision 299): a gated server's helper in the workspace (its `cwd`), any other's
+ * in the user's home directory — never in a folder whose files the shell could pick up. Its
+ * shell is an absolute path (`/bin/sh`; on win32 the cmd.exe of resolveCommand.ts), and its
+ * PATH keeps only absolute entries (on win32 with `NoDefaultCurrentDirectoryInExePath=1`), as a
+ * server's does (decision 298).
  */
 
 /** How long a helper may run (Claude Code's bound too). */
@@ -32,6 +40,7 @@ const STDERR_LINE_CHARS = 200;
 /** A resolved `headersHelper` (see `ResolvedServerConfig.headersHelper`). */
 export interface HeadersHelper {
   command: string;
+  /** Where it runs; absent: the user's home directory (decision 299). */
   cwd?: string;
 }
 
@@ -64,16 +73,7 @@ export function runHeadersHelper(helper: HeadersHelper, run: HeadersHelperRun): 
   const maxBytes = run.maxBytes ?? HEADERS_HELPER_MAX_BYTES;
   return new Promise<Record<string, string>>((resolve, reject) => {
     if (run.signal?.aborted) return reject(new HeadersHelperFailed('was not run: the connect was given up'));
-    const names = { MCP_LIVE_SERVER_NAME: run.server, MCP_LIVE_SERVER_URL: run.url };
-    const child = spawn(helper.command, {
-      shell: true,
-      ...(helper.cwd === undefined ? {} : { cwd: helper.cwd }),
-      env: childEnvironment({ ...names, CLAUDE_CODE_MCP_SERVER_NAME: run.server, CLAUDE_CODE_MCP_SERVER_URL: run.url }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so that a timeout ends what the shell started too.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    const child = spawn(helper.command, { ...helperSpawnOptions(helper, run), stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = '';
@@ -114,6 +114,25 @@ export function runHeadersHelper(helper: HeadersHelper, run: HeadersHelperRun): 
       finish(() => resolve(parsed));
     });
   });
+}
+
+/** How a helper's shell is started (see the module comment): its shell, directory, environment, group. */
+export function helperSpawnOptions(
+  helper: HeadersHelper,
+  run: Pick<HeadersHelperRun, 'server' | 'url'>,
+  platform: NodeJS.Platform = process.platform,
+  base: NodeJS.ProcessEnv = process.env,
+): { shell: string | true; cwd: string; env: Record<string, string>; detached: boolean } {
+  const names = { MCP_LIVE_SERVER_NAME: run.server, MCP_LIVE_SERVER_URL: run.url, CLAUDE_CODE_MCP_SERVER_NAME: run.server, CLAUDE_CODE_MCP_SERVER_URL: run.url };
+  const env = neutralEnvironment(childEnvironment(names, base, platform), platform);
+  return {
+    // Node's own pick is `/bin/sh`; on win32 it is our process's `%ComSpec%`, or a bare `cmd.exe`.
+    shell: platform === 'win32' ? windowsShell(env) : true,
+    cwd: helper.cwd ?? homedir(),
+    env,
+    // Its own process group, so that a timeout ends what the shell started too.
+    detached: platform !== 'win32',
+  };
 }
 
 /**

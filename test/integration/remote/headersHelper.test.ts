@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -16,6 +16,7 @@ import { createMcpConnector } from '../../../src/sinks/mcp/connector.js';
 import { HEADERS_HELPER_MAX_BYTES, runHeadersHelper } from '../../../src/sinks/remote/headersHelper.js';
 import { connectOnce, errorOf, fixture, textOf } from '../mcpServers.js';
 import { descendants, waitForNoLeftovers } from '../processes.js';
+import { posixOnly } from '../../platforms.js';
 
 /**
  * `headersHelper` (decision 240) with real processes: the helper is a shell command
@@ -244,6 +245,28 @@ describe('a remote server with a headersHelper', () => {
     expect(api.seen.some((h) => h['x-api-key'] === secret)).toBe(true);
     expect(everything).not.toContain(secret);
     expect(everything).not.toContain(rotated);
+  }, 30_000);
+
+  posixOnly('sh scripts').it("a user's helper runs in the home directory: its ./token.sh is the home's, never the workspace's", async () => {
+    const url = await startServer();
+    const home = join(dir, 'home');
+    const work = join(dir, 'work');
+    mkdirSync(join(home, '.qwen'), { recursive: true });
+    mkdirSync(work);
+    writeFileSync(join(dir, 'token'), 'key-1');
+    const script = (marker: string): string =>
+      `#!/bin/sh\n${marker}exec ${helper('--token-file', join(dir, 'token'), '--runs-log', join(dir, 'runs.log'))}\n`;
+    // Both would print the right key: only where the helper runs tells them apart.
+    writeFileSync(join(home, 'token.sh'), script(''));
+    writeFileSync(join(work, 'token.sh'), script(`: > '${join(dir, 'pwned')}'\n`));
+    chmodSync(join(home, 'token.sh'), 0o755);
+    chmodSync(join(work, 'token.sh'), 0o755);
+    writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify({ mcpServers: { corp: { httpUrl: url, headersHelper: './token.sh', healthCheck: false } } }));
+    live = createMcpLive({ homeDir: home, cwd: work, runtimeDir: join(dir, 'run'), debounceMs: 20 });
+    await live.start();
+    await until(live, 'corp', (s) => s.state === 'connected');
+    expect(existsSync(join(dir, 'pwned'))).toBe(false);
+    expect(runsLog()).toEqual([`corp ${url} corp ${home}`]);
   }, 30_000);
 
   it("a repository's helper never runs before approval; approved, it runs and the server connects", async () => {

@@ -51,6 +51,7 @@ const configArb: fc.Arbitrary<unknown> = fc.oneof(
       headers: fc.constantFrom({ Authorization: 'Bearer ${TOKEN}' }, {}),
       oauth: fc.constantFrom({ clientId: '$CID' }, { clientId: 'fixed' }),
       timeout: fc.constantFrom(5_000, -1),
+      headersHelper: fc.constantFrom('get-token', './token.sh ${workspacePath}'),
     },
     { requiredKeys: ['url'] },
   ),
@@ -95,6 +96,7 @@ const editArb = fc.oneof(
     }),
   },
   fc.record({ kind: fc.constant('workspace' as const), workspace: fc.constantFrom(undefined, '/w', '/other') }),
+  fc.record({ kind: fc.constant('home' as const), home: fc.constantFrom(undefined, '/h', '/other-home') }),
   fc.record({ kind: fc.constant('flag' as const), flag: fc.constantFrom(undefined, ['a', 'gh'], ['*'], ['t*']) }),
 );
 
@@ -131,6 +133,7 @@ interface World {
   input: Omit<AssembleInput, 'sources'>;
   env: Env;
   workspace: string | undefined;
+  home: string | undefined;
   flag: readonly string[] | undefined;
 }
 
@@ -148,6 +151,7 @@ function initialWorld(configs: readonly unknown[], seed: number): World {
     input: { approvals: {}, sessionApprovals: {}, folderTrusted: true },
     env: { HOME: '/h', TOKEN: 't', CMD: 'node', CID: 'c' },
     workspace: '/w',
+    home: '/h',
     flag: undefined,
   };
 }
@@ -204,6 +208,9 @@ function applyEdit(world: World, edit: Edit, configs: readonly unknown[]): World
     case 'workspace':
       next.workspace = edit.workspace;
       break;
+    case 'home':
+      next.home = edit.home;
+      break;
     case 'flag':
       next.flag = edit.flag;
       break;
@@ -230,7 +237,7 @@ function expectSame(actual: Record<string, unknown>, expected: Record<string, un
 }
 
 /**
- * Runs of the sequence property: 100 in the default suite (about 1,300 edits, each of the 15 kinds
+ * Runs of the sequence property: 100 in the default suite (about 1,300 edits, each of the 16 kinds
  * at least ~50 times), ten times that in test/slow/reconcileProperties.test.ts.
  */
 const RUNS = 100 * Number(process.env.MCP_LIVE_PROPERTY_SCALE ?? 1);
@@ -259,8 +266,8 @@ describe('createIncrementalDesired', () => {
             if (previous !== undefined) {
               expect(mcpServersEqual(previous.servers, desired.servers)).toBe(canonicalJson(previous.servers) === canonicalJson(desired.servers));
             }
-            const got = incremental.desiredServers(desired, world.flag, world.env, world.workspace);
-            const want = desiredServers(reference, world.flag, world.env, world.workspace);
+            const got = incremental.desiredServers(desired, world.flag, world.env, world.workspace, world.home);
+            const want = desiredServers(reference, world.flag, world.env, world.workspace, world.home);
             expectSame(got.wanted, want.wanted);
             expectSame(got.blocked, want.blocked);
             expect(got.names).toEqual(Object.keys(reference.servers));
