@@ -11,7 +11,8 @@ import { it, noLeftoversAfterAll, until, type TempWorkspace } from '../workspace
  * Decision 298 with real processes: a user's own stdio server whose command is a bare name, in a
  * session whose workspace holds an executable of that name (and a `node`), with `.` first on the
  * server's PATH. What runs is the file on the absolute PATH directory — the echo fixture, which
- * answers — and nothing of the workspace: each of its files would leave a marker and exit 1.
+ * answers — and nothing of the workspace: each of its files would leave a marker and exit 1. A
+ * language server (lspChannel.ts, through the same ServerProcess and spawnCommand) likewise.
  */
 
 noLeftoversAfterAll(/test\/fixtures\/|mcp-live-neutral-/);
@@ -27,7 +28,7 @@ function plantImpostors(ws: TempWorkspace, names: string[]): void {
   for (const name of names) executable(join(ws.cwd, name), `#!/bin/sh\n: > '${join(ws.dir, `pwned-${name}`)}'\nexit 1\n`);
 }
 
-const pwned = (ws: TempWorkspace): string[] => ['mcp-echo', 'node', 'only-in-workspace'].filter((name) => existsSync(join(ws.dir, `pwned-${name}`)));
+const pwned = (ws: TempWorkspace, names = ['mcp-echo', 'node', 'only-in-workspace']): string[] => names.filter((name) => existsSync(join(ws.dir, `pwned-${name}`)));
 
 posixOnly('sh and #! scripts').describe('a user server named by a bare command, with `.` first on its PATH', () => {
   it('runs the command of the absolute PATH directory, and what that runs by name (`#!/usr/bin/env node`) is no file of the workspace either', async ({ scope }) => {
@@ -57,5 +58,20 @@ posixOnly('sh and #! scripts').describe('a user server named by a bare command, 
     expect(textOf(await live.callTool('mcp__echo__echo', { text: 'from PATH' }))).toBe('from PATH');
     expect(textOf(await live.callTool('mcp__viaEnv__echo', { text: 'node from PATH' }))).toBe('node from PATH');
     expect(missing!.error).toBe('failed to start "only-in-workspace": spawn only-in-workspace ENOENT');
+  });
+
+  it('a language server named by a bare command: the same', async ({ scope }) => {
+    const ws = scope.workspace('mcp-live-neutral-');
+    const bin = join(ws.dir, 'bin');
+    executable(join(bin, 'fixture-ls'), `#!/usr/bin/env node\nimport(${JSON.stringify(pathToFileURL(fixture('lsp-server.mjs')).href)});\n`);
+    plantImpostors(ws, ['fixture-ls', 'node']);
+    ws.write(ws.userSettings, {
+      lspServers: { txt: { command: 'fixture-ls', args: ['--stdio'], extensionToLanguage: { '.txt': 'plaintext' }, env: { PATH: `.:${bin}:${dirname(process.execPath)}` } } },
+    });
+    const live = scope.track(createMcpLive({ homeDir: ws.homeDir, cwd: ws.cwd, runtimeDir: ws.runtimeDir, debounceMs: 20 }));
+    await live.start();
+    const txt = await until(live, 'lsp:txt', (s) => s.state === 'connected' || s.state === 'error');
+    expect(pwned(ws, ['fixture-ls', 'node'])).toEqual([]);
+    expect(txt.state).toBe('connected');
   });
 });
