@@ -83,9 +83,13 @@ describe('POSIX: PATH with relative entries, a workspace file named like the com
     expect(calls).toEqual([]);
   });
 
-  it('a PATH of relative entries only: not found, and the child gets no PATH (an empty one is the cwd to execvp)', () => {
+  it('a PATH of relative entries only: the child gets no PATH (an empty one is the cwd to execvp), and the system default is searched', () => {
     expect(() => resolveCommand('npx', { PATH: '.:bin' }, 'linux')).toThrow('spawn npx ENOENT');
     expect(neutralEnvironment({ PATH: '.:bin:', A: 'b' }, 'linux')).toEqual({ A: 'b' });
+    const { spawn, calls } = recordingSpawn();
+    spawnCommand({ command: 'sh', args: [] }, { env: { PATH: '.:bin' }, cwd: workspace, stdio: 'pipe' }, { platform: 'darwin', spawn });
+    expect(calls[0]!.command).toMatch(/^\/(usr\/)?bin\/sh$/);
+    expect(calls[0]!.options.env).toEqual({});
   });
 
   it('only a file that cannot be executed: spawn EACCES, as execvp says', () => {
