@@ -98,7 +98,7 @@ const NORM_RANGE = [0.8, 1.5] as const;
  * their best query term (decision 312): less than that term alone gives as a word of the tool's
  * name (3 / 1.5 = 2 at the least, saturated 0.625). However many of a query's words a description
  * holds, it counts for less than one of them in the name. (On bench/progressive.ts a cap of 1
- * would find 5 more of its 181 tools among the first three, 0.5 2 fewer.)
+ * would find 4 more of its 181 tools among the first three, 0.5 2 fewer.)
  */
 const TEXT_CAP = 0.6;
 
