@@ -102,7 +102,7 @@ const NORM_RANGE = [0.8, 1.5] as const;
  */
 const TEXT_CAP = 0.6;
 
-/** A description, the input schema's text (and a name) is read up to this many characters (decision 312). */
+/** A description, the input schema's text and a name are read up to this many characters (decision 312). */
 export const MAX_DESCRIPTION_CHARS = 1_000;
 
 /**
@@ -274,16 +274,21 @@ function relatedTerms(): ReadonlyMap<string, readonly string[]> {
   return related;
 }
 
-/** The words of an input schema: its properties' names and descriptions. */
+/** The words of an input schema: its properties' names and descriptions, as far as {@link readableText} reads. */
 function schemaText(schema: unknown): string {
   const properties = (schema as { properties?: unknown } | null | undefined)?.properties;
   if (typeof properties !== 'object' || properties === null) return '';
-  return Object.entries(properties as Record<string, unknown>)
-    .map(([name, property]) => {
-      const description = (property as { description?: unknown } | null | undefined)?.description;
-      return typeof description === 'string' ? `${name} ${description}` : name;
-    })
-    .join(' ');
+  const parts: string[] = [];
+  let length = 0;
+  for (const name in properties) {
+    if (!Object.hasOwn(properties, name)) continue;
+    const description = ((properties as Record<string, unknown>)[name] as { description?: unknown } | null | undefined)?.description;
+    const part = typeof description === 'string' ? `${name} ${description}` : name;
+    parts.push(part);
+    length += part.length + 1;
+    if (length > MAX_DESCRIPTION_CHARS) break;
+  }
+  return parts.join(' ');
 }
 
 /** `text` cut to {@link MAX_DESCRIPTION_CHARS}, without the word the cut would split (a made-up term). */

@@ -278,6 +278,10 @@ describe('look-alikes and stuffing (decision 312)', () => {
     // The input schema's text likewise.
     const schema = { type: 'object', properties: { a: { type: 'string', description: `${'pad '.repeat(300)} zebra` } } };
     expect(createToolIndex([{ ...tool('s', 'x'), inputSchema: schema }]).search('zebra')).toEqual([]);
+    const properties: Record<string, object> = Object.fromEntries(Array.from({ length: 5_000 }, (_, i): [string, object] => [`p${i}`, {}]));
+    const wide = { type: 'object', properties: { ...properties, zebra: {} } };
+    expect(createToolIndex([{ ...tool('s', 'x'), inputSchema: wide }]).search('zebra')).toEqual([]);
+    expect(createToolIndex([{ ...tool('s', 'x'), inputSchema: { properties: { zebra: {} } } }]).search('zebra')).toHaveLength(1);
   });
 });
 
