@@ -378,8 +378,9 @@ export interface McpLive {
   /** What a call to a tool that is not there is told: the reason and the fix. */
   toolNotFoundMessage(qualifiedName: string): string;
   /**
-   * The tools of `tools$` that best match `query` (decision 215: BM25 over name tokens, server
-   * name and description, with light stemming; no network, no model), best first — what
+   * The tools of `tools$` that best match `query` (decisions 215, 312, 313: BM25-like over the
+   * tool's name, its server's name, its description and its parameters, with light stemming; no
+   * network, no model; a server cannot buy rank with its own text), best first — what
    * `serve --progressive` answers `search_tools` with. Withheld and unapproved tools are never
    * among them. Default limit 5, at most 50.
    */

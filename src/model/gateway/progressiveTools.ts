@@ -11,7 +11,7 @@ import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, searchTools, t
  *
  *   catalog (view) ──listsProgressively?──▶ no:  tools/list = every tool (as without the flag)
  *                                        └─▶ yes: tools/list = search_tools · call_tool · describe_tool
- *   search_tools({query}) ──BM25F──▶ [{name, server, description, inputSchema}, …]
+ *   search_tools({query}) ──rank──▶ [{server, name, description, inputSchema}, …]
  *   call_tool({name, arguments}) ──▶ tools/call name (same route, progress, cancel, forms)
  */
 
@@ -32,9 +32,6 @@ export const CALL_TOOL = 'call_tool';
 export const DESCRIBE_TOOL = 'describe_tool';
 export type MetaToolName = typeof SEARCH_TOOLS | typeof CALL_TOOL | typeof DESCRIBE_TOOL;
 const META_TOOL_NAMES: ReadonlySet<string> = new Set<MetaToolName>([SEARCH_TOOLS, CALL_TOOL, DESCRIBE_TOOL]);
-
-/** How many server names `search_tools` names in its description before "and N more". */
-const NAMED_SERVERS = 50;
 
 /**
  * The token estimate of decision 217: the characters (UTF-16 code units) of `result` as compact
@@ -81,37 +78,35 @@ export function toolCatalog(
   const own = new Map(tools.map((t) => [t.name, t.tool]));
   const searchable: SearchableTool[] = [];
   const byName = new Map<string, Tool>();
-  const servers = new Set<string>();
   for (const tool of view.tools) {
     const route = view.toolRoutes.get(tool.name);
     if (route === undefined) continue;
     byName.set(tool.name, tool);
-    servers.add(route.server);
     const entry: SearchableTool = { name: tool.name, server: route.server, tool: own.get(route.qualified) ?? tool.name, inputSchema: tool.inputSchema };
     if (tool.description !== undefined) entry.description = tool.description;
     searchable.push(entry);
   }
-  const listed = progressive ? metaTools(searchable.length, [...servers].sort()) : view.tools;
+  const listed = progressive ? metaTools() : view.tools;
   return { mode, progressive, listed, searchable, byName, routes: view.toolRoutes };
 }
 
 /**
- * The three tools, as tools/list shows them. `search_tools` says how many tools of which servers
- * it searches: a model that sees "github, jira, postgres" knows what to look for (and the list
- * changes only with the catalog, when list_changed goes out anyway).
+ * The three tools, as tools/list shows them: the same whatever the catalog (decision 314). A
+ * server's name is text its settings entry chose — a cloned repository's, for a gated scope — so
+ * no server's name, count or text is in the gateway's own tools, where a model reads them as the
+ * gateway's words. `search_tools` tells the model to search; it learns the servers from the hits,
+ * each of which says its server.
  */
-export function metaTools(toolCount: number, servers: readonly string[]): Tool[] {
-  const named = servers.slice(0, NAMED_SERVERS).join(', ');
-  const more = servers.length > NAMED_SERVERS ? ` and ${servers.length - NAMED_SERVERS} more` : '';
-  const behind = servers.length === 0 ? 'no servers are connected yet' : `${plural(toolCount, 'tool')} of ${plural(servers.length, 'server')}: ${named}${more}`;
+export function metaTools(): Tool[] {
   return [
     {
       name: SEARCH_TOOLS,
       title: 'Search tools',
       description:
-        `Finds tools by what they do. The tools of the servers behind this gateway are not listed, to save context (${behind}). ` +
-        'Say in a few words what you want done, e.g. "create a GitHub issue" or "query the orders table"; the best matches come back ' +
-        'first, each with its name, server, description and input schema. Run one with call_tool. If none fits, search again with other words.',
+        'Finds tools by what they do. The tools of the servers behind this gateway are not listed, to save context: search for ' +
+        'what you need, by what the tool does, what it acts on, or the service or server it belongs to. Say it in a few words, ' +
+        'e.g. "create a GitHub issue" or "query the orders table"; the best matches come back first, each with its server, name, ' +
+        'description and input schema. Run one with call_tool. If none fits, search again with other words.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -177,7 +172,8 @@ export function answerSearch(catalog: ToolCatalog, args: Record<string, unknown>
     return failure(`search_tools: "limit" is a whole number from 1 to ${MAX_SEARCH_LIMIT}.`);
   }
   const found = searchTools(catalog.searchable, query, { limit });
-  const tools = found.map(({ name, server, description, inputSchema }) => (description === undefined ? { name, server, inputSchema } : { name, server, description, inputSchema }));
+  // The server first: a hit is read as whose it is before what it says (decision 314).
+  const tools = found.map(({ server, name, description, inputSchema }) => (description === undefined ? { server, name, inputSchema } : { server, name, description, inputSchema }));
   const answer =
     tools.length > 0 ? { tools } : { tools, note: 'No tool matches these words. Try others: what the tool does, what it acts on, or its server.' };
   return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
@@ -205,8 +201,4 @@ export function callToolTarget(args: Record<string, unknown> | undefined): { nam
 
 function failure(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
-}
-
-function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -1,13 +1,15 @@
 /**
  * Tool search (decision 215): which tools of a catalog fit a few words of what the caller wants
  * to do — for a gateway that lists only a search tool (progressive discovery, decision 216) and
- * for a host that picks tools for an agent. Lexical and local: BM25F over four fields of each
- * tool, no network, no model, the same ranking for the same catalog and words.
+ * for a host that picks tools for an agent. Lexical and local: BM25-like over four fields of each
+ * tool, no network, no model, the same ranking for the same catalog and words. A catalog's text is
+ * written by its servers, so the ranking is built not to be gamed (decision 312): a word counts
+ * once per field, a description adds a capped amount, and a server's name outweighs a tool's.
  *
  *   "open a Jira ticket" ─words─▶ open · jira · ticket ─stems, related─▶ open · jira · ticket (issu ½)
- *                                        │ postings (precomputed BM25F term scores)
- *                                        ▼
- *                 mcp__jira__create-issue 7.9 · mcp__jira__update-issue 5.2 · …
+ *                                        │ postings (each tool's weights: names, text over them)
+ *                                        ▼  × idf, summed; the text's part capped
+ *                 mcp__jira__create-issue 4.1 · mcp__jira__update-issue 2.6 · …
  */
 
 /** A tool as the index reads it; {@link QualifiedTool} (tools$) is one. */
@@ -35,7 +37,10 @@ export interface ToolSearchOptions {
 }
 
 export interface ToolIndex {
-  /** The tools that share a term with `query`, best first; a tool whose name `query` is comes first of all. */
+  /**
+   * The tools that share a term with `query`, best first, equal scores by name then server; a tool
+   * whose name `query` is comes first of all, unless `query` is also a server's name.
+   */
   search(query: string, options?: ToolSearchOptions): ToolMatch[];
   /** How many tools the index holds. */
   readonly size: number;
@@ -48,26 +53,57 @@ export const MAX_QUERY_CHARS = 1_000;
 /** … and this many distinct terms (a pasted paragraph costs no more than a sentence). */
 export const MAX_QUERY_TERMS = 32;
 
-/** The usual BM25 constants: term-frequency saturation, and how much a long field is discounted. */
+/** BM25's saturation: a term's weight w scores w / (k1 + w), so breadth — more of the query's words — beats depth. */
 const K1 = 1.2;
+
+function saturated(weight: number): number {
+  return weight / (K1 + weight);
+}
+
+/** BM25's length normalisation: how much a field longer than the catalog's average is discounted. */
 const B = 0.75;
 
 /**
- * Field weights (decision 215). The tool's own name is the densest signal — a verb and an
- * object, `create_issue` — so a word there counts three times. The server's name counts twice:
- * it is how people say where ("in Jira", "on Slack"), yet shared by all of the server's tools its
- * idf is low already, and more would let any tool of a named server outrank the right one. The
- * description is long and loose: weight one. The input schema's property names and descriptions
- * say what a tool acts on (`tracking_number`, `sql`) but repeat across tools: half.
+ * Field weights (decisions 215, 312). The server's name counts most: it is how people say where
+ * ("in Jira", "on Slack"), and it is the one name the user saw and approved — a tool's name is
+ * whatever its server chose, so a look-alike server's `github_create_issue` must not stand in for
+ * the `github` server's `create_issue`. The tool's own name is next, the densest signal of what it
+ * does — a verb and an object. The description is long and loose; the input schema's property
+ * names and descriptions say what a tool acts on (`tracking_number`, `sql`) but repeat across
+ * tools. A one-word server's 4 is above the most a name can give a word (3 / {@link NORM_RANGE}'s
+ * 0.8 = 3.75); the most the text can give one (1.5 / 0.8 = 1.875) is below the least a name can
+ * (3 / 1.5 = 2). A server's weight is shared among the words of its name.
  */
 const WEIGHTS = {
+  server: 4,
   name: 3,
-  server: 2,
   description: 1,
   parameters: 0.5,
 } as const;
 type Field = keyof typeof WEIGHTS;
 const FIELDS: readonly Field[] = ['name', 'server', 'description', 'parameters'];
+/** The fields that name a tool; the others are its text, capped by {@link TEXT_CAP}. */
+const NAMES: ReadonlySet<Field> = new Set<Field>(['name', 'server']);
+
+/**
+ * How far a field's length (in distinct terms, against the catalog's average) moves a word's
+ * weight there (decision 312): a short name is a precise one, a long one says many things, but a
+ * one-word name gains at most 1/0.8 — still below a server's word — and a long name or description
+ * loses at most 1/1.5.
+ */
+const NORM_RANGE = [0.8, 1.5] as const;
+
+/**
+ * A tool's description and parameters together add at most this many times the weight × idf of
+ * their best query term (decision 312): less than that term alone gives as a word of the tool's
+ * name (3 / 1.5 = 2 at the least, saturated 0.625). However many of a query's words a description
+ * holds, it counts for less than one of them in the name. (On bench/progressive.ts a cap of 1
+ * would find 4 more of its 181 tools among the first three, 0.5 2 fewer.)
+ */
+const TEXT_CAP = 0.6;
+
+/** A description, the input schema's text and a name are read up to this many characters (decision 312). */
+export const MAX_DESCRIPTION_CHARS = 1_000;
 
 /**
  * What a query's related terms (below) and its joined word pairs count for, against its own
@@ -238,80 +274,181 @@ function relatedTerms(): ReadonlyMap<string, readonly string[]> {
   return related;
 }
 
-/** The words of an input schema: its properties' names and descriptions. */
+/** The words of an input schema: its properties' names and descriptions, as far as {@link readableText} reads. */
 function schemaText(schema: unknown): string {
   const properties = (schema as { properties?: unknown } | null | undefined)?.properties;
   if (typeof properties !== 'object' || properties === null) return '';
-  return Object.entries(properties as Record<string, unknown>)
-    .map(([name, property]) => {
-      const description = (property as { description?: unknown } | null | undefined)?.description;
-      return typeof description === 'string' ? `${name} ${description}` : name;
-    })
-    .join(' ');
+  const parts: string[] = [];
+  let length = 0;
+  for (const name in properties) {
+    if (!Object.hasOwn(properties, name)) continue;
+    const description = ((properties as Record<string, unknown>)[name] as { description?: unknown } | null | undefined)?.description;
+    const part = typeof description === 'string' ? `${name} ${description}` : name;
+    parts.push(part);
+    length += part.length + 1;
+    if (length > MAX_DESCRIPTION_CHARS) break;
+  }
+  return parts.join(' ');
 }
 
-/** One tool's entry in a term's posting list: the tool and the term's whole BM25F score there. */
-interface Posting {
-  doc: number;
-  score: number;
+/** `text` cut to {@link MAX_DESCRIPTION_CHARS}, without the word the cut would split (a made-up term). */
+export function readableText(text: string): string {
+  if (text.length <= MAX_DESCRIPTION_CHARS) return text;
+  const cut = text.slice(0, MAX_DESCRIPTION_CHARS);
+  return /[\p{L}\p{N}]/u.test(text.charAt(MAX_DESCRIPTION_CHARS)) ? cut.replace(/[\p{L}\p{N}]+$/u, '') : cut;
 }
 
 /**
- * The index of `tools`. BM25F: a term's frequency in each field is weighted and normalised by
- * that field's length against its average, the fields summed, then saturated once with k1 and
- * multiplied by the term's idf (`ln(1 + (N − df + 0.5) / (df + 0.5))`, df over whole tools). As
- * that score depends on the tool and the term only, it is computed here, once per posting: a
- * search adds up a few posting lists.
+ * One tool's entry in a term's posting list: the term's saturated weight in the tool's names, and
+ * what its text adds over that; the search multiplies both by the term's query weight and idf.
+ */
+interface Posting {
+  doc: number;
+  names: number;
+  text: number;
+}
+
+/** One tool as the index reads it: its fields' terms, and the words of its server's name. */
+interface Entry {
+  fields: Record<Field, ReadonlySet<string>>;
+  /** The whole words of the server's name (split at separators only), lower-cased and stemmed. */
+  serverWords: ReadonlySet<string>;
+  /** How many words the server's name has: its weight is shared among them. */
+  serverWordCount: number;
+}
+
+function entryOf(tool: SearchableTool): Entry {
+  const [server, own] = [readableText(tool.server), readableText(tool.tool)];
+  const words = separated(server).map((word) => stem(word.toLowerCase()));
+  return {
+    fields: {
+      name: new Set([...terms(own), ...joinedPairs(`${server} ${own}`)]),
+      server: new Set(terms(server)),
+      description: new Set(terms(readableText(tool.description ?? ''))),
+      parameters: new Set(terms(readableText(schemaText(tool.inputSchema)))),
+    },
+    serverWords: new Set(words),
+    serverWordCount: Math.max(1, words.length),
+  };
+}
+
+/** What a tool has scored so far: names and text apart (the text is capped), and the text's best term's weight × idf. */
+interface Score {
+  names: number;
+  text: number;
+  best: number;
+}
+
+/**
+ * The index of `tools` (decisions 215, 312).
+ *
+ * Fields. Each field of a tool is a set of terms: a term counts once in a field however often it
+ * is written there, and a field's length is its number of distinct terms, so repeating words
+ * changes nothing. The name field holds the tool's own name's terms and the joined pairs of its
+ * server's words followed by its own (`github` + `create_issue` → githubcreat, createissu), so a
+ * query "github create issue" meets the `github` server's `create_issue` in the pairs as fully as
+ * a tool named `github_create_issue`. A term's weight in the name, description or parameters is
+ * the field's weight over `1 − b + b · length / average`, kept within {@link NORM_RANGE}; in the
+ * server's name it is the server's weight shared among the name's words (`github` 4, `aws-s3` 2
+ * each), whatever the catalog.
+ *
+ * Score. For each group of the query ({@link queryGroups}: a word with its stand-ins, or a joined
+ * pair) a tool scores once, through its best member: the member's query weight × idf (`ln(1 +
+ * (N − df + 0.5) / (df + 0.5))`, df over whole tools; a stand-in's at most its word's) × the
+ * saturated weight of its strongest field there — names (server's, tool's) and text (description
+ * and parameters, added) do not add up, so a word written in every field counts as in the best
+ * one. What the text adds over the names is capped per tool by {@link TEXT_CAP}.
+ *
+ * Order. A tool whose name the query is (exposed or own) first, unless the query is also a
+ * server's name; then the tools of a server the query names (a whole word of the server's name
+ * is a word or joined pair of the query) before all others; then by score; equal scores by name,
+ * then by server.
  */
 export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
-  const docs = tools.map((tool): Record<Field, string[]> => ({
-    name: [...terms(tool.tool), ...joinedPairs(tool.tool)],
-    server: terms(tool.server),
-    description: terms(tool.description ?? ''),
-    parameters: terms(schemaText(tool.inputSchema)),
-  }));
-  const average = new Map(FIELDS.map((field) => [field, docs.reduce((sum, doc) => sum + doc[field].length, 0) / Math.max(docs.length, 1)]));
-  const weighted = new Map<string, Map<number, number>>();
-  docs.forEach((doc, i) => {
+  const entries = tools.map(entryOf);
+  const average = new Map(FIELDS.map((field) => [field, entries.reduce((sum, e) => sum + e.fields[field].size, 0) / Math.max(entries.length, 1)]));
+  const weight = (field: Field, entry: Entry): number => {
+    if (field === 'server') return WEIGHTS.server / entry.serverWordCount;
+    const norm = 1 - B + (B * entry.fields[field].size) / (average.get(field) || 1);
+    return WEIGHTS[field] / Math.min(NORM_RANGE[1], Math.max(NORM_RANGE[0], norm));
+  };
+  const postings = new Map<string, Posting[]>();
+  entries.forEach((entry, doc) => {
+    const weights = new Map<string, { names: number; text: number }>();
     for (const field of FIELDS) {
-      const words = doc[field];
-      const norm = 1 - B + (B * words.length) / (average.get(field) || 1);
-      for (const term of words) {
-        const byDoc = weighted.get(term) ?? new Map<number, number>();
-        byDoc.set(i, (byDoc.get(i) ?? 0) + WEIGHTS[field] / norm);
-        weighted.set(term, byDoc);
+      const w = weight(field, entry);
+      for (const term of entry.fields[field]) {
+        const found = weights.get(term) ?? { names: 0, text: 0 };
+        if (NAMES.has(field)) found.names = Math.max(found.names, w);
+        else found.text += w;
+        weights.set(term, found);
       }
     }
+    for (const [term, { names, text }] of weights) {
+      const list = postings.get(term) ?? [];
+      list.push({ doc, names: saturated(names), text: Math.max(0, saturated(text) - saturated(names)) });
+      postings.set(term, list);
+    }
   });
-  const postings = new Map<string, Posting[]>();
-  for (const [term, byDoc] of weighted) {
-    const idf = Math.log(1 + (docs.length - byDoc.size + 0.5) / (byDoc.size + 0.5));
-    postings.set(
-      term,
-      [...byDoc].map(([doc, tf]) => ({ doc, score: (idf * tf) / (K1 + tf) })),
-    );
-  }
+  const idf = (term: string): number => {
+    const df = postings.get(term)?.length ?? 0;
+    return Math.log(1 + (entries.length - df + 0.5) / (df + 0.5));
+  };
   const exactNames = tools.map((tool) => [tool.name.toLowerCase(), tool.tool.toLowerCase()]);
+  const serverNames = new Set(tools.map((tool) => tool.server.toLowerCase()));
+
+  /** Each tool's score for `groups`; only tools that match a term. */
+  const scoresOf = (groups: readonly QueryGroup[]): Map<number, Score> => {
+    const scores = new Map<number, Score>();
+    for (const group of groups) {
+      // A stand-in is worth at most the word it stands in for: a rare synonym in a description
+      // does not outweigh the user's own word in a name.
+      const own = idf(group.term);
+      const members = [{ term: group.term, weighted: group.weight * own }, ...group.standIns.map((term) => ({ term, weighted: RELATED_WEIGHT * Math.min(idf(term), own) }))];
+      const best = new Map<number, { names: number; text: number; weighted: number }>();
+      for (const { term, weighted } of members) {
+        for (const posting of postings.get(term) ?? []) {
+          const [names, text] = [weighted * posting.names, weighted * posting.text];
+          const found = best.get(posting.doc);
+          if (found === undefined || names + text > found.names + found.text) best.set(posting.doc, { names, text, weighted });
+        }
+      }
+      for (const [doc, found] of best) {
+        const score = scores.get(doc) ?? { names: 0, text: 0, best: 0 };
+        score.names += found.names;
+        if (found.text > 0) {
+          score.text += found.text;
+          score.best = Math.max(score.best, found.weighted);
+        }
+        scores.set(doc, score);
+      }
+    }
+    return scores;
+  };
 
   return {
     size: tools.length,
     search(query, options = {}) {
       const limit = searchLimit(options.limit);
       const text = query.slice(0, MAX_QUERY_CHARS);
-      const weights = queryTerms(text);
-      const scores = new Map<number, number>();
-      for (const [term, weight] of weights) {
-        for (const { doc, score } of postings.get(term) ?? []) scores.set(doc, (scores.get(doc) ?? 0) + weight * score);
-      }
-      // A query that is a tool's name (exposed or own) is a lookup: that tool comes first.
+      const groups = queryGroups(text);
+      const scores = scoresOf(groups);
+      // A query that is a tool's name (exposed or own) is a lookup: that tool comes first — unless
+      // it is a server's name too: it asks for that server, not for a tool another server named so.
       const exact = text.trim().toLowerCase();
-      const isExact = (doc: number): boolean => exact !== '' && exactNames[doc]!.includes(exact);
+      const lookup = exact !== '' && !serverNames.has(exact);
+      const isExact = (doc: number): boolean => lookup && exactNames[doc]!.includes(exact);
       exactNames.forEach((_, doc) => {
-        if (isExact(doc) && !scores.has(doc)) scores.set(doc, 0);
+        if (isExact(doc) && !scores.has(doc)) scores.set(doc, { names: 0, text: 0, best: 0 });
       });
+      // A server the query names is where the user asked: a look-alike's tool names do not name it.
+      const namesServer = (doc: number): boolean => groups.some((g) => entries[doc]!.serverWords.has(g.term));
       return [...scores]
-        .map(([doc, score]) => ({ doc, score, exact: isExact(doc) }))
-        .sort((a, b) => Number(b.exact) - Number(a.exact) || b.score - a.score || compareNames(tools[a.doc]!.name, tools[b.doc]!.name))
+        .map(([doc, s]) => ({ doc, score: s.names + Math.min(s.text, TEXT_CAP * s.best), exact: isExact(doc), named: namesServer(doc) }))
+        .sort(
+          (a, b) =>
+            Number(b.exact) - Number(a.exact) || Number(b.named) - Number(a.named) || b.score - a.score || compareTools(tools[a.doc]!, tools[b.doc]!),
+        )
         .slice(0, limit)
         .map(({ doc, score }) => match(tools[doc]!, score));
     },
@@ -319,16 +456,43 @@ export function createToolIndex(tools: readonly SearchableTool[]): ToolIndex {
 }
 
 /**
- * The terms a query is scored by, with their weights: its own (distinct, the first
- * {@link MAX_QUERY_TERMS}) at 1; their related terms and its joined neighbours at
- * {@link RELATED_WEIGHT}, unless they are its own words too.
+ * A word of a query and the related terms that stand in for it (decision 312), or one of its
+ * joined word pairs (no stand-ins). A tool scores for a group once, through its best member.
+ */
+export interface QueryGroup {
+  term: string;
+  /** 1 for the query's own word, {@link RELATED_WEIGHT} for a joined pair. */
+  weight: number;
+  /** Related terms, each at {@link RELATED_WEIGHT}; a term stands in for the first word it is related to. */
+  standIns: readonly string[];
+}
+
+/**
+ * The groups a query is scored by: its own words (distinct, the first {@link MAX_QUERY_TERMS})
+ * with their related terms, then its joined neighbours; a term is in one group at most, and a
+ * query's own word never stands in for another.
+ */
+export function queryGroups(query: string): QueryGroup[] {
+  const text = query.slice(0, MAX_QUERY_CHARS);
+  const own = [...new Set(terms(text))].slice(0, MAX_QUERY_TERMS);
+  const seen = new Set(own);
+  const fresh = (term: string): boolean => !seen.has(term) && seen.add(term) !== undefined;
+  const groups: QueryGroup[] = own.map((term) => ({ term, weight: 1, standIns: (relatedTerms().get(term) ?? []).filter(fresh) }));
+  for (const pair of joinedPairs(text).slice(0, MAX_QUERY_TERMS)) if (fresh(pair)) groups.push({ term: pair, weight: RELATED_WEIGHT, standIns: [] });
+  return groups;
+}
+
+/**
+ * The terms of {@link queryGroups} with their weights: the query's own at 1, then their related
+ * terms and its joined neighbours at {@link RELATED_WEIGHT}.
  */
 export function queryTerms(query: string): ReadonlyMap<string, number> {
-  const own = [...new Set(terms(query.slice(0, MAX_QUERY_CHARS)))].slice(0, MAX_QUERY_TERMS);
-  const weights = new Map(own.map((term) => [term, 1]));
-  const more = [...own.flatMap((term) => relatedTerms().get(term) ?? []), ...joinedPairs(query.slice(0, MAX_QUERY_CHARS)).slice(0, MAX_QUERY_TERMS)];
-  for (const term of more) if (!weights.has(term)) weights.set(term, RELATED_WEIGHT);
-  return weights;
+  const groups = queryGroups(query);
+  return new Map([
+    ...groups.filter((g) => g.weight === 1).map((g): [string, number] => [g.term, 1]),
+    ...groups.flatMap((g) => g.standIns.map((term): [string, number] => [term, RELATED_WEIGHT])),
+    ...groups.filter((g) => g.weight !== 1).map((g): [string, number] => [g.term, g.weight]),
+  ]);
 }
 
 const indexes = new WeakMap<readonly SearchableTool[], ToolIndex>();
@@ -353,8 +517,12 @@ export function searchLimit(limit: number | undefined): number {
   return Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(limit)));
 }
 
-/** By UTF-16 code units, as `Array.prototype.sort` without a comparator: the same in every locale. */
-function compareNames(a: string, b: string): number {
+/** Equal scores (decision 312): by name, then by server, each by UTF-16 code units — the same in every locale. */
+function compareTools(a: SearchableTool, b: SearchableTool): number {
+  return compareCodeUnits(a.name, b.name) || compareCodeUnits(a.server, b.server);
+}
+
+function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

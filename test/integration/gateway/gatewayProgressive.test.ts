@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect } from 'vitest';
+import { metaTools } from '../../../src/model/gateway/progressiveTools.js';
 import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';
@@ -66,7 +67,7 @@ describe.concurrent("progressive: 'always'", () => {
     const client = await clientOf(gateway);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(META);
-    expect(tools[0]!.description).toContain('63 tools of 2 servers: echo, many');
+    expect(tools).toEqual(metaTools());
 
     const own = await directTool(echo(), 'echo');
     const [first] = await search(client, 'return the text');
@@ -81,6 +82,23 @@ describe.concurrent("progressive: 'always'", () => {
     expect(JSON.parse(textOf(described))).toEqual({ ...own, name: 'echo__echo' });
     // A client that calls a found tool by its name directly gets the same answer.
     expect(textOf(await client.callTool({ name: 'echo__echo', arguments: { text: 'direct' } }))).toBe('direct');
+  }, 30_000);
+
+  it("the three tools carry no server's text: a server named with a marker is not in tools/list, only in the hits that name it (decision 314)", async ({ gatewayOver, clientOf, expect }) => {
+    const marker = 'zz-marker-7f3a';
+    const { gateway } = await gatewayOver(
+      { [marker]: echo('--tools', `${marker}_echo`), echo: echo() },
+      { progressive: 'always', project: { [`${marker}-gated`]: echo('--tools', `${marker}_gated`) } },
+    );
+    const client = await clientOf(gateway);
+    await expect.poll(async () => (await search(client, marker, 50)).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const listing = await client.listTools();
+    expect(JSON.stringify(listing)).not.toContain('zz-marker');
+    expect(listing.tools).toEqual(metaTools());
+    // The hits say their server, next to the name a client calls.
+    const hits = await search(client, 'echo', 50);
+    expect(hits.map((t) => [t.name.startsWith(`${t.server}__`), Object.keys(t)[0]])).toEqual(hits.map(() => [true, 'server']));
+    expect(hits.map((t) => t.server)).toEqual(expect.arrayContaining([marker, 'echo']));
   }, 30_000);
 
   it("call_tool answers an unknown tool as tools/call does; describe_tool in an error result; bad arguments are invalid params", async ({ gatewayOver, clientOf, expect }) => {
@@ -106,7 +124,7 @@ describe.concurrent("progressive: 'always'", () => {
     const client = await clientOf(gateway);
     expect(gateway.live.unavailableReason('gated')?.reason).toBe('pending_approval');
     const { tools } = await client.listTools();
-    expect(tools[0]!.description).toContain('2 tools of 1 server: echo');
+    expect(tools).toEqual(metaTools());
     // The word "tool" finds the echo server's `slow` (its description says --slow-tool); nothing of the gated one.
     expect((await search(client, 'secret gated tool', 50)).map((t) => t.name)).toEqual(['echo__slow']);
     expect((await search(client, 'echo', 50)).map((t) => t.server)).toEqual(['echo', 'echo']);
@@ -127,12 +145,13 @@ describe.concurrent("progressive: 'always'", () => {
     const { gateway, ws } = await gatewayOver({ echo: echo() }, { progressive: 'always' });
     const client = await clientOf(gateway);
     expect((await search(client, 'tool number 3', 50)).map((t) => t.server)).not.toContain('many');
+    const before = (await client.listTools()).tools;
     const changed = nextListChanged(client);
     ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), many: many(5) } });
     await changed;
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(META);
-    expect(tools[0]!.description).toContain('8 tools of 2 servers: echo, many');
+    // The three are the same: a changed catalog changes what search finds, not what tools/list says.
+    expect(tools).toEqual(before);
     expect((await search(client, 'tool number 3'))[0]).toMatchObject({ name: 'many__tool_3', server: 'many' });
     expect(textOf(await client.callTool({ name: 'call_tool', arguments: { name: 'many__add_more', arguments: { n: 1 } } }))).toBe('now 6');
   }, 30_000);
