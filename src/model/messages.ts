@@ -183,6 +183,14 @@ function shellWord(name: string): string {
   return /^[A-Za-z0-9_.@%+=:,/-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Why a prompt of a pinned server is not served (decision 311): its definition changed since the
+ * user approved the server's surface — the words a withheld tool gets.
+ */
+export function withheldPromptMessage(prompt: string, server: string, audience: HintAudience = 'library'): string {
+  return `Prompt "${prompt}" is not available: the prompt's definition changed since you approved it: review it – ${surfaceApproveHint(server, audience)}.`;
+}
+
 /** What else {@link toolNotFoundMessage} knows: who reads it, and whether a view field hides the tool. */
 export interface ToolNotFoundContext {
   /** Default `library`. */
