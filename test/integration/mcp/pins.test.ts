@@ -122,6 +122,23 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     expect(admitted.prompts.map((p) => p.name).sort()).toEqual(['greet', 'sneak', 'steady']);
   });
 
+  it('an old pin kept in mcp-surfaces.json (as earlier versions kept pins) is moved into the pin file, not lost', async ({ w }) => {
+    w.gated({ notes: shifty(w) });
+    await approveOnce(w, 'notes');
+    const dir = join(w.home, '.qwen');
+    const records = JSON.parse(readFileSync(join(dir, 'mcp-surfaces.json'), 'utf8')) as { servers: Record<string, { pinned?: unknown }> };
+    expect(Object.values(records.servers).filter((r) => r.pinned !== undefined)).toHaveLength(1);
+    rmSync(join(dir, 'mcp-pins.json'));
+    writeFileSync(w.pulled, '');
+    const { live } = w.open();
+    await live.start();
+    const status = await until(live, 'notes', (s) => s.withheld !== undefined);
+    expect(status.withheld).toEqual(['read_notes']);
+    await live.dispose();
+    const pins = JSON.parse(readFileSync(join(dir, 'mcp-pins.json'), 'utf8')) as { pins: Record<string, { name: string }> };
+    expect(Object.values(pins.pins).map((p) => p.name)).toEqual(['notes']);
+  });
+
   it("a lazy server's first call to a changed tool is refused before it runs", async ({ w }) => {
     w.gated({ notes: { ...shifty(w), lazy: true } });
     await approveOnce(w, 'notes', 'idle');
