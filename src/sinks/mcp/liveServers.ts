@@ -576,11 +576,11 @@ export class LiveServers {
   async getPrompt(prompt: string, args: Record<string, string>, options: RequestOptions & { server?: string } = {}): Promise<unknown> {
     options.signal?.throwIfAborted();
     const withholding = [...this.entries.values()].find((w) => w.withheld?.prompts.has(prompt) && (options.server === undefined || options.server === w.status.name));
-    if (withholding !== undefined) throw new Error(withheldPromptMessage(prompt, withholding.status.name, this.deps.hints));
+    if (withholding !== undefined) throw new Error(withheldPromptMessage(prompt, withholding.status.name, this.deps.hints, withholding.withheld?.reason));
     const e = this.routeTo(options.server, `prompt "${prompt}"`, (s) => s.prompts.some((p) => p.name === prompt));
     if (!e.conn?.getPrompt) throw new Error(`server "${e.status.name}" cannot give prompts`);
     const admit = (): void => {
-      if (e.withheld?.prompts.has(prompt)) throw new Error(withheldPromptMessage(prompt, e.status.name, this.deps.hints));
+      if (e.withheld?.prompts.has(prompt)) throw new Error(withheldPromptMessage(prompt, e.status.name, this.deps.hints, e.withheld.reason));
     };
     return untilAborted(this.worded(e, e.conn, e.conn.getPrompt(prompt, args, { ...options, admit })), options.signal);
   }
@@ -661,6 +661,7 @@ export class LiveServers {
     return toolNotFoundMessage(qualified, server ?? parsed?.server, e?.status, {
       audience: this.deps.hints,
       filteredOut: server === undefined || e === undefined ? undefined : this.filteredOut(server, e, qualified),
+      withheldBecause: e?.withheld?.reason,
     });
   }
 

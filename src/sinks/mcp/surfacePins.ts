@@ -52,8 +52,13 @@ export interface SurfacePinsDeps {
   now: () => number;
 }
 
-/** What is withheld of a surface; nothing for a server that is not pinned. */
-export type SurfaceWithheld = PinDifference;
+/**
+ * What is withheld of a surface; nothing for a server that is not pinned. `reason`: why everything
+ * is, when it is not a change the user can approve (the pin is being written, or could not be).
+ */
+export interface SurfaceWithheld extends PinDifference {
+  reason?: string;
+}
 
 const NOTHING: SurfaceWithheld = { tools: new Set(), prompts: new Set(), instructions: false };
 
@@ -101,6 +106,8 @@ export class SurfacePins {
    */
   prepare(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): Promise<void> | undefined {
     if (!this.pinning(server) || this.deps.pins.get(server.fingerprint) !== undefined) return undefined;
+    // A connect tries a pin that could not be written again (`/reconnect` after freeing the disk).
+    if (typeof this.unpinned.get(server.fingerprint) === 'object') this.unpinned.delete(server.fingerprint);
     this.pinFor(server, surfaceOf(lists, identity));
     return this.unpinned.get(server.fingerprint) === 'settling' ? this.settled.get(server.fingerprint)?.promise : undefined;
   }
@@ -218,9 +225,14 @@ export class SurfacePins {
   /** A pinned server without a pin: everything withheld; a missing pin is asked for again. */
   private withoutPin(server: WantedServer, surface: ServerSurface, hash: string): SurfaceWithheld {
     const withheld = withholdAll(surface);
-    if (this.unpinned.get(server.fingerprint) !== 'missing') {
+    const state = this.unpinned.get(server.fingerprint);
+    if (state !== 'missing') {
       this.drop(server.name);
-      return withheld;
+      const reason =
+        typeof state === 'object'
+          ? `could not pin its surface (${state.error}), so none of its tools, prompts or instructions are used – free the disk or remove the pins of servers no longer used from ${this.deps.pins.path}, then reconnect it`
+          : 'is pinning its surface before it is used – try again in a moment';
+      return { ...withheld, reason };
     }
     const changes: SurfaceChange[] = [{ kind: 'tool', name: '', change: 'description', after: MISSING_PIN }];
     this.report(server, hash, changes, withheld);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
@@ -120,6 +120,31 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     await live.approvals.approve('notes', { hash: pending!.hash });
     const admitted = await until(live, 'notes', (s) => s.withheld === undefined && s.tools.length === 2);
     expect(admitted.prompts.map((p) => p.name).sort()).toEqual(['greet', 'sneak', 'steady']);
+  });
+
+  it('a pin that cannot be written fails closed: everything withheld, with the reason, until a reconnect can write it', async ({ w }) => {
+    w.gated({ notes: shifty(w) });
+    const pinFile = join(w.home, '.qwen', 'mcp-pins.json');
+    // A directory where the file should be: no write can replace it.
+    mkdirSync(pinFile, { recursive: true });
+    const { live, events } = w.open();
+    await live.start();
+    const [pending] = live.approvals.pending();
+    await live.approvals.approve('notes', { hash: pending!.hash });
+    const status = await until(live, 'notes', (s) => s.state === 'connected');
+    expect(status.withheld).toEqual(['count', 'read_notes']);
+    expect(status.prompts).toEqual([]);
+    expect(status.instructions).toBeUndefined();
+    await expect(live.callTool('mcp__notes__count', {})).rejects.toThrow(/MCP server "notes" could not pin its surface \(.+\), so none of its tools, prompts or instructions are used/);
+    await expect(live.prompts.get('greet', {}, { server: 'notes' })).rejects.toThrow(/could not pin its surface/);
+    expect(calls(w)).toEqual([]);
+    expect(events.some((e) => e.type === 'log' && e.level === 'warn' && e.message.includes('the pin of server "notes" was not written'))).toBe(true);
+    // Nothing to approve: the user fixes the file and reconnects.
+    expect(live.approvals.pending()).toEqual([]);
+    rmSync(pinFile, { recursive: true });
+    expect(live.reconnect('notes')).toBe(true);
+    await until(live, 'notes', (s) => s.state === 'connected' && s.withheld === undefined && s.tools.length === 2);
+    expect(existsSync(pinFile)).toBe(true);
   });
 
   it('an old pin kept in mcp-surfaces.json (as earlier versions kept pins) is moved into the pin file, not lost', async ({ w }) => {
