@@ -69,6 +69,9 @@ describe('approvals store', () => {
     await store.markPinned!(P, 'nope', 'h1');
     expect(await stored()).toEqual({ [P]: { fs: { hash: 'h1', status: 'approved', pinned: true }, web: rejected('h2') } });
     expect((await store.read(P)).decisions).toEqual({ fs: { hash: 'h1', status: 'approved', pinned: true }, web: rejected('h2') });
+    // The same approval again (`mcp-live approvals approve`) keeps it.
+    await store.decide(P, 'fs', approved('h1'));
+    expect((await store.read(P)).decisions.fs).toEqual({ hash: 'h1', status: 'approved', pinned: true });
     // A new decision for the server has no marker: its surface is pinned anew.
     await store.decide(P, 'fs', approved('h3'));
     expect((await store.read(P)).decisions.fs).toEqual(approved('h3'));

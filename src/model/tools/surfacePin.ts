@@ -39,18 +39,18 @@ export interface PinDifference {
   instructions: boolean;
 }
 
-export function pinnedName(name: string): string {
+function pinnedName(name: string): string {
   return name.length <= MAX_PINNED_NAME ? name : `sha256:${sha256Hex(name)}`;
 }
 
 /** A tool as approved (decisions 210, 306): its name, title, description, schemas and annotations. */
-export function pinnedToolDigest(tool: ToolInfo): string {
+function pinnedToolDigest(tool: ToolInfo): string {
   const { name, title, description, inputSchema, outputSchema, annotations } = tool;
   return sha256Hex(canonicalJson({ name, title, description, inputSchema, outputSchema, annotations }));
 }
 
 /** A prompt as approved: its name, title, description and arguments. */
-export function pinnedPromptDigest(prompt: PromptInfo): string {
+function pinnedPromptDigest(prompt: PromptInfo): string {
   const { name, title, description, arguments: args } = prompt;
   return sha256Hex(canonicalJson({ name, title, description, arguments: args }));
 }

@@ -108,7 +108,10 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
           if (!Object.hasOwn(decisions, server)) continue;
           delete decisions[server];
         } else {
-          setOwn(decisions, server, recordOf(record));
+          // The same approval again keeps its marker: its server's surface is still pinned (decision 309).
+          const before = getOwn(decisions, server);
+          const kept = isRecord(before) && before.pinned === true && before.hash === record.hash && before.status === record.status;
+          setOwn(decisions, server, recordOf(kept ? { ...record, pinned: true } : record));
         }
         if (Object.keys(decisions).length === 0) delete content[root];
         else setOwn(content, root, decisions);

@@ -51,12 +51,12 @@ export interface PinStoreOptions extends Omit<OwnedJsonFileOptions, 'now'> {
   now?: () => number;
 }
 
-export const PIN_FILE_VERSION = 1;
+const PIN_FILE_VERSION = 1;
 
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 /** The record stored under `key`, or undefined when anything about it is not well-formed. */
-export function pinRecordOf(key: string, value: unknown): PinRecord | undefined {
+function pinRecordOf(key: string, value: unknown): PinRecord | undefined {
   if (!isPlainObject(value)) return undefined;
   const name = getOwn(value, 'name');
   const pinnedAt = getOwn(value, 'pinnedAt');
