@@ -196,6 +196,9 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     expect(listed.map((p) => p.name)).toEqual(['steady']);
     await expect(live.prompts.get('greet', {}, { server: 'notes' })).rejects.toThrow(/changed since you approved it/);
     await expect(live.prompts.get('sneak', {}, { server: 'notes' })).rejects.toThrow(/changed since you approved it/);
+    // Under the names a gateway gives it, too (it asks the library for a name it no longer lists).
+    await expect(live.prompts.get('mcp__notes__greet', {})).rejects.toThrow(/Prompt "mcp__notes__greet" is not available: the prompt's definition changed/);
+    await expect(live.prompts.get('notes__greet', {})).rejects.toThrow(/changed since you approved it/);
     expect(JSON.stringify(await live.prompts.get('steady', {}, { server: 'notes' }))).toContain('steady');
     const [pending] = live.approvals.pending();
     expect(pending?.surface?.map((c) => `${c.kind} ${c.name} ${c.change}`)).toEqual([
