@@ -98,6 +98,27 @@ describe('SurfacePins', () => {
     expect(pins.waitingFor('p')).toBeUndefined();
   });
 
+  it("an approval whose pin cannot be written fails closed too, and a reconnect compares with the pin on disk", () => {
+    const inner = memoryPinStore();
+    let failing = true;
+    const pinStore: PinStore = {
+      ...inner,
+      replace: (record, done) => (failing ? done({ error: 'disk full' }) : inner.replace(record, done)),
+    };
+    const { pins, reobserved } = keeper({ pins: pinStore });
+    pins.observe(project(), lists(['a']), undefined);
+    expect(sorted(pins.observe(project(), lists(['a', 'b']), undefined).tools)).toEqual(['b']);
+    expect(pins.approve('p', pins.waitingFor('p')!.hash)).toBe(true);
+    expect(reobserved).toEqual(['p']);
+    const withheld = pins.observe(project(), lists(['a', 'b']), undefined);
+    expect([sorted(withheld.tools), withheld.reason]).toEqual([['a', 'b'], expect.stringContaining('could not pin its surface (disk full)')]);
+    // Reconnected: the pin on disk (the one before the approval) is what holds.
+    failing = false;
+    expect(pins.prepare(project(), lists(['a', 'b']), undefined)).toBeUndefined();
+    expect(sorted(pins.observe(project(), lists(['a', 'b']), undefined).tools)).toEqual(['b']);
+    expect(pins.waitingFor('p')).toBeDefined();
+  });
+
   it('withholds everything until a first sight is pinned, then observes again', async () => {
     const store = laterPins();
     const { pins, reobserved } = keeper({ pins: store });

@@ -170,6 +170,8 @@ export function createPinStore(path: string, options: PinStoreOptions = {}): Pin
         outcome = await write(fingerprint, record, replace);
       } catch (error) {
         outcome = { error: error instanceof Error ? error.message : String(error) };
+        // An approval not on disk is not a pin: this session must not hold what the next would not.
+        if (replace && memory.get(fingerprint) === record) memory.delete(fingerprint);
         warn(`${path}: the pin of server "${record?.name ?? fingerprint}" was not written (${outcome.error}); its tools stay withheld`);
       }
       // What a first sight found or wrote, unless an approval of this session replaced it meanwhile.

@@ -105,9 +105,10 @@ export class SurfacePins {
    * missing, or not writable), or undefined when there is nothing to wait for. Never rejects.
    */
   prepare(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): Promise<void> | undefined {
-    if (!this.pinning(server) || this.deps.pins.get(server.fingerprint) !== undefined) return undefined;
+    if (!this.pinning(server)) return undefined;
     // A connect tries a pin that could not be written again (`/reconnect` after freeing the disk).
     if (typeof this.unpinned.get(server.fingerprint) === 'object') this.unpinned.delete(server.fingerprint);
+    if (this.deps.pins.get(server.fingerprint) !== undefined) return undefined;
     this.pinFor(server, surfaceOf(lists, identity));
     return this.unpinned.get(server.fingerprint) === 'settling' ? this.settled.get(server.fingerprint)?.promise : undefined;
   }
@@ -192,8 +193,10 @@ export class SurfacePins {
     const { fingerprint, name } = server;
     if (GATED_SCOPES.has(server.scope)) this.gated.add(name);
     else this.gated.delete(name);
+    // Settling, missing, or not written (an approval's pin too): no pin to compare with.
+    if (this.unpinned.has(fingerprint)) return undefined;
     const held = this.deps.pins.get(fingerprint);
-    if (held !== undefined || this.unpinned.has(fingerprint)) return held;
+    if (held !== undefined) return held;
     this.unpinned.set(fingerprint, 'settling');
     let resolve!: () => void;
     const promise = new Promise<void>((done) => (resolve = done));

@@ -140,6 +140,9 @@ describe('pin store (decisions 307, 308)', () => {
     const outcome = await first(store, 'f1', pinRecord('f1'));
     expect(outcome).toHaveProperty('error');
     expect(store.get('f1')).toBeUndefined();
+    // An approval that cannot be written is not held in memory either.
+    expect(await replace(store, pinRecord('f2'))).toHaveProperty('error');
+    expect(store.get('f2')).toBeUndefined();
     expect(await readFile(target, 'utf8')).toBe('{}');
   });
 });
