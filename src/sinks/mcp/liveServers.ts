@@ -575,7 +575,7 @@ export class LiveServers {
    */
   async getPrompt(prompt: string, args: Record<string, string>, options: RequestOptions & { server?: string } = {}): Promise<unknown> {
     options.signal?.throwIfAborted();
-    const withholding = [...this.entries.values()].find((w) => w.withheld?.prompts.has(prompt) && (options.server === undefined || options.server === w.status.name));
+    const withholding = this.withholdingPrompt(prompt, options.server);
     if (withholding !== undefined) throw new Error(withheldPromptMessage(prompt, withholding.status.name, this.deps.hints, withholding.withheld?.reason));
     const e = this.routeTo(options.server, `prompt "${prompt}"`, (s) => s.prompts.some((p) => p.name === prompt));
     if (!e.conn?.getPrompt) throw new Error(`server "${e.status.name}" cannot give prompts`);
@@ -957,6 +957,24 @@ export class LiveServers {
   private settle(e: Entry, settling: AsyncSubject<never>): void {
     if (e.settling === settling) e.settling = undefined;
     settling.complete();
+  }
+
+  /**
+   * The server that withholds prompt `prompt` (decision 311): by its own name, or by the name a
+   * gateway would have given it (qualified, or without `mcp__`), since a gateway asks the library
+   * for a name it no longer lists.
+   */
+  private withholdingPrompt(prompt: string, server: string | undefined): Entry | undefined {
+    for (const e of this.entries.values()) {
+      const withheld = e.withheld?.prompts;
+      if (!withheld?.size || !e.lists || (server !== undefined && server !== e.status.name)) continue;
+      if (withheld.has(prompt)) return e;
+      const part = this.partOf(e.status.name);
+      const names = e.lists.prompts.map((p) => p.name);
+      const qualified = part === undefined ? [] : qualifyTools(e.status.name, names, part);
+      if (qualified.some((q, i) => withheld.has(names[i]!) && (q === prompt || q.replace(/^mcp__/, '') === prompt))) return e;
+    }
+    return undefined;
   }
 
   /**
