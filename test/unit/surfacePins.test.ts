@@ -154,6 +154,17 @@ describe('SurfacePins', () => {
     expect(pinStore.get('fp')?.pin).toEqual(pinOf(approved));
   });
 
+  it("refreshes an unchanged record's seenAt once it is a day old, so the cache drops what is not seen any more first", () => {
+    const surface = surfaceOf(lists(['a']));
+    const store = cache([{ name: 'u', fingerprint: 'fp', hash: surfaceHash(surface), surface, seenAt: 1000 - 25 * 3600 * 1000 }]);
+    const { pins } = keeper({ store });
+    pins.observe(user(), lists(['a']), undefined);
+    expect(store.get('fp')?.seenAt).toBe(1000);
+    const fresh = cache([{ name: 'u', fingerprint: 'fp', hash: surfaceHash(surface), surface, seenAt: 999 }]);
+    keeper({ store: fresh }).pins.observe(user(), lists(['a']), undefined);
+    expect(fresh.get('fp')?.seenAt).toBe(999);
+  });
+
   it('a pin another process wrote first holds over our first sight', () => {
     const pinStore = memoryPinStore();
     const theirs: PinRecord = { name: 'p', fingerprint: 'fp', pin: pinOf(surfaceOf(lists(['a']))), pinnedAt: 1 };

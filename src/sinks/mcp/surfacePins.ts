@@ -62,6 +62,9 @@ export interface SurfaceWithheld extends PinDifference {
 
 const NOTHING: SurfaceWithheld = { tools: new Set(), prompts: new Set(), instructions: false };
 
+/** How old a record's `seenAt` may grow while its server shows the same surface, before it is written again. */
+const SEEN_AGAIN_MS = 24 * 60 * 60 * 1000;
+
 /** The change a server whose pin is missing after approval is asked for with (decision 309). */
 export const MISSING_PIN = 'the pin recorded at approval is missing: every tool, prompt and the instructions are withheld until you approve the surface again';
 
@@ -119,7 +122,8 @@ export class SurfacePins {
     const hash = surfaceHash(surface);
     const record = this.deps.store.get(server.fingerprint);
     const pinning = this.pinning(server);
-    if (record?.hash !== hash) {
+    // A surface seen again a day later is seen anew: the cache drops the least recently seen first.
+    if (record?.hash !== hash || this.deps.now() - record.seenAt > SEEN_AGAIN_MS) {
       // The approved text stays beside the record, whoever shows this fingerprint now.
       const kept = record?.pinned !== undefined ? { pinned: record.pinned } : {};
       this.deps.store.put({ name: server.name, fingerprint: server.fingerprint, hash, surface, seenAt: this.deps.now(), ...kept });
