@@ -61,6 +61,8 @@ import { createMcpConnector, type StepUpAuthorizer } from './sinks/mcp/connector
 import { lazyConnector } from './sinks/mcp/lazyConnector.js';
 import { searchTools, type ToolMatch, type ToolSearchOptions } from './model/tools/toolSearch.js';
 import { createSurfaceStore } from './sinks/files/surfaceStore.js';
+import { createPinStore } from './sinks/files/pinStore.js';
+import { pinMarks } from './sinks/files/pinMarks.js';
 import { LspDocuments, type FileDiagnostics, type OpenDocument } from './sinks/lsp/documents.js';
 import { LanguageServers, type LspTarget } from './sinks/lsp/languageServers.js';
 import type { LspConnector } from './sinks/lsp/lspConnector.js';
@@ -545,7 +547,11 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     defer(() => (lspConnector ??= import('./sinks/lsp/lspConnector.js').then(({ createLspConnector }) => createLspConnector({ documents })))).pipe(
       mergeMap((connect) => connect(name, config, ended)),
     );
-  const surfaces = createSurfaceStore(paths.surfaces, { onWarning: (message) => events.next({ type: 'log', level: 'warn', message, ts: now() }) });
+  const warnLog = (message: string): void => events.next({ type: 'log', level: 'warn', message, ts: now() });
+  const surfaces = createSurfaceStore(paths.surfaces, { onWarning: warnLog });
+  // Pins apart from the cache (decision 307), and the approvals' pin markers (decision 309).
+  const pins = createPinStore(paths.pins, { onWarning: warnLog });
+  const approvalMarks = pinMarks(() => latestInput?.approvals, store, root, warnLog, async () => written.next(await store.read(root)));
   // `lazy` and `idleTimeout` servers run on demand, listed from their record meanwhile (decision 196).
   const onDemand = lazyConnector(mcpConnector, { surfaces, scheduler });
   const connector: Connector = (name, config, serverHandlers, ended) =>
@@ -553,6 +559,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const r: Reconciler = createReconciler(inputs$, {
     connector,
     surfaces,
+    pins,
+    approvalMarks,
     restartShared: pool ? (key) => pool.restart(key) : undefined,
     allowedMcpServerNames: options.allowedMcpServerNames,
     env: options.env,
@@ -893,6 +901,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
           events.next({ type: 'log', level: 'warn', message, ts: now() }),
         ),
         surfaces.load(),
+        pins.load(),
       ]);
       if (subscription) r.start(); // not after a dispose() that came meanwhile
       await ready;
@@ -905,7 +914,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         sessionEnded.abort(new Error('the session ended'));
         elicitations.dispose();
         await r.dispose();
-        await surfaces.flush();
+        await Promise.all([surfaces.flush(), pins.flush()]);
         events.complete();
         session.complete();
         sessionLsp.complete();

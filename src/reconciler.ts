@@ -51,8 +51,9 @@ import { reconcileByServer, type ServerTask } from './operators/reconcileByServe
 import { yieldEvery } from './operators/yieldEvery.js';
 import { settleOnActivity, type ReadActivity } from './operators/settleOnActivity.js';
 import { LiveServers, type LiveServersDeps } from './sinks/mcp/liveServers.js';
-import { SurfacePins, type SurfaceApproval } from './sinks/mcp/surfacePins.js';
+import { SurfacePins, type ApprovalMarks, type SurfaceApproval } from './sinks/mcp/surfacePins.js';
 import type { SurfaceStore } from './sinks/files/surfaceStore.js';
+import { memoryPinStore, type PinStore } from './sinks/files/pinStore.js';
 
 /** Options of the reconcile pipeline; everything with a side effect or a clock is injected. */
 export interface ReconcilerDeps {
@@ -99,6 +100,10 @@ export interface ReconcilerDeps {
    * user approves them. Without it nothing is recorded or withheld.
    */
   surfaces?: SurfaceStore;
+  /** The pins (decision 307), beside `surfaces` (default: kept in memory for the session). */
+  pins?: PinStore;
+  /** The approvals' pin markers (decision 309); without them a missing pin is a first sight. */
+  approvalMarks?: ApprovalMarks;
 }
 
 /** A request for a pass: what to apply and why. Manual requests bypass the equality gate. */
@@ -197,6 +202,9 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
             const config = shown?.servers[name]?.config;
             return config === undefined ? undefined : desiredState.hashOf(config);
           },
+          pins: deps.pins ?? memoryPinStore(),
+          ...(deps.approvalMarks === undefined ? {} : { marks: deps.approvalMarks }),
+          reobserve: (name) => live.reobserve(name),
           strict: () => shown?.gating.pinTools === 'strict',
           onChanged: (server, changes, withheld) =>
             events.next(

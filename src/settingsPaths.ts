@@ -26,6 +26,8 @@ export interface SettingsLocations {
    * the surfaces the user approved (default `<home>/.<profile>/mcp-surfaces.json`).
    */
   surfacesFile?: string;
+  /** The pins of approved surfaces (decision 307; default `mcp-pins.json` beside the surface record). */
+  pinsFile?: string;
 }
 
 /**
@@ -61,6 +63,7 @@ export function settingsPaths(options: SettingsLocations) {
     trustedFolders: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
     oauthTokens: resolve(options.oauthTokensFile ?? join(home, dir, 'mcp-oauth-tokens.json')),
     surfaces: resolve(options.surfacesFile ?? join(home, dir, 'mcp-surfaces.json')),
+    pins: resolve(options.pinsFile ?? join(dirname(resolve(options.surfacesFile ?? join(home, dir, 'mcp-surfaces.json'))), 'mcp-pins.json')),
   };
 }
 

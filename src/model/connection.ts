@@ -85,6 +85,11 @@ export type ConnectionActivity =
 export interface RequestOptions {
   /** Cancels the request: it rejects with the signal's reason (the server is sent `notifications/cancelled`). */
   signal?: AbortSignal;
+  /**
+   * Asked once the server runs, right before the request is sent; throws to refuse it. A server
+   * started on demand shows its real surface only then, and it is compared first (decision 311).
+   */
+  admit?: () => void;
 }
 
 /** Per-call options of {@link Connection.callTool}. */

@@ -183,12 +183,23 @@ function shellWord(name: string): string {
   return /^[A-Za-z0-9_.@%+=:,/-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Why a prompt of a pinned server is not served (decision 311): its definition changed since the
+ * user approved the server's surface — the words a withheld tool gets.
+ */
+export function withheldPromptMessage(prompt: string, server: string, audience: HintAudience = 'library', because?: string): string {
+  if (because !== undefined) return `Prompt "${prompt}" is not available: MCP server "${server}" ${because}.`;
+  return `Prompt "${prompt}" is not available: the prompt's definition changed since you approved it: review it – ${surfaceApproveHint(server, audience)}.`;
+}
+
 /** What else {@link toolNotFoundMessage} knows: who reads it, and whether a view field hides the tool. */
 export interface ToolNotFoundContext {
   /** Default `library`. */
   audience?: HintAudience;
   /** The server offers the tool (`tool`, its own name) but this view field hides it. */
   filteredOut?: { tool: string; by: ToolFilter };
+  /** Why a withheld tool is withheld, when it is not a change to approve (decision 307): follows `MCP server "<name>" `. */
+  withheldBecause?: string;
 }
 
 /**
@@ -202,7 +213,7 @@ export function toolNotFoundMessage(
   toolName: string,
   server: string | undefined,
   status: { state?: string; reason?: Reason; notAllowedBy?: NotAllowedBy; detail?: string; error?: string } | undefined,
-  { audience = 'library', filteredOut }: ToolNotFoundContext = {},
+  { audience = 'library', filteredOut, withheldBecause }: ToolNotFoundContext = {},
 ): string {
   const head = `Tool "${toolName}" is not available`;
   if (server === undefined) return `${head}: it does not name a tool of any configured MCP server.`;
@@ -214,6 +225,7 @@ export function toolNotFoundMessage(
   if (status.state === 'needs_auth' && status.error !== undefined) return `${head}: MCP server "${server}" ${status.error}.`;
   if (status.error !== undefined) return `${head}: MCP server "${server}" failed: ${status.error}`;
   if (filteredOut?.by === 'withheld') {
+    if (withheldBecause !== undefined) return `${head}: MCP server "${server}" ${withheldBecause}.`;
     return `${head}: the tool's definition changed since you approved it: review it – ${surfaceApproveHint(server, audience)}.`;
   }
   if (filteredOut?.by === 'excludeTools') {

@@ -327,6 +327,11 @@ export type ApprovalStatus = 'approved' | 'rejected';
 export interface ApprovalRecord {
   hash: string;
   status: ApprovalStatus;
+  /**
+   * Set once the approved server's surface was pinned (decision 309): a pin missing later is a
+   * change the user is asked about, never a first sight.
+   */
+  pinned?: true;
 }
 
 /** Decisions for one project root: server name → record. */
@@ -463,6 +468,8 @@ export interface ApprovalsStore {
   decide(projectRoot: string, server: string, record: ApprovalRecord | undefined): Promise<void>;
   /** Stores every decision of the list in one locked read-modify-write ("approve all"). */
   decideAll(projectRoot: string, decisions: readonly ApprovalChange[]): Promise<void>;
+  /** Marks the approval of `server` for `hash` as pinned (decision 309); nothing when it is not that approval any more. */
+  markPinned?(projectRoot: string, server: string, hash: string): Promise<void>;
 }
 
 /** One decision for {@link ApprovalsStore.decideAll}; `record: undefined` forgets it. */

@@ -105,7 +105,7 @@ describe('lazy and idle servers (decision 196)', () => {
     const live = new LiveServers({
       connector: lazyConnector(fake.connector, { surfaces: store, scheduler: vt }),
       scheduler: vt,
-      surfaces: { observe: (server, lists) => (store.put({ ...recordOf(server.name, config, lists.tools.map((t) => t.name)) }), new Set()), forget: () => undefined },
+      surfaces: { observe: (server, lists) => (store.put({ ...recordOf(server.name, config, lists.tools.map((t) => t.name)) }), { tools: new Set<string>(), prompts: new Set<string>(), instructions: false }), forget: () => undefined },
     });
     live.connect(wanted('lz', config)).subscribe();
     await tick();

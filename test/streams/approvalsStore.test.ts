@@ -58,6 +58,33 @@ describe('approvals store', () => {
     expect(await stored()).toEqual({ '/other': { fs: rejected('h3') } });
   });
 
+  it('marks an approval as pinned only while it is that approval, and reads the marker back (decision 309)', async () => {
+    const store = createApprovalsStore(file);
+    await store.decide(P, 'fs', approved('h1'));
+    await store.decide(P, 'web', rejected('h2'));
+    await store.markPinned!(P, 'fs', 'h1');
+    // Another hash, a rejection, an unknown server: nothing changes.
+    await store.markPinned!(P, 'fs', 'h0');
+    await store.markPinned!(P, 'web', 'h2');
+    await store.markPinned!(P, 'nope', 'h1');
+    expect(await stored()).toEqual({ [P]: { fs: { hash: 'h1', status: 'approved', pinned: true }, web: rejected('h2') } });
+    expect((await store.read(P)).decisions).toEqual({ fs: { hash: 'h1', status: 'approved', pinned: true }, web: rejected('h2') });
+    // The same approval again (`mcp-live approvals approve`) keeps it.
+    await store.decide(P, 'fs', approved('h1'));
+    expect((await store.read(P)).decisions.fs).toEqual({ hash: 'h1', status: 'approved', pinned: true });
+    // A new decision for the server has no marker: its surface is pinned anew.
+    await store.decide(P, 'fs', approved('h3'));
+    expect((await store.read(P)).decisions.fs).toEqual(approved('h3'));
+  });
+
+  it('reads a marker other than true as a malformed record, never as an approval', async () => {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify({ [P]: { fs: { hash: 'h1', status: 'approved', pinned: 'yes' } } }));
+    const read = await createApprovalsStore(file).read(P);
+    expect(read.decisions).toEqual({});
+    expect(read.warning).toContain('"fs"');
+  });
+
   posixOnly('mode bits').it('writes the file with mode 0600, also over a wider existing file', async () => {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, '{}');

@@ -4,6 +4,7 @@ import type { ServerIdentity } from '../connection.js';
 import { sha256Hex } from '../sha256Hex.js';
 import { terminalSafe } from '../terminalText.js';
 import type { PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerLists, ToolInfo } from '../types.js';
+import { pinDigest, pinOf } from './surfacePin.js';
 
 /**
  * What a server shows of itself (decision 195): its tools, prompts, resources and templates as it
@@ -20,8 +21,11 @@ export interface ServerSurface {
   serverInfo?: { name: string; version: string; title?: string };
 }
 
-/** What changed about one tool (or prompt) between two surfaces. */
-export type SurfaceChangeKind = 'added' | 'removed' | 'description' | 'schema' | 'annotations';
+/**
+ * What changed about one tool (or prompt) between two surfaces. `definition`: it differs from its
+ * pin, and the approved text to tell how is no longer recorded (decision 307).
+ */
+export type SurfaceChangeKind = 'added' | 'removed' | 'description' | 'schema' | 'annotations' | 'definition';
 
 /**
  * One difference between a recorded surface and a new one, for the `surface-changed` event and
@@ -109,11 +113,13 @@ function approvedPartsOf(tool: ToolInfo): Record<string, unknown> {
 }
 
 /**
- * The hash a user approves a changed surface with: the server's config hash and the surface
- * together, so an approval of one surface under one entry never covers another of either.
+ * The hash a user approves a changed surface with: the server's config hash and the pin of the
+ * surface (its tools, prompts and instructions, decision 306) together, so an approval of one
+ * surface under one entry never covers another of either — and data the pin leaves out
+ * (resources, `_meta`) never makes an approval stale.
  */
 export function surfaceApprovalHash(configHash: string, surface: ServerSurface): string {
-  return sha256Hex(`${configHash}\n${surfaceHash(surface)}`);
+  return sha256Hex(`${configHash}\n${pinDigest(pinOf(surface))}`);
 }
 
 /** One item of each side under one name; a side is missing when the item was added or removed. */

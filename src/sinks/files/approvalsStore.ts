@@ -34,7 +34,13 @@ function isRecord(value: unknown): value is ApprovalRecord {
   if (!isPlainObject(value)) return false;
   const hash = getOwn(value, 'hash');
   const status = getOwn(value, 'status');
-  return typeof hash === 'string' && hash !== '' && (status === 'approved' || status === 'rejected');
+  const pinned = getOwn(value, 'pinned');
+  return typeof hash === 'string' && hash !== '' && (status === 'approved' || status === 'rejected') && (pinned === undefined || pinned === true);
+}
+
+/** The members of a record that are stored: `pinned` only on an approval that has it (decision 309). */
+function recordOf(record: ApprovalRecord): ApprovalRecord {
+  return record.pinned === true && record.status === 'approved' ? { hash: record.hash, status: record.status, pinned: true } : { hash: record.hash, status: record.status };
 }
 
 /**
@@ -76,7 +82,7 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
     const malformed: string[] = [];
     for (const server of Object.keys(entry)) {
       const record = getOwn(entry, server);
-      if (isRecord(record)) setOwn(decisions, server, { hash: record.hash, status: record.status });
+      if (isRecord(record)) setOwn(decisions, server, recordOf(record));
       else malformed.push(server);
     }
     if (malformed.length === 0) return { decisions };
@@ -102,7 +108,10 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
           if (!Object.hasOwn(decisions, server)) continue;
           delete decisions[server];
         } else {
-          setOwn(decisions, server, { hash: record.hash, status: record.status });
+          // The same approval again keeps its marker: its server's surface is still pinned (decision 309).
+          const before = getOwn(decisions, server);
+          const kept = isRecord(before) && before.pinned === true && before.hash === record.hash && before.status === record.status;
+          setOwn(decisions, server, recordOf(kept ? { ...record, pinned: true } : record));
         }
         if (Object.keys(decisions).length === 0) delete content[root];
         else setOwn(content, root, decisions);
@@ -147,5 +156,16 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
     return enqueue(decisions.map(({ server, record }) => ({ root, server, record })));
   }
 
-  return { file, read, decide, decideAll };
+  /** Sets `pinned` on the approval of `server` for `hash`, if that is still the decision on disk. */
+  function markPinned(root: string, server: string, hash: string): Promise<void> {
+    return store.update((content) => {
+      const entry = getOwn(content, root);
+      const record = isPlainObject(entry) ? getOwn(entry, server) : undefined;
+      if (!isPlainObject(entry) || !isRecord(record) || record.hash !== hash || record.status !== 'approved' || record.pinned === true) return false;
+      setOwn(entry, server, { hash, status: 'approved', pinned: true });
+      return true;
+    });
+  }
+
+  return { file, read, decide, decideAll, markPinned };
 }

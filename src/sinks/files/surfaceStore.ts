@@ -7,7 +7,8 @@ import { MAX_SETTINGS_FILE_BYTES } from '../../streams/readRegularFile.js';
 import { errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
 
 /**
- * The surface records of one profile (decision 195): `~/.<profile>/mcp-surfaces.json`,
+ * The surface records of one profile (decision 195), a cache (decision 307: pins live apart, in
+ * the pin file): `~/.<profile>/mcp-surfaces.json`,
  * `{ "version": 1, "servers": { "<fingerprint>": SurfaceRecord } }`, under the rules of every file
  * mcp-live owns ({@link ownedJsonFile}: a regular file of the user's, read bounded, written under
  * a lock, atomically, mode 0600, corrupt bytes backed up first). A gateway and a CLI share it:
@@ -24,7 +25,11 @@ export interface SurfaceRecord {
   surface: ServerSurface;
   /** When this surface was last seen (epoch ms): the newer record wins a merge, the oldest is dropped first. */
   seenAt: number;
-  /** The surface the user approved (decision 197); changed tools are withheld against it. */
+  /**
+   * The text of the surface the user approved: shown in a diff while its pin (decision 307, kept
+   * in the pin file) is that of this surface. A record of an earlier version's file is how pins
+   * were kept then: one without a pin in the pin file is moved there (decision 310).
+   */
   pinned?: { hash: string; surface: ServerSurface; approvedAt: number };
 }
 

@@ -138,11 +138,11 @@ class OnDemandConnection implements Connection {
   }
 
   callTool(tool: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<unknown> {
-    return this.run((c) => c.callTool(tool, args, options));
+    return this.run((c) => c.callTool(tool, args, options), options?.admit);
   }
 
   getPrompt(prompt: string, args: Record<string, string>, options?: RequestOptions): Promise<unknown> {
-    return this.run((c) => (c.getPrompt ? c.getPrompt(prompt, args, options) : Promise.reject(new Error(`server "${this.name}" cannot give prompts`))));
+    return this.run((c) => (c.getPrompt ? c.getPrompt(prompt, args, options) : Promise.reject(new Error(`server "${this.name}" cannot give prompts`))), options?.admit);
   }
 
   readResource(uri: string, options?: RequestOptions): Promise<unknown> {
@@ -199,12 +199,18 @@ class OnDemandConnection implements Connection {
     return this.lifecycle.idleTimeoutMs !== undefined && (this.used || this.lifecycle.lazy !== true) ? 'idle-timeout' : 'lazy';
   }
 
-  private async run<T>(request: (conn: Connection) => Promise<T>): Promise<T> {
+  /**
+   * Runs `request` on the process, starting it first if needed. `admit` is asked once it runs: the
+   * process has listed its surface by then (its lists went out synchronously in {@link adopt}), so
+   * a request the surface now withholds is refused before it is sent (decision 311).
+   */
+  private async run<T>(request: (conn: Connection) => Promise<T>, admit?: () => void): Promise<T> {
     this.inFlight += 1;
     this.idleTimer?.unsubscribe();
     try {
       this.used = true;
       const conn = await this.ensureStarted();
+      admit?.();
       return await request(conn);
     } finally {
       this.inFlight -= 1;

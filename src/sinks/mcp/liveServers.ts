@@ -12,6 +12,7 @@ import {
   from,
   lastValueFrom,
   catchError,
+  concatMap,
   finalize,
   ignoreElements,
   map,
@@ -48,7 +49,10 @@ import {
   serverNameParts,
 } from '../../model/tools/toolNames.js';
 import { ambiguousToolMessage, collisionWarning, renamedToolMessage } from '../../model/tools/toolNameMessages.js';
-import { needsAuthText, toolNotFoundMessage, type HintAudience, type ToolFilter } from '../../model/messages.js';
+import { needsAuthText, toolNotFoundMessage, withheldPromptMessage, type HintAudience, type ToolFilter } from '../../model/messages.js';
+import { withholdsAnything } from '../../model/tools/surfacePin.js';
+import { offeredInstructions } from './offeredSurface.js';
+import type { SurfaceWithheld } from './surfacePins.js';
 import { untilAborted } from '../../model/untilAborted.js';
 import { languagesOf, serverKind } from '../../model/lsp/lspConfig.js';
 import { backoffDelay } from '../../operators/backoffDelay.js';
@@ -85,8 +89,10 @@ export interface LiveServersDeps {
 
 /** What {@link LiveServers} tells the surface record, and asks it. */
 export interface SurfaceObserver {
-  /** Records what `server` lists now; returns the own names of the tools to withhold. */
-  observe(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): ReadonlySet<string>;
+  /** Records what `server` lists now; returns what to withhold of it (own names). */
+  observe(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): SurfaceWithheld;
+  /** Settles the server's pin before its connection is published (decision 308); undefined when nothing to wait for. */
+  prepare?(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): Promise<void> | undefined;
   /** `name` shows no surface any more (disconnected, blocked, failed). */
   forget(name: string): void;
 }
@@ -99,8 +105,8 @@ interface Entry {
   /** stderr of earlier processes of this server (they died or were replaced), newest last. */
   pastStderr: readonly string[];
   lists?: ServerLists;
-  /** Tools of `lists` (own names) withheld until their new definition is approved (decision 197). */
-  withheld?: ReadonlySet<string>;
+  /** Tools, prompts (own names) and instructions of `lists` withheld until their new definition is approved (decisions 197, 311). */
+  withheld?: SurfaceWithheld;
   /** The connect attempt and, once connected, the subscription to its `lists$`. */
   session?: Subscription;
   /** A pending supervised restart. */
@@ -507,7 +513,7 @@ export class LiveServers {
     const e = this.entries.get(name);
     if (!e?.lists || !e.server || !e.conn) return;
     this.observeSurface(e, e.server, e.conn);
-    this.update(name, this.listsPatch(name, e));
+    this.update(name, { ...this.listsPatch(name, e), instructions: offeredInstructions(e.conn.server, e.withheld) });
   }
 
   /** Asks the next pass to reconnect this server whatever its state (`/reconnect NAME`). */
@@ -554,7 +560,11 @@ export class LiveServers {
     if (owners.length > 1) throw new Error(ambiguousToolMessage(qualified, owners.map((e) => e.status.name)));
     const e = owners[0];
     const tool = e?.status.tools.find((t) => t.name === qualified);
-    if (tool && e?.conn) return untilAborted(this.worded(e, e.conn, e.conn.callTool(tool.tool, args, options)), options.signal);
+    // A lazy server compares the surface its process shows before the call is sent (decision 311).
+    const admit = (): void => {
+      if (e?.withheld?.tools.has(tool!.tool)) throw new Error(this.toolNotFoundMessage(qualified));
+    };
+    if (tool && e?.conn) return untilAborted(this.worded(e, e.conn, e.conn.callTool(tool.tool, args, { ...options, admit })), options.signal);
     throw new Error(this.toolNotFoundMessage(qualified));
   }
 
@@ -565,9 +575,14 @@ export class LiveServers {
    */
   async getPrompt(prompt: string, args: Record<string, string>, options: RequestOptions & { server?: string } = {}): Promise<unknown> {
     options.signal?.throwIfAborted();
+    const withholding = this.withholdingPrompt(prompt, options.server);
+    if (withholding !== undefined) throw new Error(withheldPromptMessage(prompt, withholding.status.name, this.deps.hints, withholding.withheld?.reason));
     const e = this.routeTo(options.server, `prompt "${prompt}"`, (s) => s.prompts.some((p) => p.name === prompt));
     if (!e.conn?.getPrompt) throw new Error(`server "${e.status.name}" cannot give prompts`);
-    return untilAborted(this.worded(e, e.conn, e.conn.getPrompt(prompt, args, options)), options.signal);
+    const admit = (): void => {
+      if (e.withheld?.prompts.has(prompt)) throw new Error(withheldPromptMessage(prompt, e.status.name, this.deps.hints, e.withheld.reason));
+    };
+    return untilAborted(this.worded(e, e.conn, e.conn.getPrompt(prompt, args, { ...options, admit })), options.signal);
   }
 
   /**
@@ -646,6 +661,7 @@ export class LiveServers {
     return toolNotFoundMessage(qualified, server ?? parsed?.server, e?.status, {
       audience: this.deps.hints,
       filteredOut: server === undefined || e === undefined ? undefined : this.filteredOut(server, e, qualified),
+      withheldBecause: e?.withheld?.reason,
     });
   }
 
@@ -720,7 +736,7 @@ export class LiveServers {
     const offered = e.lists.tools;
     const tool = offered[qualifyTools(name, offered.map((t) => t.name), part).indexOf(qualified)];
     if (tool === undefined) return undefined;
-    if (e.withheld?.has(tool.name)) return { tool: tool.name, by: 'withheld' };
+    if (e.withheld?.tools.has(tool.name)) return { tool: tool.name, by: 'withheld' };
     const view = e.server?.view ?? {};
     // Through filterTools itself, one field at a time, so the answer matches what the list shows.
     if (filterTools([tool], { excludeTools: view.excludeTools }).length === 0) return { tool: tool.name, by: 'excludeTools' };
@@ -785,6 +801,7 @@ export class LiveServers {
     let connected = false;
     e.session = attempt$
       .pipe(
+        concatMap((conn) => this.pinSettled(server, conn)),
         tap((conn) => {
           connected = true;
           e.conn = conn;
@@ -799,7 +816,7 @@ export class LiveServers {
             pid: conn.pid,
             error: undefined,
             serverInfo: conn.server?.info,
-            instructions: conn.server?.instructions,
+            instructions: offeredInstructions(conn.server, e.withheld),
             capabilities: conn.server?.capabilities,
             ...this.listsPatch(name, e),
             ...(activity === undefined ? {} : this.activityPatch(activity)),
@@ -820,7 +837,7 @@ export class LiveServers {
           const identity = e.conn?.server;
           this.update(name, {
             ...this.listsPatch(name, e),
-            ...(identity === undefined ? {} : { serverInfo: identity.info, instructions: identity.instructions, capabilities: identity.capabilities }),
+            ...(identity === undefined ? {} : { serverInfo: identity.info, instructions: offeredInstructions(identity, e.withheld), capabilities: identity.capabilities }),
           });
         },
         error: (err: unknown) => {
@@ -942,11 +959,49 @@ export class LiveServers {
     settling.complete();
   }
 
+  /**
+   * The server that withholds prompt `prompt` (decision 311): by its own name, or by the name a
+   * gateway would have given it (qualified, or without `mcp__`), since a gateway asks the library
+   * for a name it no longer lists.
+   */
+  private withholdingPrompt(prompt: string, server: string | undefined): Entry | undefined {
+    for (const e of this.entries.values()) {
+      const withheld = e.withheld?.prompts;
+      if (!withheld?.size || !e.lists || (server !== undefined && server !== e.status.name)) continue;
+      if (withheld.has(prompt)) return e;
+      const part = this.partOf(e.status.name);
+      const names = e.lists.prompts.map((p) => p.name);
+      const qualified = part === undefined ? [] : qualifyTools(e.status.name, names, part);
+      if (qualified.some((q, i) => withheld.has(names[i]!) && (q === prompt || q.replace(/^mcp__/, '') === prompt))) return e;
+    }
+    return undefined;
+  }
+
+  /**
+   * The connection once the server's pin is settled (decision 308): its first surface is compared
+   * or pinned before anything of it is published. A connection given up meanwhile is closed.
+   */
+  private pinSettled(server: WantedServer, conn: Connection): Observable<Connection> {
+    const wait = serverKind(server.name) === 'lsp' ? undefined : this.deps.surfaces?.prepare?.(server, conn.lists, conn.server);
+    if (wait === undefined) return of(conn);
+    return new Observable<Connection>((subscriber) => {
+      let handedOut = false;
+      void wait.then(() => {
+        handedOut = true;
+        subscriber.next(conn);
+        subscriber.complete();
+      });
+      return () => {
+        if (!handedOut) this.closes.add(from(conn.close()).subscribe({ error: noop }));
+      };
+    });
+  }
+
   /** Tells the surface record what a connected MCP server lists now, and keeps what it withholds. */
   private observeSurface(e: Entry, server: WantedServer, conn: Connection): void {
     if (!this.deps.surfaces || !e.lists || serverKind(server.name) === 'lsp') return;
     const withheld = this.deps.surfaces.observe(server, e.lists, conn.server);
-    e.withheld = withheld.size === 0 ? undefined : withheld;
+    e.withheld = withholdsAnything(withheld) ? withheld : undefined;
   }
 
   /** The status of an on-demand connection's process: `idle` without one (decision 196). */
@@ -960,18 +1015,18 @@ export class LiveServers {
     const view = e.server?.view ?? {};
     const part = this.partOf(name);
     const withheld = e.withheld;
-    const offered = withheld === undefined ? e.lists.tools : e.lists.tools.filter((t) => !withheld.has(t.name));
+    const offered = withheld === undefined ? e.lists.tools : e.lists.tools.filter((t) => !withheld.tools.has(t.name));
     const tools = part === undefined ? [] : filterTools(offered, view);
     const names = qualifyTools(name, tools.map((t) => t.name), part);
     const trust = trustOf(e.server);
-    const prompts = e.lists.prompts;
+    const prompts = withheld === undefined ? e.lists.prompts : e.lists.prompts.filter((p) => !withheld.prompts.has(p.name));
     const promptNames = part === undefined ? [] : qualifyTools(name, prompts.map((p) => p.name), part);
     return {
       tools: tools.map((t, i) => ({ ...t, name: names[i]!, server: name, tool: t.name, trust })),
       prompts: part === undefined ? prompts : prompts.map((p, i) => ({ ...p, qualifiedName: promptNames[i]! })),
       resources: e.lists.resources,
       resourceTemplates: e.lists.resourceTemplates?.length ? e.lists.resourceTemplates : undefined,
-      withheld: withheld === undefined ? undefined : [...withheld].sort(),
+      withheld: withheld === undefined || withheld.tools.size === 0 ? undefined : [...withheld.tools].sort(),
     };
   }
 

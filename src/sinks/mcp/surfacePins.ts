@@ -1,88 +1,145 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { ServerIdentity } from '../../model/connection.js';
 import type { WantedServer } from '../../model/reconcile/plan.js';
+import { diffSurfaces, surfaceApprovalHash, surfaceHash, surfaceOf, type ServerSurface, type SurfaceChange } from '../../model/tools/surface.js';
 import {
-  changedTools,
-  diffSurfaces,
-  surfaceApprovalHash,
-  surfaceHash,
-  surfaceOf,
-  type ServerSurface,
-  type SurfaceChange,
-} from '../../model/tools/surface.js';
+  pinChanges,
+  pinDifference,
+  pinDigest,
+  pinOf,
+  withholdAll,
+  withholdsAnything,
+  type PinDifference,
+} from '../../model/tools/surfacePin.js';
 import { GATED_SCOPES, type ServerLists } from '../../model/types.js';
-import type { SurfaceStore } from '../files/surfaceStore.js';
+import type { SurfaceRecord, SurfaceStore } from '../files/surfaceStore.js';
+import type { PinOutcome, PinRecord, PinStore } from '../files/pinStore.js';
 
 /** A changed surface waiting for the user (decision 197): what changed, and the hash that approves it. */
 export interface SurfaceApproval {
   name: string;
   fingerprint: string;
-  /** Binds the entry (its approval hash) and the new surface. */
+  /** Binds the entry (its approval hash) and the pin of the new surface. */
   hash: string;
   changes: readonly SurfaceChange[];
   surface: ServerSurface;
 }
 
+/** What an approval says of the server's pin (decision 309): set once its surface was pinned. */
+export interface ApprovalMarks {
+  /** Whether the approval of `name` under `configHash` says its surface was pinned. */
+  pinned(name: string, configHash: string): boolean;
+  /** Records in that approval that the surface is pinned now (a persisted approval in its file, a session's in memory). */
+  markPinned(name: string, configHash: string): void;
+}
+
 export interface SurfacePinsDeps {
+  /** The surface records: a cache (what a lazy server is listed from, the approved text a diff shows). */
   store: SurfaceStore;
+  /** The pins (decision 307). */
+  pins: PinStore;
   /** The approval hash of the server's entry as assembled now (undefined when it is gone). */
   configHash: (name: string) => string | undefined;
   /** `mcp.pinTools: "strict"`: every server's changed tools are withheld, not only a gated one's. */
   strict: () => boolean;
   /** A surface other than the recorded one: for the `surface-changed` event. */
   onChanged: (server: string, changes: readonly SurfaceChange[], withheld: readonly string[]) => void;
+  /** A pin settled after the server's surface was last observed: observe it again. */
+  reobserve?: (name: string) => void;
+  /** The approvals' pin markers (none: every missing pin is a first sight). */
+  marks?: ApprovalMarks;
   /** Epoch ms. */
   now: () => number;
 }
 
 /**
- * The surface record's keeper (decisions 195, 197): every surface a server shows — at connect,
- * on `list_changed`, from a lazy server's record — is compared with the record of its
- * fingerprint and recorded. A difference is reported; for a gated server (or with
- * `mcp.pinTools: "strict"`) the changed and added tools are withheld against the surface the
- * user approved (the pin) until the user approves the new one, which then becomes the pin. A
- * server's first surface under a fingerprint is its pin: the user approved that entry just now.
+ * What is withheld of a surface; nothing for a server that is not pinned. `reason`: why everything
+ * is, when it is not a change the user can approve (the pin is being written, or could not be).
+ */
+export interface SurfaceWithheld extends PinDifference {
+  reason?: string;
+}
+
+const NOTHING: SurfaceWithheld = { tools: new Set(), prompts: new Set(), instructions: false };
+
+/** How old a record's `seenAt` may grow while its server shows the same surface, before it is written again. */
+const SEEN_AGAIN_MS = 24 * 60 * 60 * 1000;
+
+/** The change a server whose pin is missing after approval is asked for with (decision 309). */
+export const MISSING_PIN = 'the pin recorded at approval is missing: every tool, prompt and the instructions are withheld until you approve the surface again';
+
+/** A fingerprint without a pin in the pin store: its pin is being settled, is missing after approval, or could not be written. */
+type Unpinned = 'settling' | 'missing' | { error: string };
+
+/**
+ * The keeper of surfaces and pins (decisions 195, 197, 306–310): every surface a server shows — at
+ * connect, on `list_changed`, from a lazy server's record — is recorded in the surface cache and,
+ * for a gated server (or with `mcp.pinTools: "strict"`), compared with its pin: the changed and
+ * added tools and prompts, and changed instructions, are withheld until the user approves the new
+ * surface, which then becomes the pin. A server's first surface under a fingerprint is pinned
+ * before it is used — unless another process pinned one first (that one holds), or its approval
+ * says it was pinned already (then the pin is missing: everything is withheld and the user asked).
+ * A pin that cannot be written withholds everything (fail closed).
  */
 export class SurfacePins {
   private readonly waiting = new Map<string, SurfaceApproval>();
   private readonly pendingSubject = new BehaviorSubject<readonly SurfaceApproval[]>([]);
   /** The surface hash last reported per fingerprint: a pinned difference is reported once, not on every refresh. */
   private readonly reported = new Map<string, string>();
-  /** Approval hashes the user rejected this session: not asked again, their tools stay withheld. */
+  /** Approval hashes the user rejected this session: not asked again, their items stay withheld. */
   private readonly rejected = new Set<string>();
+  private readonly unpinned = new Map<string, Unpinned>();
+  /** Servers from gated scopes, by name: only their approvals carry a pin marker. */
+  private readonly gated = new Set<string>();
+  /** Who waits for a fingerprint's pin to settle ({@link prepare}). */
+  private readonly settled = new Map<string, { promise: Promise<void>; resolve: () => void }>();
 
   /** The changed surfaces waiting for a decision, by name; replays the current list. */
   readonly pending$: Observable<readonly SurfaceApproval[]> = this.pendingSubject.asObservable();
 
   constructor(private readonly deps: SurfacePinsDeps) {}
 
-  /** Records what `server` shows now and returns the own names of the tools to withhold. */
-  observe(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): ReadonlySet<string> {
-    const { store } = this.deps;
+  private pinning(server: WantedServer): boolean {
+    return GATED_SCOPES.has(server.scope) || this.deps.strict();
+  }
+
+  /**
+   * Settles the pin of a server about to be used: resolves once it is known (pinned, found,
+   * missing, or not writable), or undefined when there is nothing to wait for. Never rejects.
+   */
+  prepare(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): Promise<void> | undefined {
+    if (!this.pinning(server)) return undefined;
+    // A connect tries a pin that could not be written again (`/reconnect` after freeing the disk).
+    if (typeof this.unpinned.get(server.fingerprint) === 'object') this.unpinned.delete(server.fingerprint);
+    if (this.deps.pins.get(server.fingerprint) !== undefined) return undefined;
+    this.pinFor(server, surfaceOf(lists, identity));
+    return this.unpinned.get(server.fingerprint) === 'settling' ? this.settled.get(server.fingerprint)?.promise : undefined;
+  }
+
+  /** Records what `server` shows now and returns what to withhold of it. */
+  observe(server: WantedServer, lists: ServerLists, identity: ServerIdentity | undefined): SurfaceWithheld {
     const surface = surfaceOf(lists, identity);
     const hash = surfaceHash(surface);
-    const record = store.get(server.fingerprint);
-    const pinning = GATED_SCOPES.has(server.scope) || this.deps.strict();
-    const pin = pinning ? (record?.pinned ?? (record === undefined ? undefined : { hash: record.hash, surface: record.surface, approvedAt: record.seenAt })) : undefined;
-    const baseline = pinning ? pin : record;
-    const now = this.deps.now();
-    if (record?.hash !== hash || (pinning && record.pinned === undefined) || (!pinning && record.pinned !== undefined)) {
-      store.put({
-        name: server.name,
-        fingerprint: server.fingerprint,
-        hash,
-        surface,
-        seenAt: now,
-        ...(pinning ? { pinned: pin ?? { hash, surface, approvedAt: now } } : {}),
-      });
+    const record = this.deps.store.get(server.fingerprint);
+    const pinning = this.pinning(server);
+    // A surface seen again a day later is seen anew: the cache drops the least recently seen first.
+    if (record?.hash !== hash || this.deps.now() - record.seenAt > SEEN_AGAIN_MS) {
+      // The approved text stays beside the record, whoever shows this fingerprint now.
+      const kept = record?.pinned !== undefined ? { pinned: record.pinned } : {};
+      this.deps.store.put({ name: server.name, fingerprint: server.fingerprint, hash, surface, seenAt: this.deps.now(), ...kept });
     }
-    const changes = baseline === undefined || baseline.hash === hash ? [] : diffSurfaces(baseline.surface, surface);
-    const withheld = pinning && baseline !== undefined && changes.length > 0 ? changedTools(baseline.surface, surface) : new Set<string>();
-    if (changes.length > 0 && this.reported.get(server.fingerprint) !== hash) {
-      this.reported.set(server.fingerprint, hash);
-      this.deps.onChanged(server.name, changes, [...withheld]);
+    if (!pinning) {
+      // Reported against the surface seen last, never withheld.
+      const changes = record === undefined || record.hash === hash ? [] : diffSurfaces(record.surface, surface);
+      this.report(server, hash, changes, NOTHING);
+      this.drop(server.name);
+      return NOTHING;
     }
-    if (changes.length === 0) this.reported.delete(server.fingerprint);
+    const held = this.pinFor(server, surface);
+    if (held === undefined) return this.withoutPin(server, surface, hash);
+    const withheld = pinDifference(held.pin, surface);
+    const changes = pinDigest(held.pin) === pinDigest(pinOf(surface)) ? [] : this.changesFrom(held, record, surface, withheld);
+    this.report(server, hash, changes, withheld);
     this.setWaiting(server, surface, changes, withheld);
     return withheld;
   }
@@ -93,27 +150,25 @@ export class SurfacePins {
   }
 
   /**
-   * Approves the surface that was shown with `hash`: it becomes the pin. False when `name`'s
-   * surface waiting now has another hash (it changed again since it was shown).
+   * Approves the surface that was shown with `hash`: its pin replaces the old one. False when
+   * `name`'s surface waiting now has another hash (it changed again since it was shown).
    */
   approve(name: string, hash: string): boolean {
     const waiting = this.waiting.get(name);
     if (waiting === undefined || waiting.hash !== hash) return false;
-    const record = this.deps.store.get(waiting.fingerprint);
-    const surfaceHashNow = surfaceHash(waiting.surface);
-    this.deps.store.put({
-      name,
-      fingerprint: waiting.fingerprint,
-      hash: record?.hash ?? surfaceHashNow,
-      surface: record?.surface ?? waiting.surface,
-      seenAt: this.deps.now(),
-      pinned: { hash: surfaceHashNow, surface: waiting.surface, approvedAt: this.deps.now() },
+    const { fingerprint, surface } = waiting;
+    const now = this.deps.now();
+    this.unpinned.delete(fingerprint);
+    this.deps.pins.replace({ name, fingerprint, pin: pinOf(surface), pinnedAt: now }, (outcome) => {
+      if ('error' in outcome) this.failed(fingerprint, name, outcome.error);
     });
+    this.keepApprovedText(name, fingerprint, surface);
+    this.mark(name);
     this.drop(name);
     return true;
   }
 
-  /** Rejects the surface shown with `hash`: not asked again this session; its changed tools stay withheld. */
+  /** Rejects the surface shown with `hash`: not asked again this session; its changed items stay withheld. */
   reject(name: string, hash: string): boolean {
     const waiting = this.waiting.get(name);
     if (waiting === undefined || waiting.hash !== hash) return false;
@@ -127,8 +182,122 @@ export class SurfacePins {
     this.drop(name);
   }
 
-  private setWaiting(server: WantedServer, surface: ServerSurface, changes: readonly SurfaceChange[], withheld: ReadonlySet<string>): void {
-    const configHash = withheld.size === 0 ? undefined : this.deps.configHash(server.name);
+  dispose(): void {
+    this.pendingSubject.complete();
+    for (const { resolve } of this.settled.values()) resolve();
+  }
+
+  /**
+   * The pin of `server`, starting to settle it when there is none yet: the old pin kept in the
+   * surface cache (the file of earlier versions, decision 310), else — unless the approval says it
+   * was pinned — this surface, as a first sight. The pin store reads its file again under the lock
+   * and keeps what another process pinned meanwhile (decision 308).
+   */
+  private pinFor(server: WantedServer, surface: ServerSurface): PinRecord | undefined {
+    const { fingerprint, name } = server;
+    if (GATED_SCOPES.has(server.scope)) this.gated.add(name);
+    else this.gated.delete(name);
+    // Settling, missing, or not written (an approval's pin too): no pin to compare with.
+    if (this.unpinned.has(fingerprint)) return undefined;
+    const held = this.deps.pins.get(fingerprint);
+    if (held !== undefined) return held;
+    this.unpinned.set(fingerprint, 'settling');
+    let resolve!: () => void;
+    const promise = new Promise<void>((done) => (resolve = done));
+    this.settled.set(fingerprint, { promise, resolve });
+    const old = this.deps.store.get(fingerprint)?.pinned;
+    const configHash = this.deps.configHash(name);
+    const markedPinned = configHash !== undefined && this.gated.has(name) && this.deps.marks?.pinned(name, configHash) === true;
+    const candidate = old !== undefined ? old.surface : markedPinned ? undefined : surface;
+    const record = candidate === undefined ? undefined : { name, fingerprint, pin: pinOf(candidate), pinnedAt: this.deps.now() };
+    let synchronous = true;
+    this.deps.pins.pinFirst(fingerprint, record, (outcome: PinOutcome) => {
+      if ('pin' in outcome) {
+        this.unpinned.delete(fingerprint);
+        if (outcome.pin === record && candidate === surface) this.keepApprovedText(name, fingerprint, surface);
+        this.mark(name);
+      } else if ('missing' in outcome) {
+        this.unpinned.set(fingerprint, 'missing');
+      } else {
+        this.unpinned.set(fingerprint, { error: outcome.error });
+      }
+      this.settled.get(fingerprint)?.resolve();
+      this.settled.delete(fingerprint);
+      if (!synchronous) this.deps.reobserve?.(name);
+    });
+    synchronous = false;
+    return this.deps.pins.get(fingerprint);
+  }
+
+  /** A pinned server without a pin: everything withheld; a missing pin is asked for again. */
+  private withoutPin(server: WantedServer, surface: ServerSurface, hash: string): SurfaceWithheld {
+    const withheld = withholdAll(surface);
+    const state = this.unpinned.get(server.fingerprint);
+    if (state !== 'missing') {
+      this.drop(server.name);
+      const reason =
+        typeof state === 'object'
+          ? `could not pin its surface (${state.error}), so none of its tools, prompts or instructions are used – free the disk or remove the pins of servers no longer used from ${this.deps.pins.path}, then reconnect it`
+          : 'is pinning its surface before it is used – try again in a moment';
+      return { ...withheld, reason };
+    }
+    const changes: SurfaceChange[] = [{ kind: 'tool', name: '', change: 'description', after: MISSING_PIN }];
+    this.report(server, hash, changes, withheld);
+    this.setWaiting(server, surface, changes, withheld);
+    return withheld;
+  }
+
+  /**
+   * What changed since the pin, for a person: a diff with the approved text where the cache still
+   * keeps the text of this very pin, else what the pin alone can tell (decision 307).
+   */
+  private changesFrom(held: PinRecord, record: SurfaceRecord | undefined, surface: ServerSurface, withheld: SurfaceWithheld): SurfaceChange[] {
+    const approved = record?.pinned?.surface;
+    if (approved !== undefined && pinDigest(pinOf(approved)) === pinDigest(held.pin)) {
+      const changes = diffSurfaces(approved, surface);
+      if (changes.length > 0 || !withholdsAnything(withheld)) return changes;
+    }
+    return pinChanges(held.pin, surface, withheld);
+  }
+
+  /** Keeps the approved surface's text beside the cache record, for the diff a later change shows. */
+  private keepApprovedText(name: string, fingerprint: string, surface: ServerSurface): void {
+    const record = this.deps.store.get(fingerprint);
+    const hash = surfaceHash(surface);
+    const now = this.deps.now();
+    this.deps.store.put({
+      name,
+      fingerprint,
+      hash: record?.hash ?? hash,
+      surface: record?.surface ?? surface,
+      seenAt: now,
+      pinned: { hash, surface, approvedAt: now },
+    });
+  }
+
+  private mark(name: string): void {
+    if (!this.gated.has(name)) return;
+    const configHash = this.deps.configHash(name);
+    if (configHash !== undefined && this.deps.marks?.pinned(name, configHash) === false) this.deps.marks.markPinned(name, configHash);
+  }
+
+  private failed(fingerprint: string, name: string, error: string): void {
+    this.unpinned.set(fingerprint, { error });
+    this.deps.reobserve?.(name);
+  }
+
+  private report(server: WantedServer, hash: string, changes: readonly SurfaceChange[], withheld: SurfaceWithheld): void {
+    if (changes.length === 0) {
+      this.reported.delete(server.fingerprint);
+      return;
+    }
+    if (this.reported.get(server.fingerprint) === hash) return;
+    this.reported.set(server.fingerprint, hash);
+    this.deps.onChanged(server.name, changes, [...withheld.tools].sort());
+  }
+
+  private setWaiting(server: WantedServer, surface: ServerSurface, changes: readonly SurfaceChange[], withheld: SurfaceWithheld): void {
+    const configHash = withholdsAnything(withheld) ? this.deps.configHash(server.name) : undefined;
     if (configHash === undefined) return this.drop(server.name);
     const hash = surfaceApprovalHash(configHash, surface);
     if (this.rejected.has(hash)) return this.drop(server.name);
@@ -143,9 +312,5 @@ export class SurfacePins {
 
   private publish(): void {
     this.pendingSubject.next([...this.waiting.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
-  }
-
-  dispose(): void {
-    this.pendingSubject.complete();
   }
 }

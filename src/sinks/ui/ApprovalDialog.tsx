@@ -31,7 +31,7 @@ type ConfirmChoice = 'yes' | 'back';
 
 /**
  * The choices for one pending server. A changed surface (decision 197) has no session-only
- * approval — approving it makes it the pin, kept in the surface record — and its reject lasts
+ * approval — approving it makes it the pin, kept in the pin file (decision 307) — and its reject lasts
  * this session only (the tools stay withheld, the next session asks again): the words say so.
  */
 function reviewOptions(pending: number, surface: boolean): readonly Option<ReviewChoice>[] {

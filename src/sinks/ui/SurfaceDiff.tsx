@@ -63,6 +63,7 @@ const MARKERS: Readonly<Record<SurfaceChange['change'], { marker: string; color:
   description: { marker: '~', color: 'yellow' },
   schema: { marker: '~', color: 'yellow' },
   annotations: { marker: '~', color: 'yellow' },
+  definition: { marker: '~', color: 'yellow' },
 };
 
 /** `tool create_issue`, `prompt greet`, `instructions`: what a change is about, its name on one line. */

@@ -55,7 +55,16 @@ export function eventLogText(e: McpLiveEvent): Omit<LogLine, 'id'> | undefined {
       return { ts: e.ts, text: `authorize ${one(e.server)}: open ${one(e.url)}`, color: 'cyan' };
     case 'surface-changed': {
       // What changed, by tool; the texts themselves are in the event and the dialog (decision 197).
-      const what = e.changes.slice(0, 3).map((c) => (c.kind === 'instructions' ? 'instructions changed' : `${c.kind} ${one(c.name)} ${c.change === 'added' || c.change === 'removed' ? c.change : `${c.change} changed`}`));
+      // A line with no item (`name` '') is a note: the count of the rest, or a pin missing (decision 309).
+      const what = e.changes
+        .slice(0, 3)
+        .map((c) =>
+          c.kind === 'instructions'
+            ? 'instructions changed'
+            : c.name === ''
+              ? one(c.after ?? '')
+              : `${c.kind} ${one(c.name)} ${c.change === 'added' || c.change === 'removed' ? c.change : `${c.change} changed`}`,
+        );
       const more = e.changes.length > 3 ? `, ${e.changes.length - 3} more` : '';
       const held = e.withheld?.length ? `; ${e.withheld.length} ${e.withheld.length === 1 ? 'tool' : 'tools'} withheld until approved` : '';
       return { ts: e.ts, text: `~ ${one(e.server)}: ${what.join(', ')}${more}${held}`, color: e.withheld?.length ? 'yellow' : 'cyan' };

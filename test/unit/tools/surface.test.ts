@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/model/canonicalJson.js';
+import { pinDigest, pinOf } from '../../../src/model/tools/surfacePin.js';
 import { sha256Hex } from '../../../src/model/sha256Hex.js';
 import {
   MAX_SURFACE_CHANGES,
@@ -111,9 +112,9 @@ describe('surfaceHash and toolDigest', () => {
     expect(new Set(changed.map(toolDigest)).size).toBe(changed.length);
   });
 
-  it('surfaceApprovalHash binds the config hash and the surface', () => {
+  it('surfaceApprovalHash binds the config hash and the pin of the surface (decision 306)', () => {
     const s = surface([read]);
-    expect(surfaceApprovalHash('c0ffee', s)).toBe(sha256Hex(`c0ffee\n${surfaceHash(s)}`));
+    expect(surfaceApprovalHash('c0ffee', s)).toBe(sha256Hex(`c0ffee\n${pinDigest(pinOf(s))}`));
     expect(surfaceApprovalHash('c0ffef', s)).not.toBe(surfaceApprovalHash('c0ffee', s));
     expect(surfaceApprovalHash('c0ffee', surface([{ ...read, description: 'x' }]))).not.toBe(surfaceApprovalHash('c0ffee', s));
   });

@@ -5,6 +5,7 @@ import { formatDuration, idleText } from '../../../src/model/messages.js';
 import { countServers, statusText } from '../../../src/sinks/ui/serverSummary.js';
 import { formatStatusTable } from '../../../src/cli/statusCommand.js';
 import { tool } from '../../ui/fakeLive.js';
+import { MISSING_PIN } from '../../../src/sinks/mcp/surfacePins.js';
 
 /** The words of the idle state and of a changed surface (decisions 196, 197), as the UI shows them. */
 
@@ -75,6 +76,20 @@ describe('the surface-changed log line', () => {
       withheld: ['exfiltrate', 'read_notes'],
     });
     expect(line).toEqual({ ts: 0, text: '~ no\\x1b[2Jtes: tool exfiltrate added, tool read_notes description changed; 2 tools withheld until approved', color: 'yellow' });
+  });
+
+  it('shows a note line (a missing pin) by its text, and a change known only by its pin as "definition changed"', () => {
+    const line = eventLogText({
+      type: 'surface-changed',
+      ts: 0,
+      server: 'p',
+      changes: [
+        { kind: 'tool', name: '', change: 'description', after: MISSING_PIN },
+        { kind: 'tool', name: 'read', change: 'definition' },
+      ],
+      withheld: ['read'],
+    });
+    expect(line?.text).toBe(`~ p: ${MISSING_PIN}, tool read definition changed; 1 tool withheld until approved`);
   });
 
   it('lists three changes and counts the rest; a reported change withholds nothing', () => {
