@@ -59,6 +59,13 @@ export function settingsPaths(options: SettingsLocations) {
     trustedFolders: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
     oauthTokens: resolve(options.oauthTokensFile ?? join(home, dir, 'mcp-oauth-tokens.json')),
     surfaces: resolve(options.surfacesFile ?? join(home, dir, 'mcp-surfaces.json')),
+    home: resolve(home),
+    // The records of the user's yes to a folder (decision 302): ours, the peers', Claude Code's.
+    launchTrust: {
+      own: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
+      peers: [join(home, '.gemini', 'trustedFolders.json'), join(home, '.qwen', 'trustedFolders.json')],
+      claude: join(home, '.claude.json'),
+    },
   };
 }
 
