@@ -29,7 +29,7 @@ describe('launch sources (real chokidar)', () => {
     await writeFile(join(root, 'package.json'), '{}');
     await writeFile(join(workspace, 'README.md'), 'hello');
     const files = record(fromLaunchFiles(workspace, home, { pathKeys: systemPathKeys }));
-    recording = files as Recording<unknown>;
+    recording = files;
     const last = () => files.values.at(-1);
     await waitFor('a first list', () => last() !== undefined);
     expect(last()).toEqual([]);
@@ -56,7 +56,7 @@ describe('launch sources (real chokidar)', () => {
       claude: join(home, '.claude.json'),
     };
     const trust = record(fromLaunchTrust(trustFiles, workspace, home, { pathKeys: systemPathKeys }));
-    recording = trust as Recording<unknown>;
+    recording = trust;
     const last = () => trust.values.at(-1);
     await waitFor('a first answer', () => last() !== undefined);
     expect(last()).toBe(false);

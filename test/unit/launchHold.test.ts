@@ -81,7 +81,7 @@ describe('launchHeld: what holds a server', () => {
     const hold: LaunchHold = { workspace: 'C:\\src\\repo', files: [], ignoresCase: true, windows: true };
     const server = (config: Record<string, unknown>): string | undefined => {
       const s: AssembledServer = { name: 's', scope: 'user', source: 'x', config };
-      return launchHeld(s, { transport: 'stdio', args: [], env: {}, headers: {}, timeout: 1, command: config.command as string, args: (config.args as string[]) ?? [], cwd: config.cwd as string }, hold);
+      return launchHeld(s, { transport: 'stdio', env: {}, headers: {}, timeout: 1, command: config.command as string, args: (config.args as string[]) ?? [], cwd: config.cwd as string }, hold);
     };
     expect(server({ command: 'bin\\server.exe', cwd: 'C:\\src\\repo' })).toContain('its command bin\\server.exe');
     expect(server({ command: 'C:\\tools\\server.exe', cwd: 'C:\\src\\repo' })).toBeUndefined();
