@@ -16,8 +16,10 @@ import { UsageError } from './usageError.js';
  * `mcp-live trust [DIR]` / `untrust [DIR]`: sets DIR's rule in `~/.<profile>/trustedFolders.json`
  * (the file Gemini CLI and Qwen Code share, SPEC §4) — `TRUST_FOLDER`, or `DO_NOT_TRUST`, which
  * covers DIR and everything below it whatever a parent's rule says. The file keeps its comments
- * and layout and is written through `writeOwnedFile`; a running session follows it live. Says
- * so when folder trust is off, since then the rule changes nothing yet.
+ * and layout and is written through `writeOwnedFile`; a running session follows it live. The
+ * rule is also the user's yes that lets the user's own servers start in a folder that could
+ * change what they run (decision 302), folder trust on or off; when it is off, says what the rule
+ * does then.
  */
 export async function runTrust(
   options: McpLiveOptions,
@@ -50,7 +52,11 @@ export async function runTrust(
   }
   print(`${trusted ? 'Trusted' : 'Untrusted'} ${dir} (${rule} in ${file})\n`);
   if (!enabled) {
-    print(`note: folder trust is off (security.folderTrust.enabled is not true in your user or system settings), so every folder counts as trusted until it is on\n`);
+    print(
+      rule === 'TRUST_FOLDER'
+        ? `note: folder trust is off (security.folderTrust.enabled is not true in your user or system settings): workspace settings are read in every folder; this rule lets your own servers start here (held while the folder could change what they run)\n`
+        : `note: folder trust is off (security.folderTrust.enabled is not true in your user or system settings), so every folder counts as trusted until it is on — except that your own servers are held here while it could change what they run\n`,
+    );
   }
   return 0;
 }
