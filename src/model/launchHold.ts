@@ -33,7 +33,15 @@ export function launchHeld(server: AssembledServer, resolved: ResolvedServerConf
   const within = (at: string) => isWithin(at, workspace, path, hold.ignoresCase);
   if (!within(cwd)) return undefined;
   const why = whyHeld(resolved.command, resolved.args, cwd, workspace, hold, path);
-  return why === undefined ? undefined : `held: this folder can change what it runs (${why}) – ${TRUST_FIX}`;
+  return why === undefined ? undefined : `${HELD} (${why}) – ${TRUST_FIX}`;
+}
+
+const HELD = 'held: this folder can change what it runs';
+
+/** What a held server's `detail` names (`node_modules, .npmrc`): the part in brackets; undefined for other words. */
+export function launchHeldWhy(detail: string): string | undefined {
+  if (!detail.startsWith(`${HELD} (`) || !detail.endsWith(`) – ${TRUST_FIX}`)) return undefined;
+  return detail.slice(HELD.length + 2, -(TRUST_FIX.length + 4));
 }
 
 function whyHeld(

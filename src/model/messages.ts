@@ -1,6 +1,6 @@
 import type { NeedsAuthorization } from './connection.js';
 import type { ServerStatus } from './status.js';
-import { TRUST_FIX } from './launchHold.js';
+import { launchHeldWhy, TRUST_FIX } from './launchHold.js';
 import type { NotAllowedBy, Reason, ServerKind } from './types.js';
 
 /**
@@ -47,10 +47,13 @@ export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?:
 
 /**
  * A held server's words for the terminal UI (decision 304): the fix there is `/trust`, which
- * trusts the session's folder in one step, not a shell command.
+ * trusts the session's folder in one step, not a shell command — and it comes first, for a row
+ * of the list is cut at the terminal's width: "held until /trust: this folder can change what
+ * it runs (node_modules)".
  */
 export function launchHeldForUi(text: string): string {
-  return text.endsWith(TRUST_FIX) ? `${text.slice(0, -TRUST_FIX.length)}type /trust to allow it` : text;
+  const why = launchHeldWhy(text);
+  return why === undefined ? text : `held until /trust: this folder can change what it runs (${why})`;
 }
 
 /**
@@ -131,8 +134,8 @@ function blockedSentence(
 
 /** "held because this folder can change what it runs (node_modules)": the detail without its fix. */
 function heldWhy(detail: string | undefined): string {
-  const text = (detail ?? 'held: this folder can change what it runs').replace(` – ${TRUST_FIX}`, '');
-  return text.replace(/^held: /, 'held because ');
+  const why = detail === undefined ? undefined : launchHeldWhy(detail);
+  return `held because this folder can change what it runs${why === undefined ? '' : ` (${why})`}`;
 }
 
 /** How to approve a server's changed tools (decision 197): only the running session shows the new surface. */
