@@ -79,18 +79,23 @@ export function isLaunchFile(name: string, ignoresCase: boolean): boolean {
  * The folders whose launcher files count for a workspace (decision 301): the workspace and each
  * ancestor, stopping before the user's home directory (home and above are the user's own); a
  * workspace that is not inside the home is checked up to the root. The workspace being the home
- * itself (or above it) checks nothing. Compared case-blind where the file system ignores case.
+ * itself (or above it) checks nothing. `workspaces` and `homes` are the spellings of each — as
+ * given and as real paths: a launcher resolves from the real working directory, and a home reached
+ * through a link must still stop the walk. Distinct, in order; compared case-blind where the file
+ * system ignores case.
  */
-export function launchFolders(workspace: string, home: string, path: PlatformPath, ignoresCase: boolean): string[] {
+export function launchFolders(workspaces: readonly string[], homes: readonly string[], path: PlatformPath, ignoresCase: boolean): string[] {
   const same = (a: string, b: string) => (ignoresCase ? foldCase(a) === foldCase(b) : a === b);
-  const root = path.resolve(home);
-  const start = path.resolve(workspace);
-  if (isWithinOrSame(root, start, path, same)) return [];
+  const roots = homes.map((home) => path.resolve(home));
+  const starts = workspaces.map((workspace) => path.resolve(workspace));
+  if (starts.some((start) => roots.some((root) => isWithinOrSame(root, start, path, same)))) return [];
   const folders: string[] = [];
-  for (let folder = start; ; folder = path.dirname(folder)) {
-    if (same(folder, root)) break;
-    folders.push(folder);
-    if (path.dirname(folder) === folder) break;
+  for (const start of starts) {
+    for (let folder = start; ; folder = path.dirname(folder)) {
+      if (roots.some((root) => same(folder, root))) break;
+      if (!folders.some((known) => same(known, folder))) folders.push(folder);
+      if (path.dirname(folder) === folder) break;
+    }
   }
   return folders;
 }

@@ -197,9 +197,21 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
 function launchHold$(paths: SourcePaths, pathKeys: PathKeys, watchDeps: WatchDeps): Observable<LaunchHold | undefined> {
   const { home, launchTrust } = paths;
   if (home === undefined || launchTrust === undefined) return of(undefined);
-  if (launchFolders(paths.cwd, home, pathKeys.path, pathKeys.ignoresCase).length === 0) return of(undefined);
   const workspace = pathKeys.path.resolve(paths.cwd);
-  return combineLatest([fromLaunchFiles(workspace, home, { ...watchDeps, pathKeys }), fromLaunchTrust(launchTrust, workspace, home, { ...watchDeps, pathKeys })]).pipe(
+  // As spelled and as real paths: npx walks up from the real cwd; a home reached by a link still stops the walk.
+  const workspaces = [...new Set([workspace, paths.projectRoot])];
+  const homes = [...new Set([home, realHome(home, pathKeys)])];
+  if (launchFolders(workspaces, homes, pathKeys.path, pathKeys.ignoresCase).length === 0) return of(undefined);
+  return combineLatest([fromLaunchFiles(workspaces, homes, { ...watchDeps, pathKeys }), fromLaunchTrust(launchTrust, workspace, home, { ...watchDeps, pathKeys })]).pipe(
     map(([files, trusted]) => (trusted ? undefined : { workspace, files, ignoresCase: pathKeys.ignoresCase, windows: pathKeys.platform === 'win32' })),
   );
+}
+
+/** The home directory's real path (itself when it cannot be resolved). */
+function realHome(home: string, pathKeys: PathKeys): string {
+  try {
+    return pathKeys.projectRoot(home);
+  } catch {
+    return home;
+  }
 }

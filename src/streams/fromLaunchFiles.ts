@@ -14,7 +14,8 @@ export type LaunchFilesDeps = WatchDeps & {
 
 /**
  * The launcher files (decision 301) in `workspace` and its ancestors below `home`, live: their
- * paths, sorted, distinct.
+ * paths, sorted, distinct. Each may be given in more than one spelling (as given, real path):
+ * see `launchFolders`.
  *
  * ```
  * workspace  ----------+node_modules-----------+.npmrc-----rm node_modules---
@@ -27,11 +28,11 @@ export type LaunchFilesDeps = WatchDeps & {
  * that cannot be listed counts as having none: what this guards is the user's own servers, and
  * a folder nobody can list is one npx cannot read either.
  */
-export function fromLaunchFiles(workspace: string, home: string, deps: LaunchFilesDeps): Observable<readonly string[]> {
+export function fromLaunchFiles(workspace: string | readonly string[], home: string | readonly string[], deps: LaunchFilesDeps): Observable<readonly string[]> {
   const { pathKeys } = deps;
   const list = deps.list ?? listDirectory;
   const accept = (name: string) => isLaunchFile(name, pathKeys.ignoresCase);
-  const folders = launchFolders(workspace, home, pathKeys.path, pathKeys.ignoresCase);
+  const folders = launchFolders(typeof workspace === 'string' ? [workspace] : workspace, typeof home === 'string' ? [home] : home, pathKeys.path, pathKeys.ignoresCase);
   if (folders.length === 0) return of([]);
   const perFolder = folders.map((folder) =>
     watchDirectory(folder, accept, deps).pipe(

@@ -133,17 +133,31 @@ describe('untrusted_launch in a pass', () => {
 
 describe('launchFolders and isLaunchFile', () => {
   it('the workspace and its ancestors, stopping before the home directory', () => {
-    expect(launchFolders('/home/u/src/repo', '/home/u', posix, false)).toEqual(['/home/u/src/repo', '/home/u/src']);
+    expect(launchFolders(['/home/u/src/repo'], ['/home/u'], posix, false)).toEqual(['/home/u/src/repo', '/home/u/src']);
   });
   it('up to the root for a workspace outside the home', () => {
-    expect(launchFolders('/tmp/w/repo', '/home/u', posix, false)).toEqual(['/tmp/w/repo', '/tmp/w', '/tmp', '/']);
+    expect(launchFolders(['/tmp/w/repo'], ['/home/u'], posix, false)).toEqual(['/tmp/w/repo', '/tmp/w', '/tmp', '/']);
   });
   it('nothing for the home directory itself or above it', () => {
-    expect(launchFolders('/home/u', '/home/u', posix, false)).toEqual([]);
-    expect(launchFolders('/home', '/home/u', posix, false)).toEqual([]);
+    expect(launchFolders(['/home/u'], ['/home/u'], posix, false)).toEqual([]);
+    expect(launchFolders(['/home'], ['/home/u'], posix, false)).toEqual([]);
   });
+  it('each spelling of the workspace (as given, real) and of the home (a link to it stops the walk too)', () => {
+    // ~/src/repo is a link to /data/repos/repo; /home/u is a link to /data/u.
+    expect(launchFolders(['/home/u/src/repo', '/data/repos/repo'], ['/home/u', '/data/u'], posix, false)).toEqual([
+      '/home/u/src/repo',
+      '/home/u/src',
+      '/data/repos/repo',
+      '/data/repos',
+      '/data',
+      '/',
+    ]);
+    expect(launchFolders(['/home/u/src/repo', '/data/u/src/repo'], ['/home/u', '/data/u'], posix, false)).toEqual(['/home/u/src/repo', '/home/u/src', '/data/u/src/repo', '/data/u/src']);
+    expect(launchFolders(['/home/u', '/data/u'], ['/home/u', '/data/u'], posix, false)).toEqual([]);
+  });
+
   it('case-blind where the file system ignores case', () => {
-    expect(launchFolders('C:\\Users\\U\\src\\repo', 'c:\\users\\u', win32, true)).toEqual(['C:\\Users\\U\\src\\repo', 'C:\\Users\\U\\src']);
+    expect(launchFolders(['C:\\Users\\U\\src\\repo'], ['c:\\users\\u'], win32, true)).toEqual(['C:\\Users\\U\\src\\repo', 'C:\\Users\\U\\src']);
     expect(isLaunchFile('Node_Modules', true)).toBe(true);
     expect(isLaunchFile('Node_Modules', false)).toBe(false);
     expect(isLaunchFile('node_modules', false)).toBe(true);
