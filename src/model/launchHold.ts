@@ -53,11 +53,10 @@ function whyHeld(
   path: PlatformPath,
 ): string | undefined {
   if (hold.files.length > 0) return namedFiles(hold.files, workspace, path);
-  if (!sameFolder(cwd, workspace, hold.ignoresCase)) return `its working directory ${path.relative(workspace, cwd)}`;
+  if (!sameFolder(cwd, workspace, hold.ignoresCase)) return 'its working directory is inside it';
   // Wherever it lands: `../../bin/x` from a package of a monorepo is still the repository's.
-  if (hasSeparator(command, hold.windows) && !path.isAbsolute(command)) return `its command ${command}`;
-  const code = interpreterCode(command, args, hold, path);
-  return code === undefined ? undefined : `${path.basename(command)} ${code}`;
+  if (hasSeparator(command, hold.windows) && !path.isAbsolute(command)) return 'its command is a relative path';
+  return interpreterCode(command, args, hold, path);
 }
 
 /** `node_modules, .npmrc, ../package.json, …`: as seen from the workspace. */
@@ -101,8 +100,10 @@ function interpreterOf(command: string, hold: LaunchHold, path: PlatformPath): s
 }
 
 /**
- * What of an interpreter's arguments makes it run code the folder chose (`-m x`, `server.js`,
- * `-c …`), or undefined (an absolute script, a URL such as `npm:x` or `jsr:@x/y`).
+ * What of an interpreter's arguments makes it run code the folder chose (`python -m`, `node runs
+ * a relative path`), or undefined (an absolute script, a URL such as `npm:x` or `jsr:@x/y`). In
+ * the words of the fixed sets only, never a value of the entry: the reason is shown in `status`
+ * and the NDJSON events, which show names, not config values.
  */
 function interpreterCode(command: string, args: readonly string[], hold: LaunchHold, path: PlatformPath): string | undefined {
   const kind = interpreterOf(command, hold, path);
@@ -113,21 +114,22 @@ function interpreterCode(command: string, args: readonly string[], hold: LaunchH
   for (const arg of args) {
     if (arg === '--') continue;
     const option = arg.startsWith('-') ? arg.split('=')[0]! : arg;
-    if (options.has(option) || (kind === 'python' && /^-[^-]*[mc]/.test(arg))) return arg;
+    if (options.has(option)) return `${kind} ${option}`;
+    if (kind === 'python' && /^-[^-]*[mc]/.test(arg)) return `${kind} ${arg.includes('m') ? '-m' : '-c'}`;
     if (arg.startsWith('-')) {
       // `--import=./x.js`, `-r./x`: a value that is a path into the folder.
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : '';
-      if (value !== '' && isRelativeScript(value, hold.windows, path)) return arg;
+      if (value !== '' && isRelativeScript(value, hold.windows, path)) return `${kind} ${option} of a relative path`;
       continue;
     }
     if (subcommands !== undefined && !subcommandSeen && subcommands.has(arg)) {
       subcommandSeen = true;
       continue;
     }
-    return isRelativeScript(arg, hold.windows, path) ? arg : undefined;
+    return isRelativeScript(arg, hold.windows, path) ? `${kind} runs a relative path` : undefined;
   }
   // No script: the interpreter reads its program from stdin, with the folder on its path.
-  return '(no script)';
+  return `${kind} without a script`;
 }
 
 /** A script argument that is a path relative to the working directory: not absolute, not a URL or a `npm:`/`jsr:` specifier. */

@@ -75,7 +75,7 @@ describe('a folder that could change what runs holds the user’s own servers (t
     ws.write(ws.userSettings, { mcpServers: { local: { command: process.execPath, args: ['tools/server.mjs'] } } });
     const plan = async () => (JSON.parse((await runCli(ws, ['plan', '--json', '--cwd', ws.cwd])).stdout) as { servers: PlannedServer[] }).servers[0];
     expect(await plan()).toMatchObject({ name: 'local', admitted: false, reason: 'untrusted_launch' });
-    expect((await plan())?.message).toContain('(node tools/server.mjs)');
+    expect((await plan())?.message).toContain('(node runs a relative path)');
 
     writeFileSync(join(ws.home, '.claude.json'), JSON.stringify({ projects: { [ws.cwd]: { hasTrustDialogAccepted: true } } }));
     expect(await plan()).toMatchObject({ name: 'local', admitted: true });

@@ -43,7 +43,7 @@ describe.concurrent('a running session and a folder that could change what runs'
     await live.start();
     await until(live, 'local', (s) => s.reason === 'disabled');
     const enabled = await live.session.enable('local');
-    expect(enabled.stillBlocked).toBe('held: this folder can change what it runs (node server.mjs) – run `mcp-live trust` to allow it');
+    expect(enabled.stillBlocked).toBe('held: this folder can change what it runs (node runs a relative path) – run `mcp-live trust` to allow it');
     await until(live, 'local', (s) => s.reason === 'untrusted_launch');
   });
 });

@@ -31,20 +31,20 @@ describe('launchHeld: what holds a server', () => {
     ['a launcher file found', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] }, [`${WS}/node_modules`], 'node_modules'],
     ['launcher files in the workspace and an ancestor', { command: 'uvx', args: ['x'] }, [`${WS}/.npmrc`, `${WS}/node_modules`, '/home/u/src/package.json'], '.npmrc, node_modules, ../package.json'],
     ['more than three files: three, then …', { command: 'npx', args: ['x'] }, [`${WS}/.env`, `${WS}/.npmrc`, `${WS}/node_modules`, `${WS}/package.json`], '.env, .npmrc, node_modules, …'],
-    ['a relative command with a separator', { command: './bin/server' }, [], 'its command ./bin/server'],
-    ['a relative command out of the folder', { command: '../tools/server' }, [], 'its command ../tools/server'],
-    ['a working directory inside the workspace', { command: 'npx', args: ['x'], cwd: 'packages/api' }, [], 'its working directory packages/api'],
-    ['node with a relative script', { command: 'node', args: ['server.js'] }, [], 'node server.js'],
+    ['a relative command with a separator', { command: './bin/server' }, [], 'its command is a relative path'],
+    ['a relative command out of the folder', { command: '../tools/server' }, [], 'its command is a relative path'],
+    ['a working directory inside the workspace', { command: 'npx', args: ['x'], cwd: 'packages/api' }, [], 'its working directory is inside it'],
+    ['node with a relative script', { command: 'node', args: ['server.js'] }, [], 'node runs a relative path'],
     ['node with a preload', { command: 'node', args: ['-r', 'x', '/opt/s.js'] }, [], 'node -r'],
-    ['node --import=./x.js', { command: 'node', args: ['--import=./x.js', '/opt/s.js'] }, [], 'node --import=./x.js'],
+    ['node --import=./x.js', { command: 'node', args: ['--import=./x.js', '/opt/s.js'] }, [], 'node --import'],
     ['node -e', { command: '/usr/bin/node', args: ['-e', 'require("x")'] }, [], 'node -e'],
-    ['python -m (the cwd is on sys.path)', { command: 'python3', args: ['-m', 'mcp_server_git'] }, [], 'python3 -m'],
-    ['python3.12 -c', { command: 'python3.12', args: ['-c', 'import x'] }, [], 'python3.12 -c'],
-    ['python -um (combined flags)', { command: 'python', args: ['-um', 'x'] }, [], 'python -um'],
+    ['python -m (the cwd is on sys.path)', { command: 'python3', args: ['-m', 'mcp_server_git'] }, [], 'python -m'],
+    ['python3.12 -c', { command: 'python3.12', args: ['-c', 'import x'] }, [], 'python -c'],
+    ['python -um (combined flags)', { command: 'python', args: ['-um', 'x'] }, [], 'python -m'],
     ['sh -c', { command: 'sh', args: ['-c', 'npx x'] }, [], 'sh -c'],
-    ['bash with a relative script', { command: 'bash', args: ['run.sh'] }, [], 'bash run.sh'],
-    ['deno run of a relative file', { command: 'deno', args: ['run', '-A', 'main.ts'] }, [], 'deno main.ts'],
-    ['an interpreter reading stdin', { command: 'ruby' }, [], 'ruby (no script)'],
+    ['bash with a relative script', { command: 'bash', args: ['run.sh'] }, [], 'sh runs a relative path'],
+    ['deno run of a relative file', { command: 'deno', args: ['run', '-A', 'main.ts'] }, [], 'deno runs a relative path'],
+    ['an interpreter reading stdin', { command: 'ruby' }, [], 'ruby without a script'],
     // What is not held.
     ['npx with no launcher file', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] }, [], undefined],
     ['node with an absolute script', { command: 'node', args: ['/opt/mcp/server.js'] }, [], undefined],
@@ -83,10 +83,10 @@ describe('launchHeld: what holds a server', () => {
       const s: AssembledServer = { name: 's', scope: 'user', source: 'x', config };
       return launchHeld(s, { transport: 'stdio', env: {}, headers: {}, timeout: 1, command: config.command as string, args: (config.args as string[]) ?? [], cwd: config.cwd as string }, hold);
     };
-    expect(server({ command: 'bin\\server.exe', cwd: 'C:\\src\\repo' })).toContain('its command bin\\server.exe');
+    expect(server({ command: 'bin\\server.exe', cwd: 'C:\\src\\repo' })).toContain('its command is a relative path');
     expect(server({ command: 'C:\\tools\\server.exe', cwd: 'C:\\src\\repo' })).toBeUndefined();
     expect(server({ command: 'PYTHON.EXE', args: ['-m', 'x'], cwd: 'c:\\SRC\\Repo' })).toContain('-m');
-    expect(server({ command: 'npx', cwd: 'c:\\src\\repo\\Pkg' })).toContain('its working directory Pkg');
+    expect(server({ command: 'npx', cwd: 'c:\\src\\repo\\Pkg' })).toContain('its working directory is inside it');
     expect(server({ command: './x', cwd: 'D:\\elsewhere' })).toBeUndefined();
   });
 });
