@@ -73,6 +73,8 @@ import { defaultRuntimeDir, openProcessGroupRegistry } from './sinks/process/pro
 import { fromAllSources, type ExtraSource } from './streams/fromAllSources.js';
 import { allowedNamesWarning } from './model/settings/allowedNamesWarning.js';
 import { admit } from './model/admit.js';
+import { launchHeld } from './model/launchHold.js';
+import { resolveAssembled } from './model/reconcile/plan.js';
 import { setServerDisabled } from './model/settings/serverEntryEdits.js';
 import { withSessionEnablement } from './operators/withSessionEnablement.js';
 import { editJsoncFile } from './sinks/files/editJsoncFile.js';
@@ -635,8 +637,10 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     sessionEnablement.next({ ...others, [name]: enabled });
     const desired = desiredNow();
     const admission = enabled && desired ? admit(name, server, desired, options.allowedMcpServerNames) : undefined;
-    if (admission?.admitted !== false) return { server: name, enabled };
-    return { server: name, enabled, stillBlocked: reasonText(admission.reason, admission.notAllowedBy, admission.detail) };
+    if (admission?.admitted === false) return { server: name, enabled, stillBlocked: reasonText(admission.reason, admission.notAllowedBy, admission.detail) };
+    // Admitted, it may still be held in this folder (decision 303).
+    const held = enabled && desired ? launchHeld(server, resolveAssembled(server, options.env ?? process.env, paths.cwd).resolved, desired.gating.launch) : undefined;
+    return held === undefined ? { server: name, enabled } : { server: name, enabled, stillBlocked: reasonText('untrusted_launch', undefined, held) };
   };
 
   /** Authorizations under way, by server: a second `/mcp auth NAME` joins the first. */

@@ -44,6 +44,8 @@ export function settingsPaths(options: SettingsLocations) {
   const home = options.homeDir ?? homedir();
   const user = resolve(options.userSettings ?? join(home, dir, 'settings.json'));
   const workspace = join(cwd, dir, 'settings.json');
+  const trustedFolders = resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json'));
+  const surfaces = resolve(options.surfacesFile ?? join(home, dir, 'mcp-surfaces.json'));
   return {
     cwd,
     /** The home directory (a user's `headersHelper` runs in it: decision 299). */
@@ -60,10 +62,16 @@ export function settingsPaths(options: SettingsLocations) {
     extensionsDir: join(home, dir, 'extensions'),
     extensionManifest: `${profile}-extension.json`,
     approvals: resolve(options.approvalsFile ?? join(home, dir, 'mcpApprovals.json')),
-    trustedFolders: resolve(options.trustedFoldersFile ?? join(home, dir, 'trustedFolders.json')),
+    trustedFolders,
     oauthTokens: resolve(options.oauthTokensFile ?? join(home, dir, 'mcp-oauth-tokens.json')),
-    surfaces: resolve(options.surfacesFile ?? join(home, dir, 'mcp-surfaces.json')),
-    pins: resolve(options.pinsFile ?? join(dirname(resolve(options.surfacesFile ?? join(home, dir, 'mcp-surfaces.json'))), 'mcp-pins.json')),
+    surfaces,
+    pins: resolve(options.pinsFile ?? join(dirname(surfaces), 'mcp-pins.json')),
+    // The records of the user's yes to a folder (decision 302): ours, the peers', Claude Code's.
+    launchTrust: {
+      own: trustedFolders,
+      peers: [join(home, '.gemini', 'trustedFolders.json'), join(home, '.qwen', 'trustedFolders.json')],
+      claude: join(home, '.claude.json'),
+    },
   };
 }
 

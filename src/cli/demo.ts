@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +19,8 @@ interface DemoHttpServer {
 /**
  * `--demo`: the demo workspace and a demo home (user settings), so nothing of the user's own
  * settings is read or written. The settings are used in place, for the README's tour edits them
- * while the demo runs; what a run writes (approvals, the runtime records of stdio servers) goes to
+ * while the demo runs; what a run writes (approvals, the demo's trust of its own workspace, the
+ * runtime records of stdio servers) goes to
  * a temp directory that `stop` removes: every run asks for approval again, and nothing a run
  * wrote ends up in the package or a clone's work tree. Starts the demo Streamable HTTP server on a
  * free loopback port; its port and the demo directory reach the demo settings as `$VAR`s.
@@ -34,11 +35,18 @@ export async function startDemo(
   };
   const http = await startDemoHttpServer();
   const state = await mkdtemp(join(tmpdir(), 'mcp-live-demo-'));
+  const workspace = join(root, 'workspace');
+  // The demo workspace sits in a clone, whose root has package.json and node_modules: launcher
+  // files that would hold the demo's own servers until a yes (decision 305). The demo is ours,
+  // so its workspace is trusted — in the run's own state, never in the clone or the user's files.
+  const trustedFoldersFile = join(state, 'trustedFolders.json');
+  await writeFile(trustedFoldersFile, JSON.stringify({ [workspace]: 'TRUST_FOLDER' }), { mode: 0o600 });
   return {
     options: {
-      cwd: join(root, 'workspace'),
+      cwd: workspace,
       homeDir: join(root, 'home'),
       approvalsFile: join(state, 'mcpApprovals.json'),
+      trustedFoldersFile,
       // $XDG_RUNTIME_DIR/mcp-live where there is one (shared with every session, so a killed
       // demo's leftovers are ended by the next run), else inside the temp directory.
       runtimeDir: defaultRuntimeDir('qwen', state),

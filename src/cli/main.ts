@@ -81,7 +81,8 @@ async function run(command: Exclude<CliCommand, { kind: 'help' | 'version' }>, o
         delete process.env.CONTINUOUS_INTEGRATION;
       }
       const { runInteractive } = await import('./runInteractive.js');
-      return runInteractive(live);
+      const { trustSessionFolder } = await import('./trustCommand.js');
+      return runInteractive(live, {}, () => trustSessionFolder(options, live.cwd));
     }
   }
 }

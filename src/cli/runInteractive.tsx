@@ -22,6 +22,8 @@ export interface InteractiveIo {
 export async function runInteractive(
   live: McpLive,
   io: InteractiveIo = {},
+  /** `/trust` (decision 304): trusts the session's folder; absent, the command says to run `mcp-live trust`. */
+  trustFolder?: () => Promise<string>,
 ): Promise<number> {
   const stdin = io.stdin ?? process.stdin;
   const stderr = io.stderr ?? process.stderr;
@@ -40,7 +42,7 @@ export async function runInteractive(
   // The terminal closed (window or ssh gone): end every server as on a quit, not on a dead tty.
   process.on('SIGHUP', exit);
   try {
-    const instance = render(<App live={live} onExit={exit} />, {
+    const instance = render(<App live={live} onExit={exit} {...(trustFolder ? { trustFolder } : {})} />, {
       stdin,
       stdout: io.stdout ?? process.stdout,
       stderr,

@@ -75,7 +75,9 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
       socket: claim.socket.path,
       ts: Date.now(),
     };
-    return await runSession(command, gateway, listening, io);
+    // `/trust` in the `--ui` session (decision 304): the same write as `mcp-live trust`.
+    const trustFolder = async (): Promise<string> => (await import('./trustCommand.js')).trustSessionFolder(options, gateway.live.cwd);
+    return await runSession(command, gateway, listening, io, trustFolder);
   } finally {
     stopCappingLog?.();
     await claim.socket.close();
@@ -86,7 +88,7 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
   }
 }
 
-function runSession(command: ServeCommand, gateway: Gateway, listening: GatewayListeningEvent, io: ServeIo): Promise<number> {
+function runSession(command: ServeCommand, gateway: Gateway, listening: GatewayListeningEvent, io: ServeIo, trustFolder: () => Promise<string>): Promise<number> {
   if (command.json) return runJson(gateway, listening, io);
   if (command.ui) {
     io.stderr.write(`${listeningText(listening)}\n`);
@@ -95,7 +97,7 @@ function runSession(command: ServeCommand, gateway: Gateway, listening: GatewayL
       delete process.env.CI;
       delete process.env.CONTINUOUS_INTEGRATION;
     }
-    return import('./runInteractive.js').then(({ runInteractive }) => runInteractive(gateway.live));
+    return import('./runInteractive.js').then(({ runInteractive }) => runInteractive(gateway.live, {}, trustFolder));
   }
   if (command.action === 'daemon') {
     // The daemon's stdout is its log: the session's events, as --json writes them.

@@ -13,7 +13,9 @@ export type Admission =
 /**
  * Admission of one assembled server (SPEC §4); the first rule that applies is the reason:
  * `settings_error` → `untrusted_folder` → `excluded` → `not_allowed` → `disabled` → `rejected` →
- * `pending_approval`. `settings_error` (decision 51): a user or system settings file never parsed,
+ * `pending_approval`. One more comes after all of them, once an admitted entry is resolved:
+ * `untrusted_launch`, the user's own server held until the user trusts a folder that could
+ * change what it runs (`launchHeld` in launchHold.ts, applied by `desiredServers`; decision 303). `settings_error` (decision 51): a user or system settings file never parsed,
  * so its exclusions and folder trust are unknown — nothing connects until it does (`detail` says
  * which file and where). `disabled`: disabled for this session (`gating.sessionDisabled`, detail
  * "disabled for this session"), or `disabled: true` in the entry unless enabled for this session.

@@ -5,6 +5,7 @@ import {
   type AssembledServer,
   type DesiredState,
   type Gating,
+  type LaunchHold,
   type Scope,
   type SourceSnapshot,
 } from './types.js';
@@ -24,6 +25,11 @@ export interface AssembleInput {
   folderTrusted: boolean;
   /** Name → enabled (`true`) or disabled (`false`) for this session only (`/mcp enable|disable`). */
   sessionEnablement?: Readonly<Record<string, boolean>>;
+  /**
+   * Present while no record trusts the workspace (decision 302): what may hold the user's own
+   * servers there (decision 301), copied into the gating as it is. Absent: nothing is held.
+   */
+  launchHold?: LaunchHold;
 }
 
 /** Scopes whose settings are ignored in an untrusted folder: they arrive with the repository. */
@@ -177,6 +183,7 @@ export function desiredState(input: AssembleInput, sources: readonly SourceSnaps
   addSessionEnablement(gating, input.sessionEnablement, servers);
   const pinTools = pinToolsOf(sources);
   if (pinTools !== undefined) gating.pinTools = pinTools;
+  if (input.launchHold !== undefined) gating.launch = input.launchHold;
   const desired: DesiredState = { servers, gating, trusted };
   const settingsError = brokenSettings(input.sources);
   if (settingsError !== undefined) desired.settingsError = settingsError;

@@ -27,6 +27,14 @@ function isWithin(path: string, root: string, sep: string): boolean {
  * covers `/users/x/proj`, `c:\work` covers `C:\Work\app`. On Linux, paths compare as written.
  */
 export function isFolderTrusted(cwd: string, rules: Readonly<Record<string, string>>, keys: PathKeys): boolean {
+  return folderRule(cwd, rules, keys) === 'trusted';
+}
+
+/**
+ * What the rules say of `cwd` ({@link isFolderTrusted}'s answer, told apart): `trusted`,
+ * `distrusted` (the covering rule is `DO_NOT_TRUST`), or `undefined` when no rule covers it.
+ */
+export function folderRule(cwd: string, rules: Readonly<Record<string, unknown>>, keys: PathKeys): 'trusted' | 'distrusted' | undefined {
   const paths = keys.path;
   const sep = paths.sep;
   const folder = keys.key(paths.resolve(cwd));
@@ -44,5 +52,5 @@ export function isFolderTrusted(cwd: string, rules: Readonly<Record<string, stri
       best = { length: covered.length, trusted };
     }
   }
-  return best?.trusted ?? false;
+  return best === undefined ? undefined : best.trusted ? 'trusted' : 'distrusted';
 }

@@ -1,5 +1,6 @@
 import type { NeedsAuthorization } from './connection.js';
 import type { ServerStatus } from './status.js';
+import { launchHeldWhy, TRUST_FIX } from './launchHold.js';
 import type { NotAllowedBy, Reason, ServerKind } from './types.js';
 
 /**
@@ -36,9 +37,23 @@ export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?:
     case 'disabled':
       // `detail`: "disabled for this session" (`/mcp disable`, `{"cmd":"disable"}`).
       return detail ?? 'disabled in settings';
+    case 'untrusted_launch':
+      // `detail`: which files (or which command) could change what it runs (decision 301).
+      return detail ?? `held: this folder can change what it runs – ${TRUST_FIX}`;
     case 'removed':
       return 'removed from settings';
   }
+}
+
+/**
+ * A held server's words for the terminal UI (decision 304): the fix there is `/trust`, which
+ * trusts the session's folder in one step, not a shell command — and it comes first, for a row
+ * of the list is cut at the terminal's width: "held until /trust: this folder can change what
+ * it runs (node_modules)".
+ */
+export function launchHeldForUi(text: string): string {
+  const why = launchHeldWhy(text);
+  return why === undefined ? text : `held until /trust: this folder can change what it runs (${why})`;
 }
 
 /**
@@ -112,7 +127,15 @@ function blockedSentence(
       return detail === undefined
         ? { situation: 'is disabled in settings', fix: 'set disabled: false' }
         : { situation: `is ${detail}`, fix: enableHint(server, audience) };
+    case 'untrusted_launch':
+      return { situation: `is ${heldWhy(detail)}`, fix: audience === 'ui' ? 'type /trust to allow it' : TRUST_FIX };
   }
+}
+
+/** "held because this folder can change what it runs (node_modules)": the detail without its fix. */
+function heldWhy(detail: string | undefined): string {
+  const why = detail === undefined ? undefined : launchHeldWhy(detail);
+  return `held because this folder can change what it runs${why === undefined ? '' : ` (${why})`}`;
 }
 
 /** How to approve a server's changed tools (decision 197): only the running session shows the new surface. */

@@ -362,6 +362,26 @@ export interface Gating {
   sessionEnabled?: readonly string[];
   /** `mcp.pinTools` of the user / system settings: `strict` withholds every server's changed tools (decision 197). */
   pinTools?: 'strict' | 'report';
+  /**
+   * Present while no record trusts the workspace (decision 302): the user's own servers that
+   * start a process there wait for a yes when the folder could change what they run (decision 301).
+   */
+  launch?: LaunchHold;
+}
+
+/**
+ * What holds the user's own servers in a folder the user has not said yes to (decision 301):
+ * present in the gating while no record trusts the workspace (decision 302), absent once one does.
+ */
+export interface LaunchHold {
+  /** The workspace, resolved: the folder in question. */
+  workspace: string;
+  /** The launcher files found in it and its ancestors below the home directory: absolute paths, sorted, distinct. */
+  files: readonly string[];
+  /** Where the file system ignores case (decision 283): paths compare case-blind. */
+  ignoresCase: boolean;
+  /** Windows paths: `\` separates too, and `C:\x` is absolute. */
+  windows: boolean;
 }
 
 /** What the sources say should be running (SPEC §1 "desired state"). */
@@ -386,6 +406,7 @@ export type Reason =
   | 'disabled'
   | 'rejected'
   | 'pending_approval'
+  | 'untrusted_launch'
   | 'removed';
 
 /** Which bound a `not_allowed` came from, for the words shown to the user. */

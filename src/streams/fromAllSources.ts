@@ -2,7 +2,7 @@ import { combineLatest, defer, map, merge, mergeMap, of, startWith, tap, type Ob
 import type { AssembleInput } from '../model/assemble.js';
 import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent, SettingsOkEvent } from '../model/events.js';
 import type { PathKeys } from '../model/pathKeys.js';
-import type { ApprovalsRead, ApprovalsStore, Scope, SourceSnapshot } from '../model/types.js';
+import type { ApprovalsRead, ApprovalsStore, LaunchHold, Scope, SourceSnapshot } from '../model/types.js';
 import type { ReadActivity } from '../operators/settleOnActivity.js';
 import { fromApprovals } from './fromApprovals.js';
 import { fromExtensions } from './fromExtensions.js';
@@ -11,6 +11,10 @@ import type { ReadFileFn } from './readJsonc.js';
 import { classifyChange } from './restartRequired.js';
 import { shareWatchersByDirectory } from './shareWatchersByDirectory.js';
 import { fromTrustedFolders } from './trustedFolders.js';
+import { fromLaunchFiles } from './fromLaunchFiles.js';
+import { fromLaunchTrust, type LaunchTrustFiles } from './fromLaunchTrust.js';
+import { launchFolders } from '../model/launchFiles.js';
+import type { WatchDeps } from './watchDirectory.js';
 import { chokidarWatchFactory, type WatchFactory } from './watchFactory.js';
 
 /** No session language servers: the session snapshot then has no `lspServers` at all. */
@@ -35,6 +39,13 @@ export interface SourcePaths {
   extensionManifest: string;
   approvals: string;
   trustedFolders: string;
+  /**
+   * The user's home directory: launcher files are looked for below it (decision 301). Absent
+   * (a host that builds its own paths): no server is held for its folder.
+   */
+  home?: string;
+  /** The records of the user's yes to a folder (decision 302); with `home`. */
+  launchTrust?: LaunchTrustFiles;
 }
 
 /** A settings source composed in by the host: a stream of server maps with a scope. */
@@ -167,12 +178,40 @@ export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observ
     map((t) => t.trusted),
   );
 
-  return combineLatest([combineLatest(sources), approvals$, deps.sessionApprovals$, trust$]).pipe(
-    map(([snapshots, approvals, sessionApprovals, folderTrusted]) => ({
+  return combineLatest([combineLatest(sources), approvals$, deps.sessionApprovals$, trust$, launchHold$(paths, deps.pathKeys, watchDeps)]).pipe(
+    map(([snapshots, approvals, sessionApprovals, folderTrusted, launchHold]) => ({
       sources: snapshots.flat(),
       approvals,
       sessionApprovals,
       folderTrusted,
+      ...(launchHold === undefined ? {} : { launchHold }),
     })),
   );
+}
+
+/**
+ * What may hold the user's own servers in this workspace (decision 301), live: `undefined` once
+ * a record trusts it (decision 302), or when the workspace is the home directory or above it
+ * (the user's own folders); else the launcher files found.
+ */
+function launchHold$(paths: SourcePaths, pathKeys: PathKeys, watchDeps: WatchDeps): Observable<LaunchHold | undefined> {
+  const { home, launchTrust } = paths;
+  if (home === undefined || launchTrust === undefined) return of(undefined);
+  const workspace = pathKeys.path.resolve(paths.cwd);
+  // As spelled and as real paths: npx walks up from the real cwd; a home reached by a link still stops the walk.
+  const workspaces = [...new Set([workspace, paths.projectRoot])];
+  const homes = [...new Set([home, realHome(home, pathKeys)])];
+  if (launchFolders(workspaces, homes, pathKeys.path, pathKeys.ignoresCase).length === 0) return of(undefined);
+  return combineLatest([fromLaunchFiles(workspaces, homes, { ...watchDeps, pathKeys }), fromLaunchTrust(launchTrust, workspace, home, { ...watchDeps, pathKeys })]).pipe(
+    map(([files, trusted]) => (trusted ? undefined : { workspace, files, ignoresCase: pathKeys.ignoresCase, windows: pathKeys.platform === 'win32' })),
+  );
+}
+
+/** The home directory's real path (itself when it cannot be resolved). */
+function realHome(home: string, pathKeys: PathKeys): string {
+  try {
+    return pathKeys.projectRoot(home);
+  } catch {
+    return home;
+  }
 }

@@ -48,6 +48,10 @@ describe('mcp-live --demo', () => {
       expect(first.options).toMatchObject({ cwd: join(COPY, 'workspace'), homeDir: join(COPY, 'home') });
       state = dirname(first.options.approvalsFile!);
 
+      // Its own servers start without a question, though the clone's root has launcher files (decision 305).
+      const servers = (await planReport(first.options)).servers;
+      expect(servers.find((s) => s.name === 'notes')).toMatchObject({ scope: 'user', admitted: true });
+      expect(servers.filter((s) => s.reason === 'untrusted_launch')).toEqual([]);
       expect(await repoHelperApproval(first.options)).toBe('pending');
       const approve = { kind: 'approvals', action: 'approve', server: 'repo-helper', json: true, options: {} as CommonOptions } as const;
       expect(await runApprovals(first.options, approve, sink())).toBe(0);

@@ -17,7 +17,7 @@ describe('completeCommandLine', () => {
   it('lists several matches and completes their common prefix', () => {
     expect(complete('/re')).toEqual({ value: '/re', candidates: ['/read', '/reconnect', '/reject', '/reload'] });
     expect(complete('/pr')).toEqual({ value: '/prompt ', candidates: [] });
-    expect(complete('').candidates).toHaveLength(12);
+    expect(complete('').candidates).toHaveLength(13);
     expect(complete('').value).toBe('/');
   });
 

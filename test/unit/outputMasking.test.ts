@@ -125,6 +125,8 @@ describe('runPlan', () => {
     const cwd = join(root, 'project');
     mkdirSync(join(homeDir, '.qwen'), { recursive: true });
     mkdirSync(cwd, { recursive: true });
+    // `node <script>` runs the folder's own file: the user has said yes to it (decision 301).
+    writeFileSync(join(homeDir, '.qwen', 'trustedFolders.json'), JSON.stringify({ [cwd]: 'TRUST_FOLDER' }));
     const servers = {
       copied: { command: 'node', args: ['server.js', '--from-env', ENV_SECRET] },
       remote: { url: `http://alice:${PASSWORD}@host/mcp?token=QUERYSECRET-1&t=${GHP}` },

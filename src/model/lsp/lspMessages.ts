@@ -48,6 +48,9 @@ function lspSituation(s: UnavailableLanguageServer): { situation: string; fix: s
       };
     case 'settings_error':
       return { situation: 'is blocked', fix: s.detail ?? 'your settings do not parse – fix them to start language servers' };
+    case 'untrusted_launch':
+      // Decision 301: the folder could change what the language server runs (its own typescript, say).
+      return { situation: 'is held: this folder can change what it runs', fix: 'trust the folder with mcp-live trust (or /trust in a session)' };
     case 'removed':
       return { situation: 'was removed from settings', fix: 'add it back to settings' };
     case undefined:

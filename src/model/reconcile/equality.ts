@@ -1,4 +1,4 @@
-import type { DesiredState, Gating } from '../types.js';
+import type { DesiredState, Gating, LaunchHold } from '../types.js';
 import { canonicalJson } from '../canonicalJson.js';
 import { changedBetween } from './recordLineage.js';
 import { setsEqual } from '../setsEqual.js';
@@ -67,7 +67,24 @@ export function mcpGatingEqual(a?: Gating, b?: Gating): boolean {
     setsEqual(left.rejected ?? [], right.rejected ?? []) &&
     setsEqual(left.sessionDisabled ?? [], right.sessionDisabled ?? []) &&
     setsEqual(left.sessionEnabled ?? [], right.sessionEnabled ?? []) &&
-    (left.pinTools ?? 'report') === (right.pinTools ?? 'report')
+    (left.pinTools ?? 'report') === (right.pinTools ?? 'report') &&
+    launchHoldsEqual(left.launch, right.launch)
+  );
+}
+
+/**
+ * Two launch holds (decision 301): both absent (trusted), or the same folder, platform and
+ * launcher files (sorted lists, compared in order) — a file that appears or goes, or a yes given,
+ * re-judges every server.
+ */
+export function launchHoldsEqual(a: LaunchHold | undefined, b: LaunchHold | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    a.workspace === b.workspace &&
+    a.ignoresCase === b.ignoresCase &&
+    a.windows === b.windows &&
+    a.files.length === b.files.length &&
+    a.files.every((file, i) => file === b.files[i])
   );
 }
 

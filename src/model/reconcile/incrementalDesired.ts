@@ -10,6 +10,8 @@ import { approvalHash } from '../approvalHash.js';
 import { resolveAssembled, type Blocked, type WantedServer } from './plan.js';
 import { GATED_SCOPES, type AssembledServer, type DesiredState, type Gating, type SourceSnapshot } from '../types.js';
 import { changedBetween, registerDerived } from './recordLineage.js';
+import { launchHoldsEqual } from './equality.js';
+import { launchHeld } from '../launchHold.js';
 import { VARIABLE } from '../settings/validate.js';
 import { deriveRecord, plainRecord } from './persistentRecord.js';
 
@@ -335,6 +337,10 @@ interface Resolved {
   /** `verdict` without `admitted`, when blocked: the value of `blocked[name]`. */
   why?: Blocked;
   wanted?: WantedServer;
+  /** Admitted but held (decision 301): the value of `blocked[name]`, judged for `heldFor` by the rule set `heldRules`. */
+  held?: Blocked;
+  heldFor?: WantedServer;
+  heldRules?: number;
   workspace?: string;
   home?: string;
   /** The environment (see `envs`) the reads were last checked against. */
@@ -423,11 +429,10 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
     const keys: { wanted: string[]; blocked: string[] } = { wanted: [], blocked: [] };
     for (const name of names) {
       const entry = entryOf(name, desired.servers[name]!);
-      if (entry.why === undefined) resolve(entry, env, place);
-      keys[entry.why === undefined ? 'wanted' : 'blocked'].push(name);
+      keys[decide(entry, env, place)].push(name);
     }
     wanted = plainRecord(keys.wanted, (name) => byName.get(name)!.wanted!);
-    blocked = plainRecord(keys.blocked, (name) => byName.get(name)!.why!);
+    blocked = plainRecord(keys.blocked, (name) => blockedOf(byName.get(name)!));
     wantedKeys = keys.wanted;
     blockedKeys = keys.blocked;
     if (names !== previous.names) for (const name of byName.keys()) if (!Object.hasOwn(desired.servers, name)) byName.delete(name);
@@ -470,14 +475,32 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
         continue;
       }
       const entry = entryOf(name, desired.servers[name]!);
-      const after = entry.why ?? resolve(entry, env, place);
+      const side = decide(entry, env, place);
+      const after = side === 'wanted' ? entry.wanted! : blockedOf(entry);
       if (after === before) continue;
       changed.add(name);
-      put(name, entry.why === undefined ? 'wanted' : 'blocked', after);
+      put(name, side, after);
     }
     if (changes.wanted.size > 0) wanted = deriveRecord(wanted, (wantedKeys = keys.wanted), changes.wanted);
     if (changes.blocked.size > 0) blocked = deriveRecord(blocked, (blockedKeys = keys.blocked), changes.blocked);
     return changed;
+  }
+
+  /**
+   * Which record an entry goes in: blocked by admission, else resolved and — by what it resolved
+   * to — held or wanted (decision 303). The held verdict is kept while the resolution and the
+   * rule set are the same, so an unchanged outcome keeps its identity.
+   */
+  function decide(entry: Resolved, env: Environment, place: Place): 'wanted' | 'blocked' {
+    if (entry.why !== undefined) return 'blocked';
+    const resolution = resolve(entry, env, place);
+    if (entry.heldFor !== resolution || entry.heldRules !== rules) {
+      const detail = launchHeld(entry.server, resolution.resolved, gate?.gating.launch);
+      entry.held = detail === undefined ? undefined : entry.held?.detail === detail ? entry.held : { reason: 'untrusted_launch', detail };
+      entry.heldFor = resolution;
+      entry.heldRules = rules;
+    }
+    return entry.held === undefined ? 'wanted' : 'blocked';
   }
 
   function judge(entry: Resolved, name: string): void {
@@ -509,6 +532,11 @@ function createIncrementalServers(namesOf: (record: object) => readonly string[]
   }
 }
 
+/** A blocked entry's value in `blocked`: why admission blocked it, or why it is held. */
+function blockedOf(entry: Resolved): Blocked {
+  return entry.why ?? entry.held!;
+}
+
 /** Same name, origin and config object: everything an entry's verdict and resolution read. */
 function sameAssembled(a: AssembledServer, b: AssembledServer): boolean {
   return a === b || (a.config === b.config && a.name === b.name && a.scope === b.scope && a.source === b.source && a.extensionPath === b.extensionPath && a.lazyDefault === b.lazyDefault);
@@ -527,7 +555,9 @@ function sameGate(a: Gate, b: Gate): boolean {
     sameList(x.pending, y.pending) &&
     sameList(x.rejected, y.rejected) &&
     sameList(x.sessionDisabled, y.sessionDisabled) &&
-    sameList(x.sessionEnabled, y.sessionEnabled)
+    sameList(x.sessionEnabled, y.sessionEnabled) &&
+    // What holds the user's own servers (decision 301): a launcher file or a yes re-judges them.
+    launchHoldsEqual(x.launch, y.launch)
   );
 }
 

@@ -10,6 +10,7 @@ import {
   type ViewFields,
 } from '../types.js';
 import { admitAll } from '../admit.js';
+import { launchHeld } from '../launchHold.js';
 import { fingerprint, invalidFingerprint, viewFieldsEqual } from './fingerprint.js';
 import { resolveLspConfig, serverKind } from '../lsp/lspConfig.js';
 import { resolveServerConfig, unsetVariableWarning } from '../settings/validate.js';
@@ -121,7 +122,9 @@ export interface PlanStep {
  * Desired state → the servers a pass wants connected, and the blocked ones with their reasons.
  * Admission first (decision 4): a blocked entry is blocked whether or not it is valid;
  * an admitted entry that fails validation is wanted with `invalid` set, so it becomes that one
- * server's `error` and every other entry still applies. Both maps have a null prototype.
+ * server's `error` and every other entry still applies. An admitted entry that would start a
+ * process the folder could change is held last, by what it resolved to (`untrusted_launch`,
+ * decision 303). Both maps have a null prototype.
  */
 export function desiredServers(
   desired: DesiredState,
@@ -138,7 +141,11 @@ export function desiredServers(
       blocked[name] = why;
       continue;
     }
-    wanted[name] = resolveAssembled(desired.servers[name]!, env, workspace, home);
+    const server = desired.servers[name]!;
+    const resolved = resolveAssembled(server, env, workspace, home);
+    const held = launchHeld(server, resolved.resolved, desired.gating.launch);
+    if (held === undefined) wanted[name] = resolved;
+    else blocked[name] = { reason: 'untrusted_launch', detail: held };
   }
   return { wanted, blocked };
 }

@@ -9,6 +9,8 @@ import type { QualifiedTool, ServerStatus } from '../../model/status.js';
 import { ApprovalDialog } from './ApprovalDialog.js';
 import { CommandLine } from './CommandLine.js';
 import { ElicitationDialog } from './ElicitationDialog.js';
+import { TrustQuestion } from './TrustQuestion.js';
+import { launchHeldWhy } from '../../model/launchHold.js';
 import { runCommandLine, type Output, type View } from './commands.js';
 import { completeCommandLine } from './completeCommandLine.js';
 import { KEY_PRIORITY, KeyRouter, useKeys } from './keys.js';
@@ -29,6 +31,8 @@ export interface AppProps {
   live: McpLive;
   /** Ctrl-C or `/quit`: the caller unmounts and disposes. */
   onExit: () => void;
+  /** `/trust`: trusts the session's folder (decision 304); absent, the command says to run `mcp-live trust`. */
+  trustFolder?: () => Promise<string>;
 }
 
 /**
@@ -74,14 +78,18 @@ function claims(dialog: boolean, rows: number): readonly Claim[] {
   return dialog ? [{ id: 'dialog' }, ...views] : [{ id: 'log', upTo: 2 }, ...views];
 }
 
-function Session({ live, onExit }: AppProps) {
+function Session({ live, onExit, trustFolder }: AppProps) {
   const servers = useThrottledObservable(live.servers$, NO_SERVERS);
   const tools = useThrottledObservable(live.tools$, NO_TOOLS);
   const approval = useApprovalPrompt(live.approvals.pending$);
   // A server's form comes before an approval: a call waits for it, and its timeout runs.
   const forms = useThrottledObservable(live.elicitation.pending$, NO_FORMS);
   const asking = forms.length > 0;
-  const dialog = asking || approval.visible;
+  // The user's own servers held in this folder (decision 304): one question, once a session.
+  const [trustAnswered, setTrustAnswered] = useState(false);
+  const held = servers.filter((s) => s.reason === 'untrusted_launch');
+  const trustQuestion = trustFolder !== undefined && !trustAnswered && held.length > 0 && !asking && !approval.visible;
+  const dialog = asking || approval.visible || trustQuestion;
   const ready$ = useMemo(
     () => live.events$.pipe(filter((e) => e.type === 'ready'), take(1), map(() => true)),
     [live.events$],
@@ -126,10 +134,22 @@ function Session({ live, onExit }: AppProps) {
   const rows = useFrameCap(rootRef);
   const budget = useRowBudget(rootRef, rows - 1, claims(dialog, rows));
 
+  const answerTrust = (yes: boolean) => {
+    setTrustAnswered(true);
+    if (!yes || trustFolder === undefined) {
+      setOutput({ id: ++outputs.current, output: { tone: 'info', lines: ['Not trusted: your servers here stay held. /trust trusts this folder later.'] } });
+      return;
+    }
+    trustFolder().then(
+      (words) => setOutput({ id: ++outputs.current, output: { tone: 'success', lines: [words] } }),
+      (error: unknown) => setOutput({ id: ++outputs.current, output: { tone: 'error', lines: [error instanceof Error ? error.message : String(error)] } }),
+    );
+  };
+
   const submit = (line: string) => {
     setRunning(line.split(' ')[0]);
     setOutput(undefined);
-    void runCommandLine(line, { live, servers, tools }).then((outcome) => {
+    void runCommandLine(line, { live, servers, tools, ...(trustFolder ? { trustFolder } : {}) }).then((outcome) => {
       setRunning(undefined);
       setOutput(outcome.output && { id: ++outputs.current, output: outcome.output });
       if (outcome.view) setView(outcome.view);
@@ -174,6 +194,8 @@ function Session({ live, onExit }: AppProps) {
         <Region budget={budget} id="dialog">
           {asking ? (
             <ElicitationDialog forms={forms} actions={live.elicitation} />
+          ) : trustQuestion ? (
+            <TrustQuestion folder={live.cwd} why={heldWhy(held)} servers={held.map((s) => s.name)} onAnswer={answerTrust} />
           ) : (
             <ApprovalDialog pending={approval.pending} actions={live.approvals} onLater={approval.later} />
           )}
@@ -255,4 +277,10 @@ function useTicker(ms: number, active: boolean): void {
     const timer = setInterval(() => setTick((t) => t + 1), ms);
     return () => clearInterval(timer);
   }, [ms, active]);
+}
+
+/** What the held servers' reasons name, distinct (`node_modules, .npmrc`). */
+function heldWhy(held: readonly ServerStatus[]): string {
+  const whys = held.map((s) => (s.detail === undefined ? undefined : launchHeldWhy(s.detail))).filter((why): why is string => why !== undefined);
+  return [...new Set(whys)].join('; ') || 'its own files';
 }

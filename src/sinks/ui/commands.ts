@@ -25,6 +25,8 @@ export type Command =
   | { kind: 'read'; uri: string; server?: string }
   | { kind: 'approve'; server: string }
   | { kind: 'reject'; server: string }
+  /** `/trust`: the session's folder, as `mcp-live trust` (decision 304). */
+  | { kind: 'trust' }
   | { kind: 'help' }
   | { kind: 'quit' };
 
@@ -56,6 +58,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: '/read', usage: '/read [SERVER] URI', summary: 'show a resource (URIs are in /mcp NAME)', arg: 'text' },
   { name: '/approve', usage: '/approve NAME', summary: 'approve a workspace server (remembered)', arg: 'server' },
   { name: '/reject', usage: '/reject NAME', summary: 'reject a workspace server (remembered)', arg: 'server' },
+  { name: '/trust', usage: '/trust', summary: 'trust this folder: your own servers held here start (remembered)', arg: 'none' },
   { name: '/help', usage: '/help', summary: 'show this list', arg: 'none' },
   { name: '/quit', usage: '/quit', summary: 'end the session (every server is stopped)', arg: 'none' },
 ];
@@ -100,6 +103,8 @@ export function parseCommand(line: string): ParseResult {
       return one ? { ok: true, command: { kind: 'reject', server: first } } : usage(name);
     case '/reload':
       return words.length === 0 ? { ok: true, command: { kind: 'reload' } } : usage(name);
+    case '/trust':
+      return words.length === 0 ? { ok: true, command: { kind: 'trust' } } : usage(name);
     case '/help':
       return words.length === 0 ? { ok: true, command: { kind: 'help' } } : usage(name);
     case '/quit':
@@ -189,6 +194,11 @@ export interface CommandContext {
   };
   /** Opens a URL in the user's browser (default: the system's opener); tests pass their own. */
   openUrl?: (url: string) => Promise<void>;
+  /**
+   * Trusts the session's folder (`/trust`, decision 304) and resolves to the words to show;
+   * absent where the session cannot write the user's trust rules (a host's own UI).
+   */
+  trustFolder?: () => Promise<string>;
   servers: readonly ServerStatus[];
   tools: readonly QualifiedTool[];
 }
@@ -343,6 +353,10 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
       const forgotten = await live.auth.logout(command.server);
       return { output: success(forgotten > 0 ? `Forgot the tokens of ${command.server}.` : `No tokens stored for ${command.server}.`) };
     }
+
+    case 'trust':
+      if (ctx.trustFolder === undefined) return { output: failure('This session cannot trust its folder: run `mcp-live trust` in a shell.') };
+      return { output: success(await ctx.trustFolder()) };
 
     case 'help':
       return { output: info(...helpLines()) };

@@ -1,5 +1,5 @@
 import { lspName, serverKind } from '../../model/lsp/lspConfig.js';
-import { idleText, plural, reasonText } from '../../model/messages.js';
+import { idleText, launchHeldForUi, plural, reasonText } from '../../model/messages.js';
 import type { ServerStatus } from '../../model/status.js';
 import type { ServerState } from '../../model/types.js';
 
@@ -18,7 +18,7 @@ export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: st
     // Waiting for the user to authorize (`/mcp auth NAME`): actionable, like a pending approval.
     needs_auth: { icon: '◇', color: 'yellow' },
     // Waiting for the user is actionable (yellow); other blocks are settled choices (grey).
-    blocked: { icon: '⊘', color: s.reason === 'pending_approval' ? 'yellow' : 'gray' },
+    blocked: { icon: '⊘', color: s.reason === 'pending_approval' || s.reason === 'untrusted_launch' ? 'yellow' : 'gray' },
   };
   return icons[s.state];
 }
@@ -30,6 +30,8 @@ export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: st
  */
 export function statusText(s: ServerStatus): string | undefined {
   if (s.state === 'connected') return undefined;
+  // A held server's fix here is `/trust` (decision 304).
+  if (s.reason === 'untrusted_launch') return launchHeldForUi(reasonText(s.reason, s.notAllowedBy, s.detail));
   if (s.reason !== undefined) return reasonText(s.reason, s.notAllowedBy, s.detail, s.kind ?? 'mcp');
   if (s.state === 'error' || s.state === 'needs_auth') return s.error ?? s.state;
   if (s.state === 'idle') return idleText(s);

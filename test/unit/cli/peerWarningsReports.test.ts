@@ -41,6 +41,8 @@ describe('plan: warnings for unset variables (real files)', () => {
     const cwd = join(root, 'project');
     mkdirSync(join(homeDir, '.qwen'), { recursive: true });
     mkdirSync(cwd, { recursive: true });
+    // `node <script>` runs the folder's own file: the user has said yes to it (decision 301).
+    writeFileSync(join(homeDir, '.qwen', 'trustedFolders.json'), JSON.stringify({ [cwd]: 'TRUST_FOLDER' }));
     writeFileSync(
       join(cwd, '.mcp.json'),
       JSON.stringify({

@@ -34,7 +34,7 @@ const LSP_LAYERS: readonly (Record<string, unknown> | undefined)[] = [
 const configArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.record(
     {
-      command: fc.constantFrom('node', '$CMD', '${HOME}/bin/srv'),
+      command: fc.constantFrom('node', '$CMD', '${HOME}/bin/srv', './srv'),
       args: fc.array(fc.constantFrom('x', '$TOKEN', '${workspacePath}/f', '${extensionPath}/s', '${MISSING:-dflt}', '${/}'), { maxLength: 3 }),
       env: fc.constantFrom({ K: '$TOKEN' }, { K: 'plain' }),
       cwd: fc.constantFrom('sub', '$HOME'),
@@ -98,6 +98,8 @@ const editArb = fc.oneof(
   fc.record({ kind: fc.constant('workspace' as const), workspace: fc.constantFrom(undefined, '/w', '/other') }),
   fc.record({ kind: fc.constant('home' as const), home: fc.constantFrom(undefined, '/h', '/other-home') }),
   fc.record({ kind: fc.constant('flag' as const), flag: fc.constantFrom(undefined, ['a', 'gh'], ['*'], ['t*']) }),
+  // What holds the user's own servers (decision 301): none (trusted), or an untrusted folder with 0, 1 or 2 launcher files.
+  fc.record({ kind: fc.constant('launch' as const), files: fc.option(fc.constantFrom([], ['/w/node_modules'], ['/w/.npmrc', '/w/node_modules']), { nil: undefined }) }),
 );
 
 type Edit = typeof editArb extends fc.Arbitrary<infer E> ? E : never;
@@ -214,6 +216,12 @@ function applyEdit(world: World, edit: Edit, configs: readonly unknown[]): World
     case 'flag':
       next.flag = edit.flag;
       break;
+    case 'launch': {
+      // A new object each time, equal or not: the rule set is kept by value.
+      const { launchHold: _l, ...rest } = world.input;
+      next.input = edit.files === undefined ? rest : { ...rest, launchHold: { workspace: '/w', files: [...edit.files], ignoresCase: false, windows: false } };
+      break;
+    }
   }
   return next;
 }
