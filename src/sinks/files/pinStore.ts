@@ -55,6 +55,9 @@ export interface PinStoreOptions extends Omit<OwnedJsonFileOptions, 'now'> {
 
 const PIN_FILE_VERSION = 1;
 
+/** What a lost pin costs (decision 315): a gated server is asked only when it shows a surface other than its approval recorded. */
+const ASKED = 'a gated server showing another surface than approved is asked again';
+
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 /** The record stored under `key`, or undefined when anything about it is not well-formed. */
@@ -128,19 +131,19 @@ export function createPinStore(path: string, options: PinStoreOptions = {}): Pin
     try {
       parsed = await file.read();
     } catch (error) {
-      warn(`${path}: ${describeReadError(errorCode(error), error)}; no pins are used (pinned servers are asked again)`);
+      warn(`${path}: ${describeReadError(errorCode(error), error)}; no pins are used (${ASKED})`);
       return;
     }
-    if (!parsed.ok) return warn(`${path}: ${parsed.problem}; no pins are used (pinned servers are asked again; the file is backed up before it is next written)`);
+    if (!parsed.ok) return warn(`${path}: ${parsed.problem}; no pins are used (${ASKED}; the file is backed up before it is next written)`);
     const { pins, problem } = pinsOf(parsed.root);
-    if (problem !== undefined) return warn(`${path}: ${problem}; no pins are used (pinned servers are asked again; the file is backed up before it is next written)`);
+    if (problem !== undefined) return warn(`${path}: ${problem}; no pins are used (${ASKED}; the file is backed up before it is next written)`);
     let malformed = 0;
     for (const key of Object.keys(pins)) {
       const record = pinRecordOf(key, getOwn(pins, key));
       if (record === undefined) malformed += 1;
       else if (!memory.has(key)) memory.set(key, record);
     }
-    if (malformed > 0) warn(`${path}: ignored ${malformed} malformed pin${malformed === 1 ? '' : 's'} (those servers are asked again)`);
+    if (malformed > 0) warn(`${path}: ignored ${malformed} malformed pin${malformed === 1 ? '' : 's'} (${ASKED})`);
   }
 
   /**

@@ -116,7 +116,7 @@ describe('pin store (decisions 307, 308)', () => {
     expect(store.get('f1')).toStrictEqual(pinRecord('f1'));
     expect(store.get('f2')).toBeUndefined();
     expect(store.get('f3')).toBeUndefined();
-    expect(warnings).toStrictEqual([`${file}: ignored 2 malformed pins (those servers are asked again)`]);
+    expect(warnings).toStrictEqual([`${file}: ignored 2 malformed pins (a gated server showing another surface than approved is asked again)`]);
     await first(store, 'f4', pinRecord('f4'));
     expect((await onDisk()).pins.f2).toStrictEqual(bad);
   });
