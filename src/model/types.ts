@@ -328,10 +328,11 @@ export interface ApprovalRecord {
   hash: string;
   status: ApprovalStatus;
   /**
-   * Set once the approved server's surface was pinned (decision 309): a pin missing later is a
-   * change the user is asked about, never a first sight.
+   * The digest (`pinDigest`, 64 hex) of the pin recorded for the approved server's surface
+   * (decision 309): set once it was pinned, and again when the user approves a changed surface. A
+   * server with no pin for its fingerprint is offered only when its surface has this very pin.
    */
-  pinned?: true;
+  pin?: string;
 }
 
 /** Decisions for one project root: server name → record. */
@@ -489,8 +490,8 @@ export interface ApprovalsStore {
   decide(projectRoot: string, server: string, record: ApprovalRecord | undefined): Promise<void>;
   /** Stores every decision of the list in one locked read-modify-write ("approve all"). */
   decideAll(projectRoot: string, decisions: readonly ApprovalChange[]): Promise<void>;
-  /** Marks the approval of `server` for `hash` as pinned (decision 309); nothing when it is not that approval any more. */
-  markPinned?(projectRoot: string, server: string, hash: string): Promise<void>;
+  /** Records `pin` (a pin's digest) in the approval of `server` for `hash` (decision 309); nothing when it is not that approval any more. */
+  markPinned?(projectRoot: string, server: string, hash: string, pin: string): Promise<void>;
 }
 
 /** One decision for {@link ApprovalsStore.decideAll}; `record: undefined` forgets it. */

@@ -58,31 +58,44 @@ describe('approvals store', () => {
     expect(await stored()).toEqual({ '/other': { fs: rejected('h3') } });
   });
 
-  it('marks an approval as pinned only while it is that approval, and reads the marker back (decision 309)', async () => {
+  it("records the digest of an approval's pin only while it is that approval, replaces it, and reads it back (decisions 309, 315)", async () => {
+    const D1 = 'a'.repeat(64);
+    const D2 = 'b'.repeat(64);
     const store = createApprovalsStore(file);
     await store.decide(P, 'fs', approved('h1'));
     await store.decide(P, 'web', rejected('h2'));
-    await store.markPinned!(P, 'fs', 'h1');
+    await store.markPinned!(P, 'fs', 'h1', D1);
     // Another hash, a rejection, an unknown server: nothing changes.
-    await store.markPinned!(P, 'fs', 'h0');
-    await store.markPinned!(P, 'web', 'h2');
-    await store.markPinned!(P, 'nope', 'h1');
-    expect(await stored()).toEqual({ [P]: { fs: { hash: 'h1', status: 'approved', pinned: true }, web: rejected('h2') } });
-    expect((await store.read(P)).decisions).toEqual({ fs: { hash: 'h1', status: 'approved', pinned: true }, web: rejected('h2') });
+    await store.markPinned!(P, 'fs', 'h0', D2);
+    await store.markPinned!(P, 'web', 'h2', D2);
+    await store.markPinned!(P, 'nope', 'h1', D2);
+    expect(await stored()).toEqual({ [P]: { fs: { hash: 'h1', status: 'approved', pin: D1 }, web: rejected('h2') } });
+    expect((await store.read(P)).decisions).toEqual({ fs: { hash: 'h1', status: 'approved', pin: D1 }, web: rejected('h2') });
     // The same approval again (`mcp-live approvals approve`) keeps it.
     await store.decide(P, 'fs', approved('h1'));
-    expect((await store.read(P)).decisions.fs).toEqual({ hash: 'h1', status: 'approved', pinned: true });
+    expect((await store.read(P)).decisions.fs).toEqual({ hash: 'h1', status: 'approved', pin: D1 });
+    // An approved change of its surface records the new pin's digest.
+    await store.markPinned!(P, 'fs', 'h1', D2);
+    expect((await store.read(P)).decisions.fs).toEqual({ hash: 'h1', status: 'approved', pin: D2 });
+    // Only a digest is recorded.
+    await expect(store.markPinned!(P, 'fs', 'h1', 'yes')).rejects.toThrow(/digest/);
     // A new decision for the server has no marker: its surface is pinned anew.
     await store.decide(P, 'fs', approved('h3'));
     expect((await store.read(P)).decisions.fs).toEqual(approved('h3'));
   });
 
-  it('reads a marker other than true as a malformed record, never as an approval', async () => {
+  it('reads a marker that is not a digest, or the `pinned: true` of an unshipped version, as a malformed record, never as an approval', async () => {
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ [P]: { fs: { hash: 'h1', status: 'approved', pinned: 'yes' } } }));
+    const records = {
+      yes: { hash: 'h1', status: 'approved', pin: 'yes' },
+      upper: { hash: 'h1', status: 'approved', pin: 'A'.repeat(64) },
+      flag: { hash: 'h1', status: 'approved', pinned: true },
+      fine: { hash: 'h1', status: 'approved', pin: 'c'.repeat(64) },
+    };
+    await writeFile(file, JSON.stringify({ [P]: records }));
     const read = await createApprovalsStore(file).read(P);
-    expect(read.decisions).toEqual({});
-    expect(read.warning).toContain('"fs"');
+    expect(read.decisions).toEqual({ fine: records.fine });
+    expect(read.warning).toContain('"yes", "upper", "flag"');
   });
 
   posixOnly('mode bits').it('writes the file with mode 0600, also over a wider existing file', async () => {

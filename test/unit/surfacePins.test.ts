@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { WantedServer } from '../../src/model/reconcile/plan.js';
 import { surfaceHash, surfaceOf, type ServerSurface, type SurfaceChange } from '../../src/model/tools/surface.js';
-import { pinOf } from '../../src/model/tools/surfacePin.js';
+import { pinDigest, pinOf } from '../../src/model/tools/surfacePin.js';
 import type { ServerLists } from '../../src/model/types.js';
 import { memoryPinStore, type PinOutcome, type PinRecord, type PinStore } from '../../src/sinks/files/pinStore.js';
 import type { SurfaceRecord, SurfaceStore } from '../../src/sinks/files/surfaceStore.js';
 import { MISSING_PIN, SurfacePins, type ApprovalMarks } from '../../src/sinks/mcp/surfacePins.js';
 
 /**
- * The keeper of pins without files or processes (decisions 306–311): fail closed when a pin
- * cannot be written, a missing pin after approval, the approval's marker, old pins of the surface
- * record, and a pin that settles later.
+ * The keeper of pins without files or processes (decisions 306–311, 315): fail closed when a pin
+ * cannot be written, a missing pin after approval, the approval's marker (the digest of its pin)
+ * and a new fingerprint judged by it, old pins of the surface record, and a pin that settles later.
  */
 
 const lists = (tools: string[], prompts: string[] = []): ServerLists => ({
@@ -38,10 +38,21 @@ function laterPins(fail?: string): PinStore & { settle(): void } {
   };
 }
 
-function marks(pinned = false): ApprovalMarks & { marked: string[] } {
+/** An approval's marker: the digest of the pin it recorded (`approved`), and what is marked since, as `name digest`. */
+function marks(approved?: string): ApprovalMarks & { marked: string[] } {
   const marked: string[] = [];
-  return { marked, pinned: (name) => pinned || marked.includes(name), markPinned: (name) => void marked.push(name) };
+  let current = approved;
+  return {
+    marked,
+    approvedPin: () => current,
+    markPinned: (name, _hash, pin) => {
+      current = pin;
+      marked.push(`${name} ${pin}`);
+    },
+  };
 }
+
+const digestOf = (l: ServerLists, instructions?: string): string => pinDigest(pinOf(surfaceOf(l, instructions === undefined ? undefined : { instructions })));
 
 function keeper(deps: { store?: SurfaceStore; pins?: PinStore; marks?: ApprovalMarks; strict?: boolean }) {
   const changed: { server: string; changes: readonly SurfaceChange[] }[] = [];
@@ -67,7 +78,7 @@ describe('SurfacePins', () => {
     const { pins } = keeper({ marks: m });
     const first = pins.observe(project(), lists(['a'], ['greet']), { instructions: 'Be nice.' });
     expect([first.tools.size, first.prompts.size, first.instructions]).toEqual([0, 0, false]);
-    expect(m.marked).toEqual(['p']);
+    expect(m.marked).toEqual([`p ${digestOf(lists(['a'], ['greet']), 'Be nice.')}`]);
     const later = pins.observe(project(), { ...lists(['a', 'b'], ['greet', 'sneak']), prompts: [{ name: 'greet', description: 'changed' }, { name: 'sneak' }] }, { instructions: 'Be evil.' });
     expect([sorted(later.tools), sorted(later.prompts), later.instructions]).toEqual([['b'], ['greet', 'sneak'], true]);
     expect(pins.waitingFor('p')?.changes.map((c) => `${c.kind} ${c.name} ${c.change}`)).toEqual([
@@ -131,9 +142,10 @@ describe('SurfacePins', () => {
     expect(pins.prepare(project(), lists(['a']), undefined)).toBeUndefined();
   });
 
-  it('a pin missing after approval withholds everything and waits for approval with the reason; approving pins it anew', () => {
+  it('a pin missing after approval, with a surface other than the approved one, withholds everything and waits with the reason; approving pins it and records its digest', () => {
     const pinStore = memoryPinStore();
-    const { pins, changed } = keeper({ pins: pinStore, marks: marks(true) });
+    const m = marks(digestOf(lists(['a'])));
+    const { pins, changed } = keeper({ pins: pinStore, marks: m });
     const withheld = pins.observe(project(), lists(['a'], ['greet']), undefined);
     expect([sorted(withheld.tools), sorted(withheld.prompts)]).toEqual([['a'], ['greet']]);
     expect(pinStore.get('fp')).toBeUndefined();
@@ -143,13 +155,60 @@ describe('SurfacePins', () => {
     expect(pins.approve('p', waiting.hash)).toBe(true);
     expect(pinStore.get('fp')?.pin).toEqual(pinOf(surfaceOf(lists(['a'], ['greet']))));
     expect(pins.observe(project(), lists(['a'], ['greet']), undefined).tools.size).toBe(0);
+    // The approval now records the pin of the surface approved.
+    expect(m.marked).toEqual([`p ${digestOf(lists(['a'], ['greet']))}`]);
+  });
+
+  it("a new fingerprint (a rotated secret) whose surface has the approval's pin is pinned and offered, asking nothing (decision 315)", () => {
+    const pinStore = memoryPinStore();
+    const m = marks();
+    const { pins, changed } = keeper({ pins: pinStore, marks: m });
+    pins.observe(project('fp1'), lists(['a'], ['greet']), { instructions: 'x' });
+    const withheld = pins.observe(project('fp2'), lists(['a'], ['greet']), { instructions: 'x' });
+    expect([withheld.tools.size, withheld.prompts.size, withheld.instructions]).toEqual([0, 0, false]);
+    expect(pinStore.get('fp2')?.pin).toEqual(pinStore.get('fp1')?.pin);
+    expect(pins.waitingFor('p')).toBeUndefined();
+    expect(changed).toEqual([]);
+    // Marked once: the pin of the new fingerprint is the one recorded.
+    expect(m.marked).toHaveLength(1);
+  });
+
+  it("a pin already on disk for the new fingerprint wins over the approval's (decision 308)", () => {
+    const pinStore = memoryPinStore();
+    const theirs: PinRecord = { name: 'p', fingerprint: 'fp2', pin: pinOf(surfaceOf(lists(['a']))), pinnedAt: 1 };
+    pinStore.pinFirst('fp2', theirs, (_: PinOutcome) => undefined);
+    const { pins } = keeper({ pins: pinStore, marks: marks(digestOf(lists(['a', 'b']))) });
+    expect(sorted(pins.observe(project('fp2'), lists(['a', 'b']), undefined).tools)).toEqual(['b']);
+    expect(pinStore.get('fp2')).toBe(theirs);
+  });
+
+  it("a new fingerprint with another surface is compared with the approval's pin where another fingerprint keeps it: only what changed is withheld", () => {
+    const pinStore = memoryPinStore();
+    const { pins } = keeper({ pins: pinStore, marks: marks() });
+    pins.observe(project('fp1'), lists(['a', 'b']), undefined);
+    const withheld = pins.observe(project('fp2'), { ...lists(['a', 'c']), tools: [{ name: 'a', description: 'a!' }, { name: 'c' }] }, undefined);
+    expect(sorted(withheld.tools)).toEqual(['c']);
+    expect(pinStore.get('fp2')?.pin).toEqual(pinStore.get('fp1')?.pin);
+    expect(pins.waitingFor('p')?.changes).toEqual([
+      { kind: 'tool', name: 'c', change: 'added' },
+      { kind: 'tool', name: 'b', change: 'removed' },
+    ]);
+  });
+
+  it("a new fingerprint with another surface and the approval's pin nowhere at hand withholds everything and asks", () => {
+    const pinStore = memoryPinStore();
+    const { pins } = keeper({ pins: pinStore, marks: marks(digestOf(lists(['a']))) });
+    const withheld = pins.observe(project('fp2'), lists(['a', 'b']), undefined);
+    expect(sorted(withheld.tools)).toEqual(['a', 'b']);
+    expect(pinStore.get('fp2')).toBeUndefined();
+    expect(pins.waitingFor('p')?.changes).toEqual([{ kind: 'tool', name: '', change: 'description', after: MISSING_PIN }]);
   });
 
   it('takes an old pin of the surface record (the file of earlier versions) as the pin, not the surface seen now', () => {
     const approved: ServerSurface = surfaceOf(lists(['a']));
     const old: SurfaceRecord = { name: 'p', fingerprint: 'fp', hash: surfaceHash(approved), surface: approved, seenAt: 1, pinned: { hash: surfaceHash(approved), surface: approved, approvedAt: 1 } };
     const pinStore = memoryPinStore();
-    const { pins } = keeper({ store: cache([old]), pins: pinStore, marks: marks(true) });
+    const { pins } = keeper({ store: cache([old]), pins: pinStore, marks: marks(digestOf(lists(['x']))) });
     expect(sorted(pins.observe(project(), lists(['a', 'sneaky']), undefined).tools)).toEqual(['sneaky']);
     expect(pinStore.get('fp')?.pin).toEqual(pinOf(approved));
   });

@@ -30,17 +30,30 @@ interface QueuedDecisions {
   fail: (error: unknown) => void;
 }
 
+const isPinDigest = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+
+/**
+ * A well-formed record. Its marker is the digest of the recorded pin (decision 309); a record with
+ * `pinned` (the marker of a version that never shipped) or a marker that is not a digest is
+ * malformed: counted as undecided, so its server is asked again rather than trusted.
+ */
 function isRecord(value: unknown): value is ApprovalRecord {
   if (!isPlainObject(value)) return false;
   const hash = getOwn(value, 'hash');
   const status = getOwn(value, 'status');
-  const pinned = getOwn(value, 'pinned');
-  return typeof hash === 'string' && hash !== '' && (status === 'approved' || status === 'rejected') && (pinned === undefined || pinned === true);
+  const pin = getOwn(value, 'pin');
+  return (
+    typeof hash === 'string' &&
+    hash !== '' &&
+    (status === 'approved' || status === 'rejected') &&
+    (pin === undefined || isPinDigest(pin)) &&
+    getOwn(value, 'pinned') === undefined
+  );
 }
 
-/** The members of a record that are stored: `pinned` only on an approval that has it (decision 309). */
+/** The members of a record that are stored: `pin` only on an approval that has it (decision 309). */
 function recordOf(record: ApprovalRecord): ApprovalRecord {
-  return record.pinned === true && record.status === 'approved' ? { hash: record.hash, status: record.status, pinned: true } : { hash: record.hash, status: record.status };
+  return record.pin !== undefined && record.status === 'approved' ? { hash: record.hash, status: record.status, pin: record.pin } : { hash: record.hash, status: record.status };
 }
 
 /**
@@ -110,8 +123,8 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
         } else {
           // The same approval again keeps its marker: its server's surface is still pinned (decision 309).
           const before = getOwn(decisions, server);
-          const kept = isRecord(before) && before.pinned === true && before.hash === record.hash && before.status === record.status;
-          setOwn(decisions, server, recordOf(kept ? { ...record, pinned: true } : record));
+          const kept = isRecord(before) && before.pin !== undefined && before.hash === record.hash && before.status === record.status ? before.pin : undefined;
+          setOwn(decisions, server, recordOf(kept !== undefined ? { ...record, pin: kept } : record));
         }
         if (Object.keys(decisions).length === 0) delete content[root];
         else setOwn(content, root, decisions);
@@ -156,13 +169,14 @@ export function createApprovalsStore(file: string, options: ApprovalsStoreOption
     return enqueue(decisions.map(({ server, record }) => ({ root, server, record })));
   }
 
-  /** Sets `pinned` on the approval of `server` for `hash`, if that is still the decision on disk. */
-  function markPinned(root: string, server: string, hash: string): Promise<void> {
+  /** Sets the pin digest `pin` on the approval of `server` for `hash`, if that is still the decision on disk. */
+  function markPinned(root: string, server: string, hash: string, pin: string): Promise<void> {
+    if (!isPinDigest(pin)) return Promise.reject(new Error('a pin marker must be a SHA-256 hex digest'));
     return store.update((content) => {
       const entry = getOwn(content, root);
       const record = isPlainObject(entry) ? getOwn(entry, server) : undefined;
-      if (!isPlainObject(entry) || !isRecord(record) || record.hash !== hash || record.status !== 'approved' || record.pinned === true) return false;
-      setOwn(entry, server, { hash, status: 'approved', pinned: true });
+      if (!isPlainObject(entry) || !isRecord(record) || record.hash !== hash || record.status !== 'approved' || record.pin === pin) return false;
+      setOwn(entry, server, { hash, status: 'approved', pin });
       return true;
     });
   }

@@ -2,9 +2,9 @@ import type { ApprovalDecisions, ApprovalsStore } from '../../model/types.js';
 import type { ApprovalMarks } from '../mcp/surfacePins.js';
 
 /**
- * The pin markers of a session's approvals (decision 309): a persisted approval carries
- * `pinned: true` in the approvals file once its server's surface was pinned; a session approval
- * (and every approval until its file is written) keeps the marker in memory.
+ * The pin markers of a session's approvals (decision 309): a persisted approval carries the
+ * digest of its recorded pin (`pin`) in the approvals file; a session approval (and every
+ * approval until its file is written) keeps it in memory, which is the newer where both are.
  */
 export function pinMarks(
   approvals: () => ApprovalDecisions | undefined,
@@ -13,7 +13,7 @@ export function pinMarks(
   onWarning: (message: string) => void,
   onWritten: () => Promise<void>,
 ): ApprovalMarks {
-  const marked = new Set<string>();
+  const marked = new Map<string, string>();
   const key = (name: string, hash: string): string => `${name}\0${hash}`;
   const persisted = (name: string, hash: string) => {
     const decisions = approvals();
@@ -21,13 +21,13 @@ export function pinMarks(
     return record?.hash === hash && record.status === 'approved' ? record : undefined;
   };
   return {
-    pinned: (name, hash) => marked.has(key(name, hash)) || persisted(name, hash)?.pinned === true,
-    markPinned(name, hash) {
-      marked.add(key(name, hash));
+    approvedPin: (name, hash) => marked.get(key(name, hash)) ?? persisted(name, hash)?.pin,
+    markPinned(name, hash, pin) {
+      marked.set(key(name, hash), pin);
       const record = persisted(name, hash);
-      if (record === undefined || record.pinned === true || store.markPinned === undefined) return;
-      store.markPinned(root, name, hash).then(onWritten).catch((error: unknown) => {
-        onWarning(`${store.file}: the approval of "${name}" could not be marked as pinned (${error instanceof Error ? error.message : String(error)}); a later loss of its pin would count as a first sight`);
+      if (record === undefined || record.pin === pin || store.markPinned === undefined) return;
+      store.markPinned(root, name, hash, pin).then(onWritten).catch((error: unknown) => {
+        onWarning(`${store.file}: the approval of "${name}" could not record its pin (${error instanceof Error ? error.message : String(error)}); a later session goes by the pin recorded there before, if any`);
       });
     },
   };

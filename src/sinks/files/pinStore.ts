@@ -1,5 +1,5 @@
 import { getOwn, isPlainObject, setOwn } from '../../model/ownProperties.js';
-import { surfacePinOf, type SurfacePin } from '../../model/tools/surfacePin.js';
+import { pinDigest, surfacePinOf, type SurfacePin } from '../../model/tools/surfacePin.js';
 import { describeReadError } from '../../streams/readJsonc.js';
 import { MAX_SETTINGS_FILE_BYTES } from '../../streams/readRegularFile.js';
 import { errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
@@ -32,6 +32,8 @@ export interface PinStore {
   load(): Promise<void>;
   /** The pin in memory (loaded, pinned or found by a write). */
   get(fingerprint: string): PinRecord | undefined;
+  /** A pin in memory, of any fingerprint, whose digest is `digest` (an approval's marker, decision 315). */
+  withDigest(digest: string): PinRecord | undefined;
   /**
    * First sight (decision 308): under the lock, the pin on disk if there is one, else `record`
    * written (or, without `record`, only looked for). `done` is told what holds — at once by a
@@ -52,6 +54,9 @@ export interface PinStoreOptions extends Omit<OwnedJsonFileOptions, 'now'> {
 }
 
 const PIN_FILE_VERSION = 1;
+
+/** What a lost pin costs (decision 315): a gated server is asked only when it shows a surface other than its approval recorded. */
+const ASKED = 'a gated server showing another surface than approved is asked again';
 
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
@@ -75,6 +80,12 @@ function pinsOf(root: Record<string, unknown>): { pins: Record<string, unknown>;
   return { pins };
 }
 
+/** The first of `records` whose pin has the digest `digest`. */
+function findDigest(records: Iterable<PinRecord>, digest: string): PinRecord | undefined {
+  for (const record of records) if (pinDigest(record.pin) === digest) return record;
+  return undefined;
+}
+
 /** A pin store without a file: a session that persists nothing (and tests in virtual time). */
 export function memoryPinStore(): PinStore {
   const pins = new Map<string, PinRecord>();
@@ -82,6 +93,7 @@ export function memoryPinStore(): PinStore {
     path: ':memory:',
     load: () => Promise.resolve(),
     get: (fingerprint) => pins.get(fingerprint),
+    withDigest: (digest) => findDigest(pins.values(), digest),
     pinFirst(fingerprint, record, done) {
       const held = pins.get(fingerprint);
       if (held !== undefined) return done({ pin: held });
@@ -119,19 +131,19 @@ export function createPinStore(path: string, options: PinStoreOptions = {}): Pin
     try {
       parsed = await file.read();
     } catch (error) {
-      warn(`${path}: ${describeReadError(errorCode(error), error)}; no pins are used (pinned servers are asked again)`);
+      warn(`${path}: ${describeReadError(errorCode(error), error)}; no pins are used (${ASKED})`);
       return;
     }
-    if (!parsed.ok) return warn(`${path}: ${parsed.problem}; no pins are used (pinned servers are asked again; the file is backed up before it is next written)`);
+    if (!parsed.ok) return warn(`${path}: ${parsed.problem}; no pins are used (${ASKED}; the file is backed up before it is next written)`);
     const { pins, problem } = pinsOf(parsed.root);
-    if (problem !== undefined) return warn(`${path}: ${problem}; no pins are used (pinned servers are asked again; the file is backed up before it is next written)`);
+    if (problem !== undefined) return warn(`${path}: ${problem}; no pins are used (${ASKED}; the file is backed up before it is next written)`);
     let malformed = 0;
     for (const key of Object.keys(pins)) {
       const record = pinRecordOf(key, getOwn(pins, key));
       if (record === undefined) malformed += 1;
       else if (!memory.has(key)) memory.set(key, record);
     }
-    if (malformed > 0) warn(`${path}: ignored ${malformed} malformed pin${malformed === 1 ? '' : 's'} (those servers are asked again)`);
+    if (malformed > 0) warn(`${path}: ignored ${malformed} malformed pin${malformed === 1 ? '' : 's'} (${ASKED})`);
   }
 
   /**
@@ -188,6 +200,7 @@ export function createPinStore(path: string, options: PinStoreOptions = {}): Pin
     path,
     load: () => (loaded ??= readFile()),
     get: (fingerprint) => memory.get(fingerprint),
+    withDigest: (digest) => findDigest(memory.values(), digest),
     pinFirst(fingerprint, record, done) {
       const held = memory.get(fingerprint);
       if (held !== undefined) return done({ pin: held });

@@ -10,6 +10,7 @@ import {
   withholdAll,
   withholdsAnything,
   type PinDifference,
+  type SurfacePin,
 } from '../../model/tools/surfacePin.js';
 import { GATED_SCOPES, type ServerLists } from '../../model/types.js';
 import type { SurfaceRecord, SurfaceStore } from '../files/surfaceStore.js';
@@ -25,12 +26,12 @@ export interface SurfaceApproval {
   surface: ServerSurface;
 }
 
-/** What an approval says of the server's pin (decision 309): set once its surface was pinned. */
+/** What an approval says of the server's pin (decisions 309, 315): the digest of the pin recorded for it. */
 export interface ApprovalMarks {
-  /** Whether the approval of `name` under `configHash` says its surface was pinned. */
-  pinned(name: string, configHash: string): boolean;
-  /** Records in that approval that the surface is pinned now (a persisted approval in its file, a session's in memory). */
-  markPinned(name: string, configHash: string): void;
+  /** The digest of the pin the approval of `name` under `configHash` recorded; undefined when its surface was never pinned. */
+  approvedPin(name: string, configHash: string): string | undefined;
+  /** Records in that approval the digest of the pin that holds now (a persisted approval in its file, a session's in memory). */
+  markPinned(name: string, configHash: string, pin: string): void;
 }
 
 export interface SurfacePinsDeps {
@@ -65,8 +66,8 @@ const NOTHING: SurfaceWithheld = { tools: new Set(), prompts: new Set(), instruc
 /** How old a record's `seenAt` may grow while its server shows the same surface, before it is written again. */
 const SEEN_AGAIN_MS = 24 * 60 * 60 * 1000;
 
-/** The change a server whose pin is missing after approval is asked for with (decision 309). */
-export const MISSING_PIN = 'the pin recorded at approval is missing: every tool, prompt and the instructions are withheld until you approve the surface again';
+/** The change a server is asked for with when it has no pin and shows another surface than its approval recorded (decisions 309, 315). */
+export const MISSING_PIN = 'the surface differs from the one you approved, whose pin is not at hand: every tool, prompt and the instructions are withheld until you approve it again';
 
 /** A fingerprint without a pin in the pin store: its pin is being settled, is missing after approval, or could not be written. */
 type Unpinned = 'settling' | 'missing' | { error: string };
@@ -78,7 +79,9 @@ type Unpinned = 'settling' | 'missing' | { error: string };
  * added tools and prompts, and changed instructions, are withheld until the user approves the new
  * surface, which then becomes the pin. A server's first surface under a fingerprint is pinned
  * before it is used — unless another process pinned one first (that one holds), or its approval
- * says it was pinned already (then the pin is missing: everything is withheld and the user asked).
+ * recorded a pin already: then only a surface with that very pin is pinned (a rotated secret, a
+ * lost pin file), the approved pin kept under another fingerprint is taken if there is one, and
+ * else everything is withheld and the user asked.
  * A pin that cannot be written withholds everything (fail closed).
  */
 export class SurfacePins {
@@ -161,9 +164,9 @@ export class SurfacePins {
     this.unpinned.delete(fingerprint);
     this.deps.pins.replace({ name, fingerprint, pin: pinOf(surface), pinnedAt: now }, (outcome) => {
       if ('error' in outcome) this.failed(fingerprint, name, outcome.error);
+      else if ('pin' in outcome) this.mark(name, outcome.pin.pin);
     });
     this.keepApprovedText(name, fingerprint, surface);
-    this.mark(name);
     this.drop(name);
     return true;
   }
@@ -189,9 +192,10 @@ export class SurfacePins {
 
   /**
    * The pin of `server`, starting to settle it when there is none yet: the old pin kept in the
-   * surface cache (the file of earlier versions, decision 310), else — unless the approval says it
-   * was pinned — this surface, as a first sight. The pin store reads its file again under the lock
-   * and keeps what another process pinned meanwhile (decision 308).
+   * surface cache (the file of earlier versions, decision 310), else this surface as a first sight
+   * — when its approval recorded a pin, only if this surface has that very pin, else the recorded
+   * pin where another fingerprint still keeps it (decision 315). The pin store reads its file again
+   * under the lock and keeps what another process pinned meanwhile (decision 308).
    */
   private pinFor(server: WantedServer, surface: ServerSurface): PinRecord | undefined {
     const { fingerprint, name } = server;
@@ -206,16 +210,15 @@ export class SurfacePins {
     const promise = new Promise<void>((done) => (resolve = done));
     this.settled.set(fingerprint, { promise, resolve });
     const old = this.deps.store.get(fingerprint)?.pinned;
-    const configHash = this.deps.configHash(name);
-    const markedPinned = configHash !== undefined && this.gated.has(name) && this.deps.marks?.pinned(name, configHash) === true;
-    const candidate = old !== undefined ? old.surface : markedPinned ? undefined : surface;
-    const record = candidate === undefined ? undefined : { name, fingerprint, pin: pinOf(candidate), pinnedAt: this.deps.now() };
+    const seen = pinOf(surface);
+    const candidate = old !== undefined ? pinOf(old.surface) : this.firstPin(name, seen);
+    const record = candidate === undefined ? undefined : { name, fingerprint, pin: candidate, pinnedAt: this.deps.now() };
     let synchronous = true;
     this.deps.pins.pinFirst(fingerprint, record, (outcome: PinOutcome) => {
       if ('pin' in outcome) {
         this.unpinned.delete(fingerprint);
-        if (outcome.pin === record && candidate === surface) this.keepApprovedText(name, fingerprint, surface);
-        this.mark(name);
+        if (outcome.pin === record && candidate === seen) this.keepApprovedText(name, fingerprint, surface);
+        this.mark(name, outcome.pin.pin);
       } else if ('missing' in outcome) {
         this.unpinned.set(fingerprint, 'missing');
       } else {
@@ -227,6 +230,19 @@ export class SurfacePins {
     });
     synchronous = false;
     return this.deps.pins.get(fingerprint);
+  }
+
+  /**
+   * What a first sight under a fingerprint pins (decision 315): the pin of the surface seen, unless
+   * the server's approval recorded another — then the recorded one where the pin store still keeps
+   * it under another fingerprint (the surface is compared with it as with any pin), else nothing
+   * (the pin is missing: everything is withheld and the user asked).
+   */
+  private firstPin(name: string, seen: SurfacePin): SurfacePin | undefined {
+    const configHash = this.deps.configHash(name);
+    const approved = configHash !== undefined && this.gated.has(name) ? this.deps.marks?.approvedPin(name, configHash) : undefined;
+    if (approved === undefined || pinDigest(seen) === approved) return seen;
+    return this.deps.pins.withDigest(approved)?.pin;
   }
 
   /** A pinned server without a pin: everything withheld; a missing pin is asked for again. */
@@ -275,10 +291,13 @@ export class SurfacePins {
     });
   }
 
-  private mark(name: string): void {
-    if (!this.gated.has(name)) return;
+  /** Records the digest of the pin that holds for a gated server in its approval (decisions 309, 315). */
+  private mark(name: string, pin: SurfacePin): void {
+    const marks = this.deps.marks;
     const configHash = this.deps.configHash(name);
-    if (configHash !== undefined && this.deps.marks?.pinned(name, configHash) === false) this.deps.marks.markPinned(name, configHash);
+    if (!this.gated.has(name) || marks === undefined || configHash === undefined) return;
+    const digest = pinDigest(pin);
+    if (marks.approvedPin(name, configHash) !== digest) marks.markPinned(name, configHash, digest);
   }
 
   private failed(fingerprint: string, name: string, error: string): void {

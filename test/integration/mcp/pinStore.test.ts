@@ -2,7 +2,7 @@ import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { surfaceOf } from '../../../src/model/tools/surface.js';
-import { pinOf } from '../../../src/model/tools/surfacePin.js';
+import { pinDigest, pinOf } from '../../../src/model/tools/surfacePin.js';
 import { createPinStore, type PinOutcome, type PinRecord, type PinStore, type PinStoreOptions } from '../../../src/sinks/files/pinStore.js';
 import { posixOnly } from '../../platforms.js';
 import { makeTempDir, removeDir } from '../../streams/streamTestKit.js';
@@ -48,6 +48,18 @@ describe('pin store (decisions 307, 308)', () => {
     expect(await first(again, 'f1', pinRecord('f1', 'pulled'))).toStrictEqual({ pin: pinRecord('f1') });
     expect((await onDisk()).pins.f1).toStrictEqual(pinRecord('f1'));
     expect(warnings).toStrictEqual([]);
+  });
+
+  it("finds a pin by its digest among every fingerprint's, loaded or written (decision 315)", async () => {
+    const store = createPinStore(file, options());
+    await store.load();
+    await first(store, 'f1', pinRecord('f1'));
+    const again = createPinStore(file, options());
+    await again.load();
+    await first(again, 'f2', pinRecord('f2'));
+    for (const s of [store, again]) expect(s.withDigest(pinDigest(pinRecord('f1').pin))).toStrictEqual(pinRecord('f1'));
+    expect(again.withDigest(pinDigest(pinRecord('f2').pin))).toStrictEqual(pinRecord('f2'));
+    expect(again.withDigest(pinDigest(pinRecord('f3').pin))).toBeUndefined();
   });
 
   it('re-reads the file under the lock on first sight: a pin another process wrote since the load wins', async () => {
@@ -104,7 +116,7 @@ describe('pin store (decisions 307, 308)', () => {
     expect(store.get('f1')).toStrictEqual(pinRecord('f1'));
     expect(store.get('f2')).toBeUndefined();
     expect(store.get('f3')).toBeUndefined();
-    expect(warnings).toStrictEqual([`${file}: ignored 2 malformed pins (those servers are asked again)`]);
+    expect(warnings).toStrictEqual([`${file}: ignored 2 malformed pins (a gated server showing another surface than approved is asked again)`]);
     await first(store, 'f4', pinRecord('f4'));
     expect((await onDisk()).pins.f2).toStrictEqual(bad);
   });

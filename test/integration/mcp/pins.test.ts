@@ -8,10 +8,11 @@ import { fixture } from '../mcpServers.js';
 import { it as base, noLeftoversAfterAll, until } from '../workspace.js';
 
 /**
- * Pins of gated servers with real processes and real files (decisions 306–311): what is pinned is
- * small and per item, so no padding makes a surface unpinnable; pins live in their own file that
- * other records never evict; a pin missing after approval is a change; a lazy server's first call
- * is compared before it is forwarded; prompts and instructions are withheld like tools.
+ * Pins of gated servers with real processes and real files (decisions 306–311, 315): what is
+ * pinned is small and per item, so no padding makes a surface unpinnable; pins live in their own
+ * file that other records never evict; a pin missing after approval is a change unless the
+ * surface has the pin the approval recorded (a rotated secret); a lazy server's first call is
+ * compared before it is forwarded; prompts and instructions are withheld like tools.
  */
 
 noLeftoversAfterAll();
@@ -56,8 +57,8 @@ const shifty = (w: World, ...extra: string[]) => ({
 const calls = (w: World): string[] => (existsSync(w.callLog) ? readFileSync(w.callLog, 'utf8').trim().split('\n').filter(Boolean) : []);
 
 /** A session that approves the gated server `name` and waits until it is `state`; the session is disposed before it resolves. */
-async function approveOnce(w: World, name: string, state: 'connected' | 'idle' = 'connected'): Promise<void> {
-  const { live } = w.open();
+async function approveOnce(w: World, name: string, state: 'connected' | 'idle' = 'connected', options: Partial<McpLiveOptions> = {}): Promise<void> {
+  const { live } = w.open(options);
   await live.start();
   const pending = live.approvals.pending().find((p) => p.name === name);
   expect(pending).toBeDefined();
@@ -99,7 +100,7 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     expect(status.withheld).toEqual(['read_notes']);
   });
 
-  it('a pin missing after approval withholds everything and asks again, naming the missing pin', async ({ w }) => {
+  it('a pin missing after approval, with a changed surface, withholds everything and asks again', async ({ w }) => {
     w.gated({ notes: shifty(w) });
     await approveOnce(w, 'notes');
     for (const file of ['mcp-pins.json', 'mcp-surfaces.json']) rmSync(join(w.home, '.qwen', file), { force: true });
@@ -113,13 +114,58 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     expect(status.instructions).toBeUndefined();
     const [pending] = live.approvals.pending();
     expect(pending?.name).toBe('notes');
-    expect(JSON.stringify(pending?.surface)).toContain('the pin recorded at approval is missing');
+    expect(JSON.stringify(pending?.surface)).toContain('the surface differs from the one you approved, whose pin is not at hand');
     await expect(live.callTool('mcp__notes__count', {})).rejects.toThrow(/changed since you approved it/);
     expect(calls(w)).toEqual([]);
     // Approved again: the surface is pinned anew and served.
     await live.approvals.approve('notes', { hash: pending!.hash });
     const admitted = await until(live, 'notes', (s) => s.withheld === undefined && s.tools.length === 2);
     expect(admitted.prompts.map((p) => p.name).sort()).toEqual(['greet', 'sneak', 'steady']);
+  });
+
+  it("a rotated secret (a new fingerprint) showing the approved surface is pinned again and served, asking nothing (decision 315)", async ({ w }) => {
+    // The entry as written, so its approval, does not change; what `${PIN_TOKEN}` resolves to does.
+    w.gated({ notes: { ...shifty(w), env: { NOTES_TOKEN: '${PIN_TOKEN}' } } });
+    await approveOnce(w, 'notes', 'connected', { env: { ...process.env, PIN_TOKEN: 'first-token' } });
+    const { live, events } = w.open({ env: { ...process.env, PIN_TOKEN: 'rotated-token' } });
+    await live.start();
+    const status = await until(live, 'notes', (s) => s.state === 'connected');
+    expect(status.withheld).toBeUndefined();
+    expect(status.tools.map((t) => t.tool).sort()).toEqual(['count', 'read_notes']);
+    expect(status.instructions).toBeDefined();
+    expect(live.approvals.pending()).toEqual([]);
+    await live.callTool('mcp__notes__count', {});
+    expect(calls(w)).toEqual(['count called']);
+    expect(events.some((e) => e.type === 'surface-changed')).toBe(false);
+    await live.dispose();
+    // One pin per fingerprint, both the approved one.
+    const pins = JSON.parse(readFileSync(join(w.home, '.qwen', 'mcp-pins.json'), 'utf8')) as { pins: Record<string, { pin: unknown }> };
+    const held = Object.values(pins.pins);
+    expect(held).toHaveLength(2);
+    expect(held[0]?.pin).toEqual(held[1]?.pin);
+  });
+
+  it("a rotated secret showing a changed tool withholds it and asks, compared with the approved pin (decision 315)", async ({ w }) => {
+    w.gated({ notes: { ...shifty(w), env: { NOTES_TOKEN: '${PIN_TOKEN}' } } });
+    await approveOnce(w, 'notes', 'connected', { env: { ...process.env, PIN_TOKEN: 'first-token' } });
+    writeFileSync(w.pulled, '');
+    const { live } = w.open({ env: { ...process.env, PIN_TOKEN: 'rotated-token' } });
+    await live.start();
+    const status = await until(live, 'notes', (s) => s.state === 'connected' && s.withheld !== undefined);
+    expect(status.withheld).toEqual(['read_notes']);
+    expect(status.tools.map((t) => t.tool)).toEqual(['count']);
+    const [pending] = live.approvals.pending();
+    expect(pending?.name).toBe('notes');
+    expect(pending?.surface?.map((c) => `${c.kind} ${c.name} ${c.change}`)).toEqual([
+      'instructions  definition',
+      'tool read_notes definition',
+      'prompt greet definition',
+      'prompt sneak added',
+    ]);
+    await expect(live.callTool('mcp__notes__read_notes', { day: 'monday' })).rejects.toThrow(/changed since you approved it/);
+    expect(calls(w)).toEqual([]);
+    await live.approvals.approve('notes', { hash: pending!.hash });
+    await until(live, 'notes', (s) => s.withheld === undefined && s.tools.length === 2);
   });
 
   it('a pin that cannot be written fails closed: everything withheld, with the reason, until a reconnect can write it', async ({ w }) => {
