@@ -43,6 +43,32 @@ export const LAUNCH_FILES: readonly string[] = [
   'poetry.toml',
   'sitecustomize.py',
   'usercustomize.py',
+  // TypeScript and transpiling runners (tsx, ts-node's `require`, babel-node, swc).
+  'tsconfig.json',
+  'jsconfig.json',
+  '.babelrc',
+  'babel.config.js',
+  'babel.config.json',
+  '.swcrc',
+  // Build and task runners whose commands run what the folder defines (`cargo run`, `make run`, …).
+  'Cargo.toml',
+  'Makefile',
+  'makefile',
+  'GNUmakefile',
+  'justfile',
+  'Justfile',
+  '.justfile',
+  'Taskfile.yml',
+  'Taskfile.yaml',
+  'pom.xml',
+  '.mvn',
+  'build.gradle',
+  'build.gradle.kts',
+  'settings.gradle',
+  'settings.gradle.kts',
+  'build.sbt',
+  'Rakefile',
+  'mix.exs',
   // Other ecosystems whose launchers read the folder.
   '.cargo',
   'rust-toolchain',
@@ -67,12 +93,17 @@ export const LAUNCH_FILES: readonly string[] = [
   'shell.nix',
 ];
 
+/** Endings of launcher files whose names vary (`dotnet run` reads any project or solution file). */
+export const LAUNCH_FILE_ENDINGS: readonly string[] = ['.csproj', '.fsproj', '.vbproj', '.sln'];
+
 const EXACT = new Set(LAUNCH_FILES);
 const FOLDED = new Set(LAUNCH_FILES.map(foldCase));
 
 /** Whether a directory entry's name is a launcher file; `ignoresCase`: where the file system ignores case (decision 283). */
 export function isLaunchFile(name: string, ignoresCase: boolean): boolean {
-  return ignoresCase ? FOLDED.has(foldCase(name)) : EXACT.has(name);
+  const spelled = ignoresCase ? foldCase(name) : name;
+  if ((ignoresCase ? FOLDED : EXACT).has(spelled)) return true;
+  return LAUNCH_FILE_ENDINGS.some((ending) => spelled.length > ending.length && spelled.endsWith(ending));
 }
 
 /**

@@ -20,7 +20,10 @@ export const TRUST_FIX = 'run `mcp-live trust` to allow it';
  * - its working directory is a subfolder of the workspace (whose files are not looked at);
  * - its command is a relative path with a separator (`./x`, `bin/x`, `../x`);
  * - its command is an interpreter running code the folder chose: a relative script, inline code,
- *   `python -m` (the working directory is on `sys.path`), a preload (`node -r`), or nothing (stdin).
+ *   `python -m` (the working directory is on `sys.path`), a preload (`node -r`), or nothing (stdin);
+ * - any other command given a relative path that names a program of the folder: one starting
+ *   `./` or `../`, or one ending in a script or program's extension (`npx tsx server.ts`,
+ *   `uv run main.py`, `java -jar build/x.jar`) — what a wrapper runs is not known here.
  *
  * A server whose working directory is outside the workspace is never held: the user chose it.
  * `resolved` is the entry after validation and expansion; an invalid entry starts nothing.
@@ -56,7 +59,24 @@ function whyHeld(
   if (!sameFolder(cwd, workspace, hold.ignoresCase)) return 'its working directory is inside it';
   // Wherever it lands: `../../bin/x` from a package of a monorepo is still the repository's.
   if (hasSeparator(command, hold.windows) && !path.isAbsolute(command)) return 'its command is a relative path';
-  return interpreterCode(command, args, hold, path);
+  const interpreted = interpreterCode(command, args, hold, path);
+  if (interpreted !== undefined || interpreterOf(command, hold, path) !== undefined) return interpreted;
+  return args.some((arg) => namesProgramOfFolder(arg, hold.windows, path)) ? 'an argument is a relative path to a program' : undefined;
+}
+
+/** Endings of scripts and programs a wrapper (`tsx`, `uv run`, `java -jar`) may be given to run. */
+const PROGRAM_ENDING = /\.(?:[cm]?[jt]sx?|py[wz]?|rb|pl|php|sh|bash|zsh|ps1|bat|cmd|jar|lua|go|exe|wasm)$/i;
+
+/**
+ * An argument, or an option's value (`--script=./x`), that is a relative path to a program: it
+ * starts `./` or `../` (`.\`, `..\` on Windows), or it ends in a program's extension and is no
+ * URL, specifier (`npm:x`) or absolute path. A folder given as data (`.`, `docs`) is not one.
+ */
+function namesProgramOfFolder(arg: string, windows: boolean, path: PlatformPath): boolean {
+  const value = arg.startsWith('-') ? (arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : '') : arg;
+  if (value === '' || !isRelativeScript(value, windows, path)) return false;
+  const dotted = windows ? /^\.\.?[\\/]/ : /^\.\.?\//;
+  return dotted.test(value) || PROGRAM_ENDING.test(value);
 }
 
 /** `node_modules, .npmrc, ../package.json, …`: as seen from the workspace. */

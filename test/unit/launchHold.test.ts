@@ -45,8 +45,14 @@ describe('launchHeld: what holds a server', () => {
     ['bash with a relative script', { command: 'bash', args: ['run.sh'] }, [], 'sh runs a relative path'],
     ['deno run of a relative file', { command: 'deno', args: ['run', '-A', 'main.ts'] }, [], 'deno runs a relative path'],
     ['an interpreter reading stdin', { command: 'ruby' }, [], 'ruby without a script'],
+    ['a wrapper given a relative script (npx tsx)', { command: 'npx', args: ['tsx', 'src/server.ts'] }, [], 'an argument is a relative path to a program'],
+    ['uv run of a relative .py', { command: 'uv', args: ['run', 'main.py'] }, [], 'an argument is a relative path to a program'],
+    ['java -jar of a relative jar', { command: 'java', args: ['-jar', 'build/server.jar'] }, [], 'an argument is a relative path to a program'],
+    ['an option whose value starts ./', { command: 'mcp-runner', args: ['--entry=./serve'] }, [], 'an argument is a relative path to a program'],
     // What is not held.
     ['npx with no launcher file', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] }, [], undefined],
+    ['a filesystem server given the folder as data', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.', 'docs'] }, [], undefined],
+    ['a wrapper given an absolute script', { command: 'npx', args: ['tsx', '/opt/mcp/server.ts'] }, [], undefined],
     ['node with an absolute script', { command: 'node', args: ['/opt/mcp/server.js'] }, [], undefined],
     ['node with a script from $HOME', { command: 'node', args: ['$HOME/mcp/server.js'] }, [], undefined],
     ['deno run of a jsr: specifier', { command: 'deno', args: ['run', 'jsr:@x/y'] }, [], undefined],
@@ -162,6 +168,13 @@ describe('launchFolders and isLaunchFile', () => {
     expect(isLaunchFile('Node_Modules', false)).toBe(false);
     expect(isLaunchFile('node_modules', false)).toBe(true);
     expect(isLaunchFile('README.md', true)).toBe(false);
+  });
+
+  it('build and task files, and project files whose names vary (`dotnet run`)', () => {
+    for (const name of ['Cargo.toml', 'Makefile', 'justfile', 'pom.xml', 'build.gradle.kts', 'tsconfig.json', 'Api.csproj', 'App.sln']) expect(isLaunchFile(name, false)).toBe(true);
+    expect(isLaunchFile('API.CSPROJ', true)).toBe(true);
+    expect(isLaunchFile('.csproj.md', false)).toBe(false);
+    expect(isLaunchFile('notes.md', false)).toBe(false);
   });
 });
 

@@ -75,6 +75,20 @@ export function parseJsonObject(text: string): ParsedJsonObject {
   return { ok: true, root: value };
 }
 
+/**
+ * `listener` as a stores' write chain calls it: a listener that throws is ignored, since its
+ * failure must not end the chain (every later write would wait on a rejected promise).
+ */
+export function callSafely<T>(listener: (value: T) => void): (value: T) => void {
+  return (value) => {
+    try {
+      listener(value);
+    } catch {
+      // A failing listener must not end the write chain.
+    }
+  };
+}
+
 export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }

@@ -2,7 +2,7 @@ import { getOwn, isPlainObject, setOwn } from '../../model/ownProperties.js';
 import { pinDigest, surfacePinOf, type SurfacePin } from '../../model/tools/surfacePin.js';
 import { describeReadError } from '../../streams/readJsonc.js';
 import { MAX_SETTINGS_FILE_BYTES } from '../../streams/readRegularFile.js';
-import { errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
+import { callSafely, errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
 
 /**
  * The pins of one profile (decisions 306–308): `~/.<profile>/mcp-pins.json`,
@@ -118,13 +118,7 @@ export function createPinStore(path: string, options: PinStoreOptions = {}): Pin
   let writes: Promise<void> = Promise.resolve();
   let loaded: Promise<void> | undefined;
 
-  const warn = (message: string): void => {
-    try {
-      onWarning(message);
-    } catch {
-      // A failing listener must not end the write chain.
-    }
-  };
+  const warn = callSafely(onWarning);
 
   async function readFile(): Promise<void> {
     let parsed;
@@ -188,11 +182,7 @@ export function createPinStore(path: string, options: PinStoreOptions = {}): Pin
       }
       // What a first sight found or wrote, unless an approval of this session replaced it meanwhile.
       if (!replace && 'pin' in outcome && !memory.has(fingerprint)) memory.set(fingerprint, outcome.pin);
-      try {
-        done(outcome);
-      } catch {
-        // A failing listener must not end the write chain.
-      }
+      callSafely(done)(outcome);
     });
   }
 

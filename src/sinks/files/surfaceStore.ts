@@ -4,7 +4,7 @@ import { terminalSafe } from '../../model/terminalText.js';
 import { getOwn, isPlainObject, setOwn } from '../../model/ownProperties.js';
 import { describeReadError } from '../../streams/readJsonc.js';
 import { MAX_SETTINGS_FILE_BYTES } from '../../streams/readRegularFile.js';
-import { errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
+import { callSafely, errorCode, ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';
 
 /**
  * The surface records of one profile (decision 195), a cache (decision 307: pins live apart, in
@@ -189,13 +189,7 @@ export function createSurfaceStore(path: string, options: SurfaceStoreOptions = 
   let writes: Promise<void> = Promise.resolve();
   let loaded: Promise<void> | undefined;
 
-  const warn = (message: string): void => {
-    try {
-      onWarning(message);
-    } catch {
-      // A failing listener must not end the write chain.
-    }
-  };
+  const warn = callSafely(onWarning);
 
   async function readFile(): Promise<void> {
     let parsed;
