@@ -33,6 +33,9 @@ describe('one watcher per directory (decision 108)', () => {
     // settings.json, mcpApprovals.json, trustedFolders.json and the missing extensions/ live in
     // ~/.qwen; .mcp.json in the workspace, the workspace settings in its .qwen/.
     expect(live.watching.filter((file) => dirname(file) === join(homeDir, '.qwen'))).toHaveLength(4);
+    // The other records of the user's yes to a folder are listed too (decision 302), each once.
+    expect(live.watching).toEqual(expect.arrayContaining([join(homeDir, '.claude.json'), join(homeDir, '.gemini', 'trustedFolders.json')]));
+    expect(new Set(live.watching).size).toBe(live.watching.length);
     expect(chokidar.opened.filter((d) => d === join(homeDir, '.qwen'))).toEqual([join(homeDir, '.qwen')]);
     expect(chokidar.opened.filter((d) => d === cwd)).toEqual([cwd]);
     expect(new Set(chokidar.opened).size).toBe(chokidar.opened.length);
