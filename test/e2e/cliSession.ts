@@ -54,6 +54,11 @@ export class Workspace {
     };
   }
 
+  /** The user's yes to the workspace, as `mcp-live trust` writes it (decision 302): a test of something else whose servers the folder could redirect (`sh -c …`). */
+  trust(): void {
+    this.write(this.trustedFolders, { [this.cwd]: 'TRUST_FOLDER' });
+  }
+
   write(file: string, value: unknown): void {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));

@@ -51,6 +51,8 @@ function servers(): Record<string, unknown> {
 
 /** Starts a session with every kind of server (plus one still connecting) and returns the process groups. */
 async function startAll(w: Workspace): Promise<{ c: CliSession; pgids: Map<string, number> }> {
+  // The wrapper is `sh -c …`, which a folder the user has not trusted holds (decision 301).
+  w.trust();
   // The hanging one writes its pid to the start log: it never connects, so no event carries it.
   w.write(w.userSettings, {
     mcpServers: { ...servers(), hanging: sdkFixture('hang-server.mjs', ['--start-log', w.startLog], { timeout: 60_000 }) },
