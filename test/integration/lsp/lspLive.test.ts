@@ -84,6 +84,8 @@ describe.concurrent('language servers in the live pipeline (real processes, real
   it('edit one server’s args: only its pid changes, the other keeps answering hover and definition; settings only: same pid, one didChangeConfiguration; removed: its process is gone', async ({ scope }) => {
     const w = world(scope);
     writeFileSync(join(w.cwd, 'tsconfig.json'), JSON.stringify({ compilerOptions: { lib: ['es2022'], types: [] }, files: ['greet.ts'] }));
+    // A tsconfig.json can change what a TypeScript runner loads: the user trusts this folder (decision 301).
+    writeFileSync(join(w.home, '.qwen', 'trustedFolders.json'), JSON.stringify({ [w.cwd]: 'TRUST_FOLDER' }));
     const source = 'export function greet(name: string): string {\n  return name;\n}\n\nexport const message = greet("Grüße 🚀");\n';
     writeFileSync(join(w.cwd, 'greet.ts'), source);
     w.write(w.settings, { lspServers: { fx: fixtureLs(w), ts: typescriptLs } });
