@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { approvalHash } from '../../src/model/approvalHash.js';
-import { CLI, settleFor, Workspace, type CliSession } from '../e2e/cliSession.js';
+import { CLI, settleFor, waitUntil, Workspace, type CliSession } from '../e2e/cliSession.js';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import { POSIX } from '../platforms.js';
 import { expectScannerWorks, fixturePath, report, startCli, stopAndScan, tiny } from './kit.js';
@@ -59,8 +59,24 @@ class Worker {
   }
 }
 
-function stored(file: string): Record<string, Record<string, { hash: string; status: string }>> {
-  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { hash: string; status: string }>>;
+function stored(file: string): Record<string, Record<string, { hash: string; status: string; pin?: string }>> {
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { hash: string; status: string; pin?: string }>>;
+}
+
+/**
+ * Until the session has recorded each connected server's pin digest in its approval (decision
+ * 309): that write is a locked read-modify-write of the file, and a test that writes the file
+ * without the lock must not race it.
+ */
+async function markersWritten(file: string, root: string, servers: readonly string[]): Promise<void> {
+  await waitUntil(() => {
+    try {
+      const decisions = stored(file)[root] ?? {};
+      return servers.every((name) => typeof decisions[name]?.pin === 'string');
+    } catch {
+      return false;
+    }
+  }, `the pin markers of ${servers.join(', ')}`);
 }
 
 describe('approvals', () => {
@@ -123,6 +139,8 @@ describe('approvals', () => {
     c.send({ cmd: 'approve-all', id: 1 });
     await c.waitForState('p', 'connected', mark);
     await c.waitForState('q', 'connected', mark);
+    const root = realpathSync(w.cwd);
+    await markersWritten(w.approvals, root, ['p', 'q']);
 
     for (const garbage of ['{ "not": json', '[1, 2, 3]', '\u0000\u0001binary', '"approved"']) {
       mark = c.events.length;
@@ -139,10 +157,12 @@ describe('approvals', () => {
       await c.waitForState('p', 'connected', mark);
       const backups = readdirSync(dirname(w.approvals)).filter((n) => n.includes('.corrupt-'));
       expect(backups.map((n) => readFileSync(`${dirname(w.approvals)}/${n}`, 'utf8'))).toContain(garbage);
-      expect(stored(w.approvals)[realpathSync(w.cwd)]).toEqual({ p: { hash: approvalHash(tiny('p')), status: 'approved' } });
+      await markersWritten(w.approvals, root, ['p']);
+      expect(stored(w.approvals)[root]).toEqual({ p: { hash: approvalHash(tiny('p')), status: 'approved', pin: expect.stringMatching(/^[0-9a-f]{64}$/) as string } });
       if (POSIX) expect(statSync(w.approvals).mode & 0o777).toBe(0o600);
       c.send({ cmd: 'approve', server: 'q', id: `b-${garbage.length}` });
       await c.waitForState('q', 'connected', mark);
+      await markersWritten(w.approvals, root, ['p', 'q']);
     }
   });
 

@@ -45,6 +45,21 @@ describe('pinMarks', () => {
     expect(rereads()).toBe(1);
   });
 
+  it('writes the marker again to an approval given again without it (its file was lost), once while it is written', async () => {
+    const decisions: Record<string, ApprovalDecisions[string]> = { fs: { hash: 'h1', status: 'approved', pin: D1 } };
+    const { marks, written } = setup(decisions);
+    marks.markPinned('fs', 'h1', D1);
+    expect(written).toEqual([]);
+    // The file was corrupt, the user approved the same entry again: a record without the marker.
+    decisions.fs = { hash: 'h1', status: 'approved' };
+    marks.markPinned('fs', 'h1', D1);
+    marks.markPinned('fs', 'h1', D1);
+    expect(written).toEqual([`/p fs h1 ${D1}`]);
+    await new Promise((done) => setImmediate(done));
+    marks.markPinned('fs', 'h1', D1);
+    expect(written).toEqual([`/p fs h1 ${D1}`, `/p fs h1 ${D1}`]);
+  });
+
   it('keeps a session approval in memory only', () => {
     const { marks, written } = setup({});
     expect(marks.approvedPin('fs', 'h1')).toBeUndefined();

@@ -78,7 +78,7 @@ describe('SurfacePins', () => {
     const { pins } = keeper({ marks: m });
     const first = pins.observe(project(), lists(['a'], ['greet']), { instructions: 'Be nice.' });
     expect([first.tools.size, first.prompts.size, first.instructions]).toEqual([0, 0, false]);
-    expect(m.marked).toEqual([`p ${digestOf(lists(['a'], ['greet']), 'Be nice.')}`]);
+    expect(new Set(m.marked)).toEqual(new Set([`p ${digestOf(lists(['a'], ['greet']), 'Be nice.')}`]));
     const later = pins.observe(project(), { ...lists(['a', 'b'], ['greet', 'sneak']), prompts: [{ name: 'greet', description: 'changed' }, { name: 'sneak' }] }, { instructions: 'Be evil.' });
     expect([sorted(later.tools), sorted(later.prompts), later.instructions]).toEqual([['b'], ['greet', 'sneak'], true]);
     expect(pins.waitingFor('p')?.changes.map((c) => `${c.kind} ${c.name} ${c.change}`)).toEqual([
@@ -156,7 +156,7 @@ describe('SurfacePins', () => {
     expect(pinStore.get('fp')?.pin).toEqual(pinOf(surfaceOf(lists(['a'], ['greet']))));
     expect(pins.observe(project(), lists(['a'], ['greet']), undefined).tools.size).toBe(0);
     // The approval now records the pin of the surface approved.
-    expect(m.marked).toEqual([`p ${digestOf(lists(['a'], ['greet']))}`]);
+    expect(new Set(m.marked)).toEqual(new Set([`p ${digestOf(lists(['a'], ['greet']))}`]));
   });
 
   it("a new fingerprint (a rotated secret) whose surface has the approval's pin is pinned and offered, asking nothing (decision 315)", () => {
@@ -169,8 +169,8 @@ describe('SurfacePins', () => {
     expect(pinStore.get('fp2')?.pin).toEqual(pinStore.get('fp1')?.pin);
     expect(pins.waitingFor('p')).toBeUndefined();
     expect(changed).toEqual([]);
-    // Marked once: the pin of the new fingerprint is the one recorded.
-    expect(m.marked).toHaveLength(1);
+    // One marker: the pin of the new fingerprint is the one recorded.
+    expect(new Set(m.marked)).toEqual(new Set([`p ${digestOf(lists(['a'], ['greet']), 'x')}`]));
   });
 
   it("a pin already on disk for the new fingerprint wins over the approval's (decision 308)", () => {

@@ -20,15 +20,25 @@ export function pinMarks(
     const record = decisions !== undefined && Object.hasOwn(decisions, name) ? decisions[name] : undefined;
     return record?.hash === hash && record.status === 'approved' ? record : undefined;
   };
+  /** Markers being written, by `key`: one write at a time for each. */
+  const writing = new Set<string>();
   return {
     approvedPin: (name, hash) => marked.get(key(name, hash)) ?? persisted(name, hash)?.pin,
     markPinned(name, hash, pin) {
-      marked.set(key(name, hash), pin);
+      const at = key(name, hash);
+      marked.set(at, pin);
+      // Written whenever the approval on disk lacks it — also an approval given again after its
+      // file was lost or corrupt, whose marker this session already knew.
       const record = persisted(name, hash);
-      if (record === undefined || record.pin === pin || store.markPinned === undefined) return;
-      store.markPinned(root, name, hash, pin).then(onWritten).catch((error: unknown) => {
-        onWarning(`${store.file}: the approval of "${name}" could not record its pin (${error instanceof Error ? error.message : String(error)}); a later session goes by the pin recorded there before, if any`);
-      });
+      if (record === undefined || record.pin === pin || store.markPinned === undefined || writing.has(at)) return;
+      writing.add(at);
+      store
+        .markPinned(root, name, hash, pin)
+        .then(onWritten)
+        .catch((error: unknown) => {
+          onWarning(`${store.file}: the approval of "${name}" could not record its pin (${error instanceof Error ? error.message : String(error)}); a later session goes by the pin recorded there before, if any`);
+        })
+        .finally(() => writing.delete(at));
     },
   };
 }

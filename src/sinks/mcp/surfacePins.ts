@@ -140,6 +140,8 @@ export class SurfacePins {
     }
     const held = this.pinFor(server, surface);
     if (held === undefined) return this.withoutPin(server, surface, hash);
+    // The pin that holds is the one the approval records (its marker is written where it lacks it).
+    this.mark(server.name, held.pin);
     const withheld = pinDifference(held.pin, surface);
     const changes = pinDigest(held.pin) === pinDigest(pinOf(surface)) ? [] : this.changesFrom(held, record, surface, withheld);
     this.report(server, hash, changes, withheld);
@@ -296,8 +298,9 @@ export class SurfacePins {
     const marks = this.deps.marks;
     const configHash = this.deps.configHash(name);
     if (!this.gated.has(name) || marks === undefined || configHash === undefined) return;
-    const digest = pinDigest(pin);
-    if (marks.approvedPin(name, configHash) !== digest) marks.markPinned(name, configHash, digest);
+    // Every time a pin holds, not only when it is new to this session: an approval given again
+    // (after its file was lost or corrupt) is a record on disk without the marker until it is written.
+    marks.markPinned(name, configHash, pinDigest(pin));
   }
 
   private failed(fingerprint: string, name: string, error: string): void {
