@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { POSIX } from '../platforms.js';
 import { ROOT } from './cliSession.js';
 
 /**
@@ -34,6 +35,9 @@ describe('npm pack', () => {
     expect(files.filter((f) => f.startsWith('examples/demo/home/'))).toEqual(['examples/demo/home/.qwen/settings.json']);
     // Tests that live beside their module in src/ are built into dist/src, but are not the package.
     expect(files.filter((f) => /\.test\./.test(f))).toEqual([]);
+    // Decision 319: the build (`npm run build`, and the test build before this suite) leaves the
+    // bin executable: a clone linked with `npm link` runs it from dist/ as it is.
+    if (POSIX) expect(statSync(join(ROOT, 'dist/src/cli/main.js')).mode & 0o111).toBe(0o111);
     expect(files).toEqual(
       expect.arrayContaining([
         'dist/src/cli/main.js',
@@ -66,6 +70,12 @@ describe('npm pack', () => {
     writeFileSync(join(cjs, 'package.json'), '{"type":"commonjs"}');
     writeFileSync(join(cjs, 'index.js'), "const { createMcpLive, terminalSafe } = require('mcp-live'); console.log(typeof createMcpLive, terminalSafe('\\u001b'));\n");
     expect(execFileSync(process.execPath, [join(cjs, 'index.js')], { encoding: 'utf8' })).toBe('function \\x1b\n');
+    // Decision 319: tools and hosts read the package's own package.json (its version, its bin)
+    // through the export map, from CommonJS and from ESM.
+    writeFileSync(join(cjs, 'meta.js'), "console.log(require(require.resolve('mcp-live/package.json')).version);\n");
+    expect(execFileSync(process.execPath, [join(cjs, 'meta.js')], { encoding: 'utf8' })).toBe(`${version}\n`);
+    writeFileSync(join(cjs, 'meta.mjs'), "console.log(new URL(import.meta.resolve('mcp-live/package.json')).pathname.endsWith('/package/package.json'));\n");
+    expect(execFileSync(process.execPath, [join(cjs, 'meta.mjs')], { encoding: 'utf8' })).toBe('true\n');
 
     // The embedding example runs from the installed package, with the demo server it ships.
     const userHome = join(COPY, 'home');
