@@ -280,6 +280,8 @@ const checkLine = (c) => `- ${c.status} \`${c.id}\` — ${oneLine(c.description)
 const CHECKS_COUNTED =
   'Checks passed counts SUCCESS against SUCCESS + FAILURE + WARNING (INFO checks are neither); a scenario passes when no check fails or warns';
 
+// docs/conformance.md ships with the package, where the adapter, the token proxy and the fixture do
+// not: they are named as the repository's paths, never linked (decision 320).
 function clientMarkdown(report) {
   const passing = report.scenarios.filter((s) => s.result === 'pass').length;
   const lines = [
