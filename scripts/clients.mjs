@@ -179,7 +179,7 @@ function runChild(command, args, { env, cwd, timeoutMs = 180_000 }) {
   });
 }
 
-/** The client's own one-line add, as a user types it (with this build's CLI in place of `npx mcp-live`). */
+/** The client's own one-line add, as a user types it (with this build's CLI in place of the linked `mcp-live`). */
 function addArgs(name, serve) {
   const [command, ...args] = serve;
   // Claude Code ends its own options at `--`; Gemini CLI and Qwen Code take the rest of the line as
@@ -480,7 +480,7 @@ function report(r) {
   const code = (v) => `\`${String(v).replaceAll('|', '\\|').replaceAll('`', "'")}\``;
   const clip = (text, n = 90) => (text === undefined ? '—' : code(text.length > n ? `${text.slice(0, n)}…` : text));
   const listed = (x) => (x.list === undefined ? 'not run' : typeof x.list === 'string' ? `failed: ${x.list}` : x.connected ? 'connected' : `not connected: ${code(JSON.stringify(x.list))}`);
-  const userAdd = { claude: 'claude mcp add mcp-live -- npx mcp-live serve --stdio', gemini: 'gemini mcp add mcp-live npx mcp-live serve --stdio', qwen: 'qwen mcp add mcp-live npx mcp-live serve --stdio' };
+  const userAdd = { claude: 'claude mcp add mcp-live -- mcp-live serve --stdio', gemini: 'gemini mcp add mcp-live mcp-live serve --stdio', qwen: 'qwen mcp add mcp-live mcp-live serve --stdio' };
   const failed = (d) => (!d ? 'not run' : d.error ? `failed: ${d.error}` : d.exit !== 0 ? `exit ${d.exit}: ${(d.stderr ?? []).join(' ')}` : undefined);
   const first = (d) => d?.turns?.[0];
   const offersLate = (t) => (t?.names ?? []).some((n) => /late__/.test(n));
@@ -543,7 +543,8 @@ methods and times only). The rest is the client's own behaviour.
 ${names.map((n) => `| ${title(n)} | ${c[n].version} | \`${userAdd[n]}\` | ${c[n].add} | ${listed(c[n])} |`).join('\n')}
 
 The run added this build's CLI (\`node dist/src/cli/main.js serve --stdio --profile live --cwd …\`,
-through the recorder) in place of \`npx mcp-live serve --stdio\`, with the same syntax. Claude Code
+through the recorder) in place of \`mcp-live serve --stdio\` (the command \`npm link\` puts on the
+PATH: [README](../README.md#running-it-on-your-own-project)), with the same syntax. Claude Code
 needs \`--\` before the command; Gemini CLI and Qwen Code take the rest of the line (\`--stdio\`,
 \`--restart-on-change\` included) as the command's arguments and refuse a \`--\` ("Not enough
 non-option arguments"). Gemini CLI writes project settings by default (\`-s user\` for yours), Qwen

@@ -280,12 +280,14 @@ const checkLine = (c) => `- ${c.status} \`${c.id}\` — ${oneLine(c.description)
 const CHECKS_COUNTED =
   'Checks passed counts SUCCESS against SUCCESS + FAILURE + WARNING (INFO checks are neither); a scenario passes when no check fails or warns';
 
+// docs/conformance.md ships with the package, where the adapter, the token proxy and the fixture do
+// not: they are named as the repository's paths, never linked (decision 320).
 function clientMarkdown(report) {
   const passing = report.scenarios.filter((s) => s.result === 'pass').length;
   const lines = [
     '## Client suite: mcp-live as an MCP client',
     '',
-    `It runs every client scenario of the official suite against mcp-live's CLI (\`mcp-live --json\`) through [conformance/adapter.mjs](../conformance/adapter.mjs), which drives only the CLI's public NDJSON interface and, for OAuth, plays the user's browser.`,
+    `It runs every client scenario of the official suite against mcp-live's CLI (\`mcp-live --json\`) through the repository's \`conformance/adapter.mjs\`, which drives only the CLI's public NDJSON interface and, for OAuth, plays the user's browser.`,
     '',
     `- Suite: \`${SUITE}\` ${report.suiteVersion}`,
     `- Date: ${report.date}`,
@@ -333,7 +335,7 @@ function serverMarkdown(report, server) {
   const lines = [
     '## Server suite: `mcp-live serve` as an MCP server',
     '',
-    `It runs every server scenario of the official suite against \`mcp-live serve --port 0 --names original --json\` on a fresh profile whose user settings list two stdio servers: [test/fixtures/conformance-server.mjs](../test/fixtures/conformance-server.mjs), which implements everything the scenarios ask of a server, and \`@modelcontextprotocol/server-everything\`. The suite's client reaches the gateway's HTTP endpoint through [conformance/tokenProxy.mjs](../conformance/tokenProxy.mjs), which adds the bearer token (the suite cannot send a header) and forwards everything else as it is, Host and Origin included. Each scenario is run first at the fixture alone (its \`--http\` mode: "direct"), so a failure through the gateway is known to be the gateway's and not the fixture's.`,
+    `It runs every server scenario of the official suite against \`mcp-live serve --port 0 --names original --json\` on a fresh profile whose user settings list two stdio servers: the repository's \`test/fixtures/conformance-server.mjs\`, which implements everything the scenarios ask of a server, and \`@modelcontextprotocol/server-everything\`. The suite's client reaches the gateway's HTTP endpoint through the repository's \`conformance/tokenProxy.mjs\`, which adds the bearer token (the suite cannot send a header) and forwards everything else as it is, Host and Origin included. Each scenario is run first at the fixture alone (its \`--http\` mode: "direct"), so a failure through the gateway is known to be the gateway's and not the fixture's.`,
     '',
     `- Suite: \`${SUITE}\` ${report.suiteVersion}`,
     `- Date: ${report.date}`,

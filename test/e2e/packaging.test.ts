@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { POSIX } from '../platforms.js';
 import { ROOT } from './cliSession.js';
 
 /**
@@ -34,6 +35,9 @@ describe('npm pack', () => {
     expect(files.filter((f) => f.startsWith('examples/demo/home/'))).toEqual(['examples/demo/home/.qwen/settings.json']);
     // Tests that live beside their module in src/ are built into dist/src, but are not the package.
     expect(files.filter((f) => /\.test\./.test(f))).toEqual([]);
+    // Decision 319: the build (`npm run build`, and the test build before this suite) leaves the
+    // bin executable: a clone linked with `npm link` runs it from dist/ as it is.
+    if (POSIX) expect(statSync(join(ROOT, 'dist/src/cli/main.js')).mode & 0o111).toBe(0o111);
     expect(files).toEqual(
       expect.arrayContaining([
         'dist/src/cli/main.js',
@@ -66,6 +70,12 @@ describe('npm pack', () => {
     writeFileSync(join(cjs, 'package.json'), '{"type":"commonjs"}');
     writeFileSync(join(cjs, 'index.js'), "const { createMcpLive, terminalSafe } = require('mcp-live'); console.log(typeof createMcpLive, terminalSafe('\\u001b'));\n");
     expect(execFileSync(process.execPath, [join(cjs, 'index.js')], { encoding: 'utf8' })).toBe('function \\x1b\n');
+    // Decision 319: tools and hosts read the package's own package.json (its version, its bin)
+    // through the export map, from CommonJS and from ESM.
+    writeFileSync(join(cjs, 'meta.js'), "console.log(require(require.resolve('mcp-live/package.json')).version);\n");
+    expect(execFileSync(process.execPath, [join(cjs, 'meta.js')], { encoding: 'utf8' })).toBe(`${version}\n`);
+    writeFileSync(join(cjs, 'meta.mjs'), "console.log(new URL(import.meta.resolve('mcp-live/package.json')).pathname.endsWith('/package/package.json'));\n");
+    expect(execFileSync(process.execPath, [join(cjs, 'meta.mjs')], { encoding: 'utf8' })).toBe('true\n');
 
     // The embedding example runs from the installed package, with the demo server it ships.
     const userHome = join(COPY, 'home');
@@ -110,5 +120,41 @@ describe('the published types', () => {
         return !hasTypes;
       });
     expect([...new Set(offending)]).toEqual([]);
+  });
+});
+
+/**
+ * Decision 320: the documents the package ships (README.md, docs/, the examples' Markdown) are read
+ * from node_modules too, where only the package's files are. Every relative link in them — to a
+ * file, a folder or an image, a `#dN` anchor included — resolves inside the package; a file that
+ * stays in the repository (the conformance adapter, a test fixture) is named as a path, not linked.
+ * The file list is npm's own (`npm pack --dry-run`), so `files` in package.json and npm's defaults
+ * (README, LICENSE, package.json) both count. Links inside code (fenced or inline) are examples.
+ */
+describe('the shipped documents', () => {
+  it('link only to files the package ships', () => {
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as [{ files: { path: string }[] }];
+    const shipped = new Set(packed.files.map((f) => f.path));
+    const shippedDir = (dir: string) => [...shipped].some((file) => file.startsWith(`${dir}/`));
+    const documents = [...shipped].filter((file) => file.endsWith('.md'));
+    expect(documents).toEqual(expect.arrayContaining(['README.md', 'docs/embedding.md', 'docs/conformance.md', 'docs/decisions/README.md']));
+    const dead: string[] = [];
+    let checked = 0;
+    for (const document of documents) {
+      const text = readFileSync(join(ROOT, document), 'utf8')
+        .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '')
+        .replace(/(`+)[^`][\s\S]*?\1/g, '');
+      const targets = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g), ...text.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm), ...text.matchAll(/\b(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
+      for (const target of targets) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) continue; // https:, mailto: …
+        checked++;
+        const [pathPart, anchor] = target.split('#') as [string, string | undefined];
+        const file = pathPart === '' ? document : posix.normalize(posix.join(posix.dirname(document), decodeURI(pathPart))).replace(/\/$/, '');
+        if (!shipped.has(file) && !shippedDir(file)) dead.push(`${document}: ${target}`);
+        else if (anchor !== undefined && /^d\d+$/.test(anchor) && shipped.has(file) && !readFileSync(join(ROOT, file), 'utf8').includes(`<a id="${anchor}"></a>`)) dead.push(`${document}: ${target} (no such anchor)`);
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(dead).toEqual([]);
   });
 });

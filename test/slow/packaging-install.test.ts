@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../e2e/cliSession.js';
+import { POSIX } from '../platforms.js';
 
 // Moved here from test/e2e/packaging.test.ts (about 40 s on a quiet 2-core machine, most of it
 // the strict tsc over the dependencies' declarations, and npm install). The default suite keeps
@@ -50,6 +51,10 @@ describe('installed with npm into a fresh project', () => {
 
     // CommonJS: require() of the ESM build (Node >= 20.19), through the `require` condition.
     expect(execFileSync(process.execPath, ['-e', "const m = require('mcp-live'); console.log(typeof m.createMcpLive, typeof m.terminalSafe)"], { cwd: project, encoding: 'utf8' })).toBe('function function\n');
+    // Its own package.json through the export map, and its bin as npm linked it (decision 319).
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(execFileSync(process.execPath, ['-e', "console.log(require(require.resolve('mcp-live/package.json')).version)"], { cwd: project, encoding: 'utf8' })).toBe(`${version}\n`);
+    if (POSIX) expect(execFileSync(join(project, 'node_modules/.bin/mcp-live'), ['--version'], { cwd: project, encoding: 'utf8' })).toBe(`${version}\n`);
 
     // LICENSE and the docs the README links to are in the installed package.
     expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License[\s\S]*Copyright \(c\) 2026 the mcp-live authors/);

@@ -38,3 +38,25 @@ describe('docs/embedding.md', () => {
     expect(typeErrors(example)).toEqual([]);
   }, 60_000);
 });
+
+describe('docs/embedding.md, Options', () => {
+  it('lists every option of createMcpLive, with its default', () => {
+    const doc = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
+    const start = doc.indexOf('## Options');
+    const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+    const listed = new Set(
+      [...section.matchAll(/^\| ([^|]+) \| ([^|]+) \|/gm)].filter((m) => m[2]!.trim() !== '').flatMap((m) => [...m[1]!.matchAll(/`(\w+)`/g)].map((n) => n[1]!)),
+    );
+    // The interface's own members and those of the interfaces it extends (SettingsLocations), as written.
+    const members = (file: string, name: string): string[] => {
+      const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest);
+      const node = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name)!;
+      const own = node.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : []));
+      const bases = (node.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.expression.getText(source)));
+      return [...own, ...bases.flatMap((base) => members(base === 'SettingsLocations' ? 'src/settingsPaths.ts' : file, base))];
+    };
+    const names = members('src/createMcpLive.ts', 'McpLiveOptions');
+    expect(names).toEqual(expect.arrayContaining(['cwd', 'homeDir', 'pinsFile', 'interactiveAuth']));
+    expect(names.filter((name) => !listed.has(name))).toEqual([]);
+  });
+});
