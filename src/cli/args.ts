@@ -132,7 +132,7 @@ export const USAGE = `Usage:
   mcp-live serve [serve options]         one MCP server fronting the live set: HTTP on 127.0.0.1 + a local socket
   mcp-live serve --stdio [serve options] for a client's config: attach to the workspace's gateway (start it if none)
   mcp-live serve --print-token           the bearer token of the HTTP endpoint
-  mcp-live serve --stop                  end the workspace's running gateway and its servers
+  mcp-live serve --stop                  end the workspace's running gateway of this --profile and its servers
 
 Add options:
   -s, --scope user|project|workspace  where: ~/.NAME/settings.json (default), .mcp.json, .NAME/settings.json
