@@ -34,7 +34,7 @@ export interface PlannedServer {
   readsEnv: string[];
   /** Everything that decides what runs or where data goes, one line a fact. */
   review: ReviewLine[];
-  /** First 12 hex digits of the connection fingerprint; absent for an invalid entry. */
+  /** First 12 hex digits of the connection fingerprint, blocked or not; absent for an entry that does not resolve. */
   fingerprint?: string;
   admitted: boolean;
   reason?: Reason;
@@ -85,13 +85,15 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
         admitted: !Object.hasOwn(blocked, server.name),
       };
       const w = wanted[server.name];
-      if (w?.resolved) {
-        entry.transport = w.resolved.lsp?.transport ?? w.resolved.transport;
-        entry.fingerprint = w.fingerprint.slice(0, 12);
-      }
       if (w?.invalid) entry.error = w.invalid;
-      // Resolved whether or not it is admitted: a blocked entry also says what it would lack or get.
+      // Resolved whether or not it is admitted: a blocked entry also says what it would lack or
+      // get, how it would be reached and its fingerprint — what an approval of it would bind to
+      // (decision 321). Only an entry that does not resolve has neither.
       const resolution = w ?? resolveAssembled(server, env, cwd, home);
+      if (resolution.resolved) {
+        entry.transport = resolution.resolved.lsp?.transport ?? resolution.resolved.transport;
+        entry.fingerprint = resolution.fingerprint.slice(0, 12);
+      }
       const lsp = resolution.resolved?.lsp;
       if (lsp !== undefined) entry.languages = languagesOf(lsp.view);
       const b = blocked[server.name];

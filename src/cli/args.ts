@@ -4,6 +4,7 @@ import { EXPOSED_NAME_MODES, type ExposedNames } from '../model/gateway/gatewayV
 import type { TransportKind } from '../model/types.js';
 import { DEFAULT_IDLE_GRACE_MS } from '../sinks/mcp/connectionPool.js';
 import { commaList, EDITABLE_SCOPES, serverEntryFromFlags, type EditableScope } from './serverEntryFromFlags.js';
+import { unknownOptionMessage } from './unknownOption.js';
 import { UsageError } from './usageError.js';
 
 export { UsageError } from './usageError.js';
@@ -131,7 +132,7 @@ export const USAGE = `Usage:
   mcp-live serve [serve options]         one MCP server fronting the live set: HTTP on 127.0.0.1 + a local socket
   mcp-live serve --stdio [serve options] for a client's config: attach to the workspace's gateway (start it if none)
   mcp-live serve --print-token           the bearer token of the HTTP endpoint
-  mcp-live serve --stop                  end the workspace's running gateway and its servers
+  mcp-live serve --stop                  end the workspace's running gateway of this --profile and its servers
 
 Add options:
   -s, --scope user|project|workspace  where: ~/.NAME/settings.json (default), .mcp.json, .NAME/settings.json
@@ -178,36 +179,12 @@ Options:
 export function parseCliArgs(argv: readonly string[], defaults: { cwd: string }): CliCommand {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: withProgressiveValue(argv),
-      allowPositionals: true,
-      strict: true,
-      options: {
-        cwd: { type: 'string' },
-        profile: { type: 'string' },
-        'user-settings': { type: 'string' },
-        'system-settings': { type: 'string' },
-        'mcp-config': { type: 'string', multiple: true },
-        'lsp-config': { type: 'string', multiple: true },
-        'allowed-mcp-server-names': { type: 'string', multiple: true },
-        'approvals-file': { type: 'string' },
-        debounce: { type: 'string' },
-        hash: { type: 'string' },
-        reconcile: { type: 'string' },
-        demo: { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        ...MCP_ADD_OPTIONS,
-        ...MCP_TOGGLE_OPTIONS,
-        ...SERVE_OPTIONS,
-      },
-    });
+    parsed = parseArgs({ args: withProgressiveValue(argv), allowPositionals: true, strict: true, options: ALL_OPTIONS });
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const unknown = (err as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOption(argv) : undefined;
     // `mcp add x node s.js --port 3`: the server's own options must follow `--`.
     const hint = argv.includes('mcp') ? MCP_ARGS_HINT : '';
-    throw new UsageError(message + hint);
+    throw new UsageError((unknown ?? (err instanceof Error ? err.message : String(err))) + hint);
   }
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
@@ -256,12 +233,12 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
   );
   if (misplaced !== undefined) throw new UsageError(`--${misplaced} goes with mcp add${misplaced === 'scope' ? ' | mcp remove' : ''}`);
   if (values.session !== undefined && !(command === 'mcp' && (rest[0] === 'enable' || rest[0] === 'disable'))) {
-    throw new UsageError(command === 'mcp' ? `Unknown option '--session'${MCP_ARGS_HINT}` : '--session goes with mcp enable | mcp disable');
+    throw new UsageError(command === 'mcp' ? `unknown option --session${MCP_ARGS_HINT}` : '--session goes with mcp enable | mcp disable');
   }
   const serveFlag = Object.keys(SERVE_OPTIONS).find((key) => values[key as keyof typeof values] !== undefined && command !== 'serve');
   if (serveFlag !== undefined) {
     // `mcp add x node s.js --port 3`: the server's option, as parseArgs says of the ones it does not know.
-    throw new UsageError(command === 'mcp' ? `Unknown option '--${serveFlag}'${MCP_ARGS_HINT}` : `--${serveFlag} goes with serve`);
+    throw new UsageError(command === 'mcp' ? `unknown option --${serveFlag}${MCP_ARGS_HINT}` : `--${serveFlag} goes with serve`);
   }
   switch (command) {
     case undefined:
@@ -362,6 +339,56 @@ const SERVE_OPTIONS = {
   stop: { type: 'boolean' },
   daemon: { type: 'boolean' },
 } as const;
+
+/** The options every command takes. */
+const COMMON_OPTIONS = {
+  cwd: { type: 'string' },
+  profile: { type: 'string' },
+  'user-settings': { type: 'string' },
+  'system-settings': { type: 'string' },
+  'mcp-config': { type: 'string', multiple: true },
+  'lsp-config': { type: 'string', multiple: true },
+  'allowed-mcp-server-names': { type: 'string', multiple: true },
+  'approvals-file': { type: 'string' },
+  debounce: { type: 'string' },
+  reconcile: { type: 'string' },
+  demo: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+/** What parseArgs knows: a flag of another command is refused afterwards with the command it goes with. */
+const ALL_OPTIONS = {
+  ...COMMON_OPTIONS,
+  hash: { type: 'string' },
+  ...MCP_ADD_OPTIONS,
+  ...MCP_TOGGLE_OPTIONS,
+  ...SERVE_OPTIONS,
+} as const;
+
+/** The long flags a command takes, what a misspelt flag is compared with (`--daemon` is internal). */
+function flagsOf(command: string | undefined): string[] {
+  const own =
+    command === 'approvals'
+      ? ['hash']
+      : command === 'mcp'
+        ? [...Object.keys(MCP_ADD_OPTIONS), ...Object.keys(MCP_TOGGLE_OPTIONS)]
+        : command === 'serve'
+          ? Object.keys(SERVE_OPTIONS).filter((flag) => flag !== 'daemon')
+          : [];
+  return [...Object.keys(COMMON_OPTIONS), ...own];
+}
+
+/**
+ * The words for the first flag of `argv` that no command knows (decision 324), with the closest
+ * flag of the command it was given to; undefined when there is none after all.
+ */
+function unknownOption(argv: readonly string[]): string | undefined {
+  const { tokens, positionals } = parseArgs({ args: withProgressiveValue(argv), allowPositionals: true, strict: false, tokens: true, options: ALL_OPTIONS });
+  const unknown = tokens.find((t) => t.kind === 'option' && !Object.hasOwn(ALL_OPTIONS, t.name));
+  return unknown?.kind === 'option' ? unknownOptionMessage(unknown.rawName, flagsOf(positionals[0])) : undefined;
+}
 
 interface ServeFlags {
   stdio?: boolean;

@@ -2,6 +2,7 @@ import type { McpLiveOptions } from '../createMcpLive.js';
 import { createOutputMasks } from '../model/secrets.js';
 import { terminalSafe } from '../model/terminalText.js';
 import { lspName } from '../model/lsp/lspConfig.js';
+import { reasonTextForShell } from '../model/messages.js';
 import { planReport, type PlannedServer } from '../planReport.js';
 import { formatReview } from './approvalsCommand.js';
 import { byKind, formatTable, formatWarnings, languageSection } from './statusCommand.js';
@@ -41,8 +42,16 @@ export async function runPlan(options: McpLiveOptions, json: boolean, out: NodeJ
   }
   // Cells are masked before the columns are measured, so a mask never breaks the alignment.
   const { mcp, lsp } = byKind(report.servers);
+  // A pending server names the command that approves it (decision 321).
   const admission = (s: PlannedServer) =>
-    s.error ?? (s.admitted ? 'would connect' : s.reason === 'settings_error' ? 'blocked: settings do not parse' : (s.message ?? s.reason ?? 'blocked'));
+    s.error ??
+    (s.admitted
+      ? 'would connect'
+      : s.reason === 'settings_error'
+        ? 'blocked: settings do not parse'
+        : s.reason === 'pending_approval'
+          ? reasonTextForShell(s.name, s.reason)
+          : (s.message ?? s.reason ?? 'blocked'));
   const runs = (s: PlannedServer) => masks.forScope(s.scope)(s.target);
   const mcpRows = mcp.map((s) => [...[s.name, s.scope, s.transport ?? '-', s.fingerprint ?? '-', admission(s)].map(mask), runs(s), mask(s.source)]);
   // Language servers as the interactive list shows them: a section of their own, by their own names.

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpLiveOptions } from '../createMcpLive.js';
+import { shellWord } from '../model/shellWord.js';
 import { settingsPaths } from '../settingsPaths.js';
 import { attachToGateway, relayStdio, RESTART_QUIET_MS, stopGateway } from '../sinks/gateway/gatewayDaemon.js';
 import { GATEWAY_TOKEN_FILE, gatewayToken } from '../sinks/gateway/gatewayToken.js';
@@ -31,6 +32,7 @@ export async function runServe(
     // The profile directory: where the user settings file is.
     tokenFile: join(dirname(paths.user), GATEWAY_TOKEN_FILE),
     config: configDigest(paths, options, command),
+    stopCommand: gatewayStopCommand({ profile: paths.profile, cwd: paths.cwd, ...(options.userSettings === undefined ? {} : { userSettings: paths.user }) }),
   };
   switch (command.action) {
     case 'print-token':
@@ -47,6 +49,17 @@ export async function runServe(
     case 'daemon':
       return (await import('./serveGateway.js')).serveGateway(command, options, target, io);
   }
+}
+
+/**
+ * The command line that ends the gateway of these settings (decision 321): the socket is named
+ * by the profile, the user settings file and the workspace, so a hint that leaves one out names
+ * another gateway ("no gateway runs"). `userSettings` only when the user gave one; each word
+ * shell-quoted, so the line runs as printed.
+ */
+export function gatewayStopCommand(of: { profile: string; cwd: string; userSettings?: string }): string {
+  const settings = of.userSettings === undefined ? [] : ['--user-settings', shellWord(of.userSettings)];
+  return ['mcp-live serve --stop --profile', shellWord(of.profile), ...settings, '--cwd', shellWord(of.cwd)].join(' ');
 }
 
 /**
@@ -70,7 +83,7 @@ async function relay(command: ServeCommand, target: ServeTarget, io: ServeIo): P
     socket.destroy();
     throw new Error(
       `the gateway of ${target.cwd} (pid ${running.pid}) runs with other options than these; ` +
-        `end it with "mcp-live serve --stop --cwd ${target.cwd}" to start one with them`,
+        `end it with ${target.stopCommand} to start one with them`,
     );
   }
   const end = await relayStdio(socket, io.stdin, io.stdout, command.restartOnChange ? { restartOnChange: { quietMs: RESTART_QUIET_MS } } : {});

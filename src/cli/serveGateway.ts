@@ -30,6 +30,8 @@ export interface ServeTarget {
   address: GatewayAddress;
   tokenFile: string;
   config: string;
+  /** The command line that ends this gateway, every flag that names it included (decision 321). */
+  stopCommand: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
     // A daemon that lost the race: the clients attach to the winner.
     if (command.action === 'daemon') return 0;
     const pid = claim.running === undefined ? '' : ` (pid ${claim.running.pid})`;
-    throw new Error(`a gateway for ${target.cwd} is already running${pid}: clients attach to it with serve --stdio; end it with serve --stop`);
+    throw new Error(`a gateway for ${target.cwd} is already running${pid}: clients attach to it with serve --stdio; end it with ${target.stopCommand}`);
   }
   const port = command.action === 'run' ? (command.port ?? DEFAULT_GATEWAY_PORT) : command.port;
   let http: HttpEndpoint | undefined;

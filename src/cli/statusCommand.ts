@@ -1,6 +1,6 @@
 import type { McpLive } from '../createMcpLive.js';
 import { lspName, serverKind } from '../model/lsp/lspConfig.js';
-import { idleText, plural, reasonText } from '../model/messages.js';
+import { idleText, plural, reasonTextForShell } from '../model/messages.js';
 import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
 import type { ServerStatus } from '../model/status.js';
 import { terminalSafe } from '../model/terminalText.js';
@@ -94,7 +94,7 @@ function statusJson(s: ServerStatus) {
 export function formatStatusTable(servers: readonly ServerStatus[], mask: (text: string) => string = same): string {
   const { mcp, lsp } = byKind(servers);
   const why = (s: ServerStatus) =>
-    s.reason ? reasonText(s.reason, s.notAllowedBy, s.detail, serverKind(s.name)) : s.state === 'idle' ? idleText(s) : (s.error ?? '');
+    s.reason ? reasonTextForShell(s.name, s.reason, s.notAllowedBy, s.detail, serverKind(s.name)) : s.state === 'idle' ? idleText(s) : (s.error ?? '');
   const withheld = (s: ServerStatus) => (s.withheld !== undefined && s.withheld.length > 0 ? `, ${s.withheld.length} withheld` : '');
   const mcpRows = mcp.map((s) => [
     s.name,

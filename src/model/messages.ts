@@ -1,6 +1,7 @@
 import type { NeedsAuthorization } from './connection.js';
 import type { ServerStatus } from './status.js';
 import { launchHeldWhy, TRUST_FIX } from './launchHold.js';
+import { shellWord } from './shellWord.js';
 import type { NotAllowedBy, Reason, ServerKind } from './types.js';
 
 /**
@@ -43,6 +44,17 @@ export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?:
     case 'removed':
       return 'removed from settings';
   }
+}
+
+/**
+ * A blocked server's reason as a shell command's table says it (`mcp-live plan`, `status`): a
+ * pending one also names the command that approves it, in the words of the `--json` hint
+ * ("needs approval – approve it with mcp-live approvals approve NAME", decision 321); every
+ * other reason as {@link reasonText} says it.
+ */
+export function reasonTextForShell(server: string, reason: Reason, notAllowedBy?: NotAllowedBy, detail?: string, kind: ServerKind = 'mcp'): string {
+  if (reason === 'pending_approval') return `${reasonText(reason)} – ${approveHint(server, 'library')}`;
+  return reasonText(reason, notAllowedBy, detail, kind);
 }
 
 /**
@@ -199,11 +211,6 @@ function enableHint(server: string, audience: HintAudience): string {
     case 'library':
       return 'enable it again (enable())';
   }
-}
-
-/** A server name as one shell word: as is when it is plain, else single-quoted. */
-function shellWord(name: string): string {
-  return /^[A-Za-z0-9_.@%+=:,/-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -37,6 +37,25 @@ describe.concurrent('mcp-live status | plan | approvals (the built CLI)', () => 
     expect(stdout).toMatch(/u\s+user\s+stdio\s+[0-9a-f]{12}\s+would connect/);
   });
 
+  it('plan: a pending server says how it is reached, its fingerprint and the command that approves it (decision 321)', async ({ onTestFinished }) => {
+    const ws = new Workspace(onTestFinished);
+    ws.write(ws.mcpJson, { mcpServers: { p: ws.server('p'), "it's": ws.server('q'), bad: { command: 'x', args: 'oops' } } });
+    const { code, stdout } = await runCli(ws, ['plan', '--cwd', ws.cwd]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\np\s+project\s+stdio\s+[0-9a-f]{12}\s+needs approval – approve it with mcp-live approvals approve p\s/);
+    expect(stdout).toMatch(/\nit's\s+project\s+stdio\s+[0-9a-f]{12}\s+needs approval – approve it with mcp-live approvals approve 'it'\\''s'\s/);
+    // An entry that does not resolve has neither.
+    expect(stdout).toMatch(/\nbad\s+project\s+-\s+-\s+needs approval/);
+    // status says it alike.
+    const status = await runCli(ws, ['status', '--cwd', ws.cwd]);
+    expect(status.stdout).toMatch(/\np\s+project\s+\S+\s+needs approval – approve it with mcp-live approvals approve p\n/);
+    // The fingerprint is the one the server gets once approved.
+    expect((await runCli(ws, ['approvals', 'approve', 'p', '--cwd', ws.cwd])).code).toBe(0);
+    const pending = /\np\s+project\s+stdio\s+([0-9a-f]{12})\s/.exec(stdout)![1];
+    const approved = /\np\s+project\s+stdio\s+([0-9a-f]{12})\s+would connect/.exec((await runCli(ws, ['plan', '--cwd', ws.cwd])).stdout)![1];
+    expect(approved).toBe(pending);
+  });
+
   it('status connects once, prints every state and exits 1 when a server failed — leaving no process', async ({ onTestFinished }) => {
     const ws = new Workspace(onTestFinished);
     ws.write(ws.userSettings, { mcpServers: { ok: ws.server('ok'), broken: { command: '/nonexistent/mcp-server' } } });
@@ -79,6 +98,9 @@ describe.concurrent('mcp-live status | plan | approvals (the built CLI)', () => 
     const { code, stderr } = await runCli(ws, ['--frobnicate']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^mcp-live: .*--frobnicate.*\nRun "mcp-live --help" for usage\.\n$/);
+    // A misspelt flag: mcp-live's words, the closest flag of that command (decision 324).
+    const misspelt = await runCli(ws, ['status', '--debouce', '100', '--cwd', ws.cwd]);
+    expect(misspelt).toEqual({ code: 2, stdout: '', stderr: 'mcp-live: unknown option --debouce; did you mean --debounce?\nRun "mcp-live --help" for usage.\n' });
   });
 
   it('--version prints the version of package.json', async ({ onTestFinished }) => {

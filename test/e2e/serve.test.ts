@@ -124,6 +124,21 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
       expect(await runCli(w, ['serve', '--stop', '--cwd', w.cwd])).toMatchObject({ code: 0, stderr: `mcp-live: no gateway runs for ${w.cwd}\n` });
     });
 
+    it('a client with other options is refused with the command that stops that gateway — its profile and workspace — which does (decision 321)', async ({ onTestFinished }) => {
+      const w = gatewayWorkspace(onTestFinished);
+      w.write(join(w.home, '.gemini', 'settings.json'), { mcpServers: { a: w.server('a') } });
+      const { client } = await stdioClient(w, ['--profile', 'gemini', '--linger-ms', '60000']);
+      await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
+      const refused = await runCli(w, ['serve', '--stdio', '--profile', 'gemini', '--cwd', w.cwd, '--debounce', '100', '--names', 'qualified']);
+      expect(refused.code).toBe(1);
+      const printed = /end it with (mcp-live serve --stop [^\n]*?) to start one with them/.exec(refused.stderr)?.[1];
+      expect(printed).toBe(`mcp-live serve --stop --profile gemini --cwd ${w.cwd}`);
+      // Run as printed (the temp path is one plain shell word): it ends that gateway.
+      const stop = await runCli(w, printed!.split(' ').slice(1));
+      expect(stop).toMatchObject({ code: 0, stderr: `mcp-live: stopped the gateway of ${w.cwd}\n` });
+      await waitUntil(() => daemons(w).length === 0, 'the gateway gone', 10_000);
+    });
+
     it('a SIGKILLed daemon’s stale socket is replaced: the next client starts a new gateway, which ends the old one’s servers', async ({ onTestFinished }) => {
       const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });

@@ -158,6 +158,23 @@ describe('tool-not-found words', () => {
     });
   });
 
+  it("recognises the gateway's names of a listed tool and says the name to call (decision 322)", () => {
+    const ts = newScheduler();
+    ts.run(({ hot, flush }) => {
+      const h = harness(ts, hot('a', { a: input({ ex: { ...srv('tools=x,y'), excludeTools: ['y'] }, in: srv('tools=x,z') }) }));
+      flush();
+      // `--names server`
+      expect(h.r.toolNotFoundMessage('in__z')).toBe(
+        'Tool "in__z" is not available under that name: it is how the gateway (mcp-live serve) names a tool; here it is named "mcp__in__z" – call it by that name.',
+      );
+      // `--names original`: a tool's own name, when one server lists it.
+      expect(h.r.toolNotFoundMessage('z')).toContain('here it is named "mcp__in__z"');
+      // Both list x: no guess. y is hidden by excludeTools: not listed, so no name to offer.
+      expect(h.r.toolNotFoundMessage('x')).toBe('Tool "x" is not available: it does not name a tool of any configured MCP server.');
+      expect(h.r.toolNotFoundMessage('ex__y')).toBe('Tool "ex__y" is not available: it does not name a tool of any configured MCP server.');
+    });
+  });
+
   it.each([
     [undefined, 'approve it with mcp-live approvals approve p.'],
     ['library', 'approve it with mcp-live approvals approve p.'],

@@ -112,6 +112,18 @@ export function meantToolNames(name: string, names: ExposedNames, isOwnLibraryNa
 }
 
 /**
+ * The name this view lists the tool `called` names under another naming (decision 322): a
+ * qualified `mcp__clock__now`, or `clock__now` (the `server` naming) where the view names tools
+ * otherwise. Undefined when `called` is listed itself or names no listed tool that way.
+ */
+export function exposedNameOf(called: string, routes: GatewayView['toolRoutes']): string | undefined {
+  if (routes.has(called)) return undefined;
+  const meant = new Set([called, qualifiedFromServerScoped(called)]);
+  for (const [exposed, route] of routes) if (meant.has(route.qualified)) return exposed;
+  return undefined;
+}
+
+/**
  * The library's words about `meant`, about `name` (what the client called) instead: the words
  * begin with the quoted tool name (`Tool "mcp__a__x" is not available: …`, quoted as the library
  * quotes it), and a client that called `a__x` should read its own name there. Any other words

@@ -1,6 +1,9 @@
+import { qualifiedFromServerScoped } from './toolNames.js';
+
 /**
  * The words about server parts of qualified tool names (decision 57): the warning when names
- * collide, and why a call by a name that no longer, or not only, names one tool is refused.
+ * collide, and why a call by a name that no longer, or not only, names one tool is refused — or
+ * names it the way the other side names it (decision 322).
  */
 
 /** `"a"`, `"a" and "b"`, `"a", "b" and "c"`. */
@@ -37,4 +40,35 @@ export function renamedToolMessage(toolName: string, renamed: readonly (readonly
     `Tool "${toolName}" is not available: the tools of MCP server${names.length > 1 ? 's' : ''} ${quotedList(names)} ` +
     `are now named ${now} (names that collide once sanitised get a suffix) – call it by its current name.`
   );
+}
+
+/**
+ * The library's name of a listed tool that `called` names in the gateway's naming (decision 322):
+ * `clock__now` (`serve --names server`) is `mcp__clock__now`; `now` (`--names original`) is the
+ * tool of that own name when exactly one server lists one. Undefined when `called` is a qualified
+ * name itself, or names no listed tool that way.
+ */
+export function libraryNameOf(called: string, tools: readonly { name: string; tool: string }[]): string | undefined {
+  if (called.startsWith('mcp__')) return undefined;
+  const qualified = qualifiedFromServerScoped(called);
+  if (tools.some((t) => t.name === qualified)) return qualified;
+  const own = tools.filter((t) => t.tool === called);
+  return own.length === 1 ? own[0]!.name : undefined;
+}
+
+/**
+ * A call by the gateway's name of a tool in a session, which names it `mcp__<server>__<tool>`
+ * (decision 322): the name to use instead.
+ */
+export function gatewayNamingMessage(called: string, libraryName: string): string {
+  return `Tool "${called}" is not available under that name: it is how the gateway (mcp-live serve) names a tool; here it is named "${libraryName}" – call it by that name.`;
+}
+
+/**
+ * A call through the gateway by another naming of a tool the gateway lists (decision 322) —
+ * `mcp__clock__now` where it lists `clock__now`: the name to use instead, and the flag that sets
+ * the naming.
+ */
+export function exposedNamingMessage(called: string, exposed: string, names: string): string {
+  return `Tool "${called}" is not available under that name: this gateway (--names ${names}) lists it as "${exposed}" – call it by that name.`;
 }

@@ -30,7 +30,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLive, PendingElicitation } from '../../createMcpLive.js';
 import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
-import { inCallersWords, meantToolNames, type ExposedNames, type GatewayView, type ListKind } from '../../model/gateway/gatewayView.js';
+import { exposedNameOf, inCallersWords, meantToolNames, type ExposedNames, type GatewayView, type ListKind } from '../../model/gateway/gatewayView.js';
+import { exposedNamingMessage } from '../../model/tools/toolNameMessages.js';
 import { lspOperationOf } from '../../model/lsp/lspTools.js';
 import { formForClient } from '../../model/elicitationForm.js';
 import { answerDescribe, answerSearch, CALL_TOOL, callToolTarget, DESCRIBE_TOOL, metaToolCalled, SEARCH_TOOLS, type ToolCatalog } from '../../model/gateway/progressiveTools.js';
@@ -229,7 +230,7 @@ export class ClientSession implements GatewaySession {
         case SEARCH_TOOLS:
           return answerSearch(catalog, params.arguments);
         case DESCRIBE_TOOL:
-          return answerDescribe(catalog, params.arguments, (name) => this.notFoundWords(name));
+          return answerDescribe(catalog, params.arguments, (name) => this.notFoundWords(name, catalog));
         case CALL_TOOL: {
           // A tools/call in other clothes (decision 218): the same route, progress, cancel and errors.
           const target = callToolTarget(params.arguments);
@@ -285,7 +286,7 @@ export class ClientSession implements GatewaySession {
     extra: Extra,
   ): Promise<CallToolResult> {
     const route = catalog.routes.get(name);
-    if (route === undefined) throw this.toolUnavailable(name);
+    if (route === undefined) throw this.toolUnavailable(name, catalog);
     // The last progress goes out before the answer: a client stops listening for a token once answered.
     let progressSent = Promise.resolve();
     const onProgress =
@@ -321,16 +322,19 @@ export class ClientSession implements GatewaySession {
    * A tool that is not listed — never configured, its server removed, pending, failed, withheld
    * — is the spec's unknown tool: invalid params, in the library's words (decision 224).
    */
-  private toolUnavailable(name: string): GatewayError {
-    return new GatewayError(ErrorCode.InvalidParams, this.notFoundWords(name));
+  private toolUnavailable(name: string, catalog: ToolCatalog): GatewayError {
+    return new GatewayError(ErrorCode.InvalidParams, this.notFoundWords(name, catalog));
   }
 
   /**
    * Why `name` is not listed, in the library's words about the name the client meant (under
    * `server`, `a__x` is `mcp__a__x` to the library), naming the tool as the client did.
    */
-  private notFoundWords(name: string): string {
+  private notFoundWords(name: string, catalog: ToolCatalog): string {
     const { live } = this.core;
+    // A listed tool by another naming (`mcp__clock__now` for `clock__now`): the name it is listed under (decision 322).
+    const exposed = exposedNameOf(name, catalog.routes);
+    if (exposed !== undefined) return exposedNamingMessage(name, exposed, this.core.names);
     const meant = meantToolNames(name, this.core.names, (n) => lspOperationOf(n) !== undefined);
     const known = meant.find((m) => live.serverOfTool(m) !== undefined) ?? meant[0]!;
     return inCallersWords(live.toolNotFoundMessage(known), known, name);

@@ -64,6 +64,7 @@ import {
 import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../process/processGroupRegistry.js';
 import { StderrRing } from '../process/stderrRing.js';
 import { MessageTooLarge } from '../../model/messageLimit.js';
+import { firstDownloadNote } from '../../model/launcherHint.js';
 import { connectionAttempt } from './connectionAttempt.js';
 import { describeProcessExit } from '../process/serverProcess.js';
 import { createTransport, describeRemoteFailure, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
@@ -139,7 +140,7 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
       return {
         deadlineMs: ms,
         open: () => session.open(),
-        timedOut: () => new Error(timedOut(ms, 'connectTimeout')),
+        timedOut: () => new Error(session.connectTimedOut()),
         explain: (error) => session.explain(error),
         abort: () => session.abort(),
       };
@@ -667,7 +668,14 @@ class McpSession implements McpConnection {
   private requestDeadline(): { ms: number; message: string } {
     const [ms, field] =
       this.state === 'connecting' ? [this.connectTimeoutMs, 'connectTimeout' as const] : [this.timeoutMs, 'timeout' as const];
-    return { ms, message: timedOut(ms, field) };
+    return { ms, message: field === 'connectTimeout' ? this.connectTimedOut() : timedOut(ms, field) };
+  }
+
+  /** The connect deadline passed: which field to raise, and for a package runner that a first download may be the cause (decision 323). */
+  connectTimedOut(): string {
+    const words = timedOut(this.connectTimeoutMs, 'connectTimeout');
+    const note = this.config.transport === 'stdio' ? firstDownloadNote(this.config.command, this.config.args) : undefined;
+    return note === undefined ? words : `${words}; ${note}`;
   }
 
   private notConnected(): Error {

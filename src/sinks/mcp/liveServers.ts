@@ -48,7 +48,7 @@ import {
   sanitisesTo,
   serverNameParts,
 } from '../../model/tools/toolNames.js';
-import { ambiguousToolMessage, collisionWarning, renamedToolMessage } from '../../model/tools/toolNameMessages.js';
+import { ambiguousToolMessage, collisionWarning, gatewayNamingMessage, libraryNameOf, renamedToolMessage } from '../../model/tools/toolNameMessages.js';
 import { needsAuthText, toolNotFoundMessage, withheldPromptMessage, type HintAudience, type ToolFilter } from '../../model/messages.js';
 import { withholdsAnything } from '../../model/tools/surfacePin.js';
 import { offeredInstructions } from './offeredSurface.js';
@@ -651,6 +651,9 @@ export class LiveServers {
 
   toolNotFoundMessage(qualified: string): string {
     const parsed = parseQualifiedToolName(qualified);
+    // The gateway's name of a listed tool (`clock__now`): the name to call it by here (decision 322).
+    const libraryName = parsed === undefined ? libraryNameOf(qualified, [...this.entries.values()].flatMap((e) => e.status.tools)) : undefined;
+    if (libraryName !== undefined) return gatewayNamingMessage(qualified, libraryName);
     const server = parsed ? this.findServerForQualified(parsed.server) : undefined;
     if (parsed && server === undefined) {
       // A name from before a suffix: point at the servers' current names instead of "no such server".

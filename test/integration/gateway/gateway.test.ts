@@ -247,9 +247,28 @@ describe.concurrent('what a client may not do', () => {
     const gated = await errorOf(client.callTool({ name: 'mcp__gated__echo', arguments: { text: 'x' } }));
     expect(gated.code).toBe(-32602);
     expect(gated.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('mcp__gated__echo')}`);
-    const unknown = await errorOf(client.callTool({ name: 'echo__echo', arguments: {} }));
-    expect(unknown.code).toBe(-32602);
-    expect(unknown.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('echo__echo')}`);
+    // The default naming's name of a listed tool: the name this gateway lists it under (decision 322).
+    const otherNaming = await errorOf(client.callTool({ name: 'echo__echo', arguments: {} }));
+    expect(otherNaming.code).toBe(-32602);
+    expect(otherNaming.message).toBe(
+      'MCP error -32602: Tool "echo__echo" is not available under that name: this gateway (--names qualified) lists it as "mcp__echo__echo" – call it by that name.',
+    );
+    const unknown = await errorOf(client.callTool({ name: 'echo__nope', arguments: {} }));
+    expect(unknown.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('echo__nope')}`);
+  }, 30_000);
+
+  it('under the default naming, a qualified name of a listed tool is answered with the name to call (decision 322)', async ({ gatewayOver, clientOf, expect }) => {
+    const { gateway } = await gatewayOver({ echo: echo() });
+    const client = await clientOf(gateway);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo__echo');
+    const error = await errorOf(client.callTool({ name: 'mcp__echo__echo', arguments: { text: 'x' } }));
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: -32602,
+      message: 'MCP error -32602: Tool "mcp__echo__echo" is not available under that name: this gateway (--names server) lists it as "echo__echo" – call it by that name.',
+    });
+    // A qualified name of a tool the server does not offer: as before.
+    const nope = await errorOf(client.callTool({ name: 'mcp__echo__nope', arguments: {} }));
+    expect(nope.message).toBe('MCP error -32602: Tool "mcp__echo__nope" is not available: MCP server "echo" does not offer it.');
   }, 30_000);
 });
 

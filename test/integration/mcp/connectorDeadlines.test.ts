@@ -1,4 +1,6 @@
+import { chmodSync, writeFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
+import { posixOnly } from '../../platforms.js';
 import { connectMcp, timedOut } from '../../../src/sinks/mcp/connector.js';
 import { resolveServerConfig } from '../../../src/model/settings/validate.js';
 import { connectOnce, errorOf, fixture, nodeServer, textOf } from '../mcpServers.js';
@@ -47,4 +49,23 @@ describe.concurrent('connectMcp: two deadlines', () => {
     expect(timedOut(600_000, 'timeout')).toBe(`timed out after 600000 ms (raise "timeout" in the server's entry)`);
     expect(timedOut(30_000, 'connectTimeout')).toBe(`timed out after 30000 ms (raise "connectTimeout" in the server's entry)`);
   });
+});
+
+posixOnly('an executable sh script named npx').describe('connectMcp: a package runner that misses the connect deadline', () => {
+  it(
+    'a server started through npx that misses the connect deadline: the error says a first download may be what is slow, and what to do (decision 323)',
+    async ({ scope }) => {
+      // A stand-in for npx still downloading: it starts the hung fixture, whatever its arguments.
+      const npx = scope.path('npx');
+      writeFileSync(npx, `#!/bin/sh\nexec '${process.execPath}' '${fixture('hang-server.mjs')}'\n`);
+      chmodSync(npx, 0o755);
+      const config = { ...nodeServer(fixture('hang-server.mjs')), command: npx, args: ['-y', '@acme/mcp-server'], connectTimeout: 2_000 };
+      const error = await errorOf(connectMcp('first-run', config));
+      expect(error.message).toBe(
+        `timed out after 2000 ms (raise "connectTimeout" in the server's entry); npx may still have been downloading the package, as on a first start: ` +
+          'install the package once beforehand (npm install -g @acme/mcp-server) or run the command once by hand, then it starts from its cache',
+      );
+    },
+    20_000,
+  );
 });

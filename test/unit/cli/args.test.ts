@@ -98,7 +98,7 @@ describe('mcp add | remove | list | get', () => {
     [['mcp', 'frob'], /unknown action "frob"/],
     [['mcp', 'add'], /mcp add needs a server NAME/],
     [['mcp', 'add', 'x'], /needs a command .* or a URL/],
-    [['mcp', 'add', 'x', 'node', 's.js', '--port', '3'], /'--port'.*go after --/],
+    [['mcp', 'add', 'x', 'node', 's.js', '--port', '3'], /unknown option --port .*go after --/],
     [['mcp', 'add', 'x', '--scope', 'system', '--', 'n'], /--scope expects user, project or workspace/],
     [['mcp', 'add', 'x', '--transport', 'ws', 'u'], /--transport expects stdio, http or sse/],
     [['mcp', 'add', 'x', '-t', 'http', 'ftp://x'], /expects an http:\/\/ or https:\/\/ URL/],

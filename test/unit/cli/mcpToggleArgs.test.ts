@@ -39,7 +39,7 @@ describe('mcp enable | disable (decision 250)', () => {
     );
     expect(refusal('status', '--session')).toBe('--session goes with mcp enable | mcp disable');
     // A server's own option written before `--`.
-    expect(refusal('mcp', 'add', 'x', 'node', 's.js', '--session')).toContain("Unknown option '--session' (a server's own options go after --");
+    expect(refusal('mcp', 'add', 'x', 'node', 's.js', '--session')).toContain("unknown option --session (a server's own options go after --");
     expect(parse('mcp', 'add', 'x', '--', 'node', 's.js', '--session')).toMatchObject({ action: 'add', entry: { command: 'node', args: ['s.js', '--session'] } });
   });
 

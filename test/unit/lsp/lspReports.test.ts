@@ -151,7 +151,8 @@ describe('plan with language servers (real files)', () => {
     expect(mcp).not.toContain('python');
     const [section = '', entries = ''] = rest.split('\nEntries as written (literal secrets masked):\n');
     expect(section).toMatch(/^SERVER\s+SCOPE\s+TRANSPORT\s+FINGERPRINT\s+ADMISSION\s+LANGUAGES\s+RUNS\s+SOURCE\n/);
-    expect(section).toMatch(/\npython\s+project\s+-\s+-\s+needs approval\s+python\s+pyright-langserver --stdio\s/);
+    // Pending: how it would be reached, its fingerprint, and the command that approves it by its key (decision 321).
+    expect(section).toMatch(/\npython\s+project\s+stdio\s+[0-9a-f]{12}\s+needs approval – approve it with mcp-live approvals approve lsp:python\s+python\s+pyright-langserver --stdio\s/);
     expect(section).toMatch(/\ntypescript\s+user\s+stdio\s+[0-9a-f]{12}\s+would connect\s+typescript, typescriptreact\s+typescript-language-server --stdio\s/);
     expect(entries).toMatch(/^lsp:python \(project, /m);
     expect(entries).toMatch(/^lsp:typescript \(user, /m);
