@@ -41,7 +41,7 @@ import type {
 import { createIncrementalDesired, type IncrementalDesired } from './model/reconcile/incrementalDesired.js';
 import { createIncrementalPlan } from './model/reconcile/incrementalPlan.js';
 import { serverKind } from './model/lsp/lspConfig.js';
-import type { Action, PlanStep } from './model/reconcile/plan.js';
+import { keptRunning, type Action, type Blocked, type PlanStep, type WantedServer } from './model/reconcile/plan.js';
 import { planFullRestart } from './model/reconcile/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
 import type { DesiredState, ResolvedServerConfig } from './model/types.js';
@@ -290,8 +290,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const dirty = everything ? 'all' : new Set([...changed, ...liveDirty]);
       liveDirty.clear();
       planEverything = false;
-      const { steps, unchanged } = full
-        ? countUnchanged(planFullRestart(wanted, blocked, live.snapshot()))
+      const { steps, unchanged, kept: keptRunningCount } = full
+        ? countUnchanged(planFullRestart(wanted, blocked, live.snapshot()), wanted, blocked)
         : planner.plan(wanted, blocked, names, dirty, (only) => live.snapshot(only));
       const tasks = (which: PlanStep[], only: (a: Action) => boolean) =>
         from(
@@ -340,7 +340,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const notified$ = superseded$.pipe(tap(() => (superseded = true)));
       return concat(
         merge(concat(...phases), ...kept).pipe(takeUntil(notified$)),
-        defer(() => of(passResult(pass, req, steps, unchanged, scheduler.now() - started, superseded))),
+        defer(() => of(passResult(pass, req, steps, { unchanged, kept: keptRunningCount }, scheduler.now() - started, superseded))),
       );
     })).pipe(
       // A pass never kills the stream: whatever slipped through becomes a log line.
@@ -371,7 +371,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     }
   };
 
-  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], unchanged: number, ms: number, superseded: boolean): PassResult => {
+  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], counts: { unchanged: number; kept: number }, ms: number, superseded: boolean): PassResult => {
     if (superseded) planEverything = true;
     const names = (change: PlanStep['change'] | PlanStep['change'][]) => {
       const wantedChanges = Array.isArray(change) ? change : [change];
@@ -385,7 +385,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       removed: names('removed'),
       reconnected: names(['reconnected', 'retried']),
       updated: names('updated'),
-      unchanged,
+      unchanged: counts.unchanged,
+      kept: counts.kept,
       blocked: names('blocked'),
       ms,
     });
@@ -597,7 +598,11 @@ export function serverEvent(s: ServerStatus, ts: number): ServerEvent {
   return e;
 }
 
-/** A whole plan and how many of its steps change nothing (the reconcile event's count). */
-function countUnchanged(steps: PlanStep[]): { steps: PlanStep[]; unchanged: number } {
-  return { steps, unchanged: steps.filter((s) => s.change === 'unchanged').length };
+/** A whole plan, how many of its steps change nothing, and how many of those leave a server running (the reconcile event's counts). */
+function countUnchanged(
+  steps: PlanStep[],
+  wanted: Readonly<Record<string, WantedServer>>,
+  blocked: Readonly<Record<string, Blocked>>,
+): { steps: PlanStep[]; unchanged: number; kept: number } {
+  return { steps, unchanged: steps.filter((s) => s.change === 'unchanged').length, kept: steps.filter((s) => keptRunning(s, wanted, blocked)).length };
 }

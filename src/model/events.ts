@@ -37,7 +37,11 @@ export interface ServerEvent extends Stamped {
   error?: string;
 }
 
-/** One pass. Names per change kind; `unchanged` is a count (it can be large). */
+/**
+ * One pass. Names per change kind; `unchanged` is a count (it can be large): every name the pass
+ * left as it was, blocked ones included; `kept` only those of them whose server runs on
+ * (connected, connecting or idle — decision 329), the log's `kept N`.
+ */
 export interface ReconcileEvent extends Stamped {
   type: 'reconcile';
   generation: number;
@@ -47,6 +51,7 @@ export interface ReconcileEvent extends Stamped {
   reconnected: string[];
   updated: string[];
   unchanged: number;
+  kept: number;
   blocked: string[];
   ms: number;
 }

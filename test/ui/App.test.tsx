@@ -125,6 +125,7 @@ describe('App', () => {
       reconnected: ['b'],
       updated: [],
       unchanged: 5,
+      kept: 5,
       blocked: [],
       ms: 312,
     });
