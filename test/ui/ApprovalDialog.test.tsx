@@ -456,7 +456,7 @@ describe('ApprovalDialog', () => {
     await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write(KEY.escape);
     await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
-    expect(s.frame()).toContain('x waits for approval: /approve NAME or /reject NAME');
+    expect(s.frame()).toContain('x waits for approval: Ctrl-O to review, or /approve NAME, /reject NAME');
     s.pending.next([pendingApproval('x')]); // same set again: stays hidden
     await tick(100);
     expect(s.frame()).not.toContain('Approve MCP server');
