@@ -420,9 +420,11 @@ describe('reconcile pipeline (virtual time)', () => {
         ]);
         expect(tools.filter((t) => t.length === 0)).toEqual([[]]); // only before the first connect
         expect(h.server('x')).toMatchObject({ state: 'connected', pid: 102 });
-        // The swap is one status change: connected (pid 101) → connected (pid 102), nothing between.
+        // The swap is one status change: connected (pid 101) → connected (pid 102), nothing between;
+        // its history says it happened (decision 331).
         const states = h.server('x')!.history.map((e) => e.state);
-        expect(states).toEqual(['connecting', 'connected']);
+        expect(states).toEqual(['connecting', 'connected', 'connected']);
+        expect(h.server('x')!.history.at(-1)).toEqual({ ts: 1350, state: 'connected', message: 'replaced by its new config, the old connection serving until then (pid 101 → 102)' });
         expect(h.passes()[1]).toMatchObject({ reconnected: ['x'], ts: 1350 });
       });
     });
