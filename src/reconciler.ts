@@ -24,7 +24,8 @@ import {
   type Subscription,
 } from 'rxjs';
 import type { AssembleInput } from './model/assemble.js';
-import { approvalHash } from './model/approvalHash.js';
+import { approvalHash, approvedForAnotherHash } from './model/approvalHash.js';
+import { entryChanges } from './model/entryChanges.js';
 import { reviewEntry } from './model/reviewEntry.js';
 import type { CallToolOptions, Connector } from './model/connection.js';
 import { desiredStateEqual } from './model/reconcile/equality.js';
@@ -44,7 +45,7 @@ import { serverKind } from './model/lsp/lspConfig.js';
 import { keptRunning, type Action, type Blocked, type PlanStep, type WantedServer } from './model/reconcile/plan.js';
 import { planFullRestart } from './model/reconcile/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
-import type { DesiredState, ResolvedServerConfig } from './model/types.js';
+import { GATED_SCOPES, type DesiredState, type ResolvedServerConfig } from './model/types.js';
 import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
 import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
@@ -111,6 +112,8 @@ export interface PassRequest {
   desired: DesiredState;
   trigger: Trigger;
   manual: boolean;
+  /** The decisions the pass was assembled with: whether a pending entry was approved before (decision 331). */
+  approvals?: Pick<AssembleInput, 'approvals' | 'sessionApprovals'>;
 }
 
 /** What a finished pass reports. */
@@ -274,6 +277,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       for (const name of everything ? Object.keys(wanted) : changed) {
         const s = wanted[name];
         if (s) live.describe(s.name, s.scope, s.source);
+        // A gated entry let through is one the user approved: what an edit of it is shown against.
+        if (s && GATED_SCOPES.has(s.scope)) approvedEntries.set(name, req.desired.servers[name]?.config);
       }
       // Tool names unique across every configured server (decision 57); a new collision is a
       // warning. Only when the names changed — or did in the pass before, whose call kept the
@@ -320,7 +325,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
               );
             }),
             defer(() => {
-              announce(req.desired);
+              announce(req.desired, req.approvals);
               return EMPTY;
             }),
           ),
@@ -398,7 +403,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
    * which changes nothing unless a superseded pass was cut before): `pendingApprovals$`, and an
    * `approval-required` event when the set (names + hashes) changed and is not empty.
    */
-  const announce = (desired: DesiredState): void => {
+  const announce = (desired: DesiredState, approvals?: PassRequest['approvals']): void => {
     // The pass's statuses so far, in one `servers$` value, before the prompt that follows from them.
     live.flush();
     shown = desired;
@@ -407,10 +412,26 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     const waiting = [...pendingNames].map((name) => ({ status: live.status(name)!, name, hash: desiredState.hashOf(desired.servers[name]?.config) }));
     if (samePending(lastPromptable, waiting)) return;
     waiting.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const promptable = promptableOf(desired, waiting);
+    const promptable = promptableOf(desired, waiting).map((p) => withEdit(p, desired, approvals));
     lastPromptable = promptable;
     publishPending();
     askFor(promptable);
+  };
+
+  /**
+   * Gated entries as they were let through this session, by name (decision 331): the entry the
+   * user approved, kept in memory only — the approvals file keeps a hash, never an entry.
+   */
+  const approvedEntries = new Map<string, unknown>();
+  /** A pending entry that was approved with other content: what changed, when the approved entry is known. */
+  const withEdit = (p: PendingApproval, desired: DesiredState, approvals: PassRequest['approvals']): PendingApproval => {
+    const before = approvedEntries.get(p.name);
+    const config = desired.servers[p.name]?.config;
+    if (before !== undefined && before !== config && desiredState.hashOf(before) !== p.hash) {
+      return { ...p, edited: { changes: entryChanges(reviewEntry(before, serverKind(p.name), p.scope).lines, p.review) } };
+    }
+    if (approvals !== undefined && approvedForAnotherHash(p.name, p.hash, approvals.approvals, approvals.sessionApprovals)) return { ...p, edited: {} };
+    return p;
   };
 
   /** The `approval-required` event of entries (or changed surfaces) newly waiting. */
@@ -458,12 +479,12 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       map((input): PassRequest => {
         const trigger: Trigger = first ? 'initial' : 'watch';
         first = false;
-        return { desired: desiredState.assemble(input), trigger, manual: false };
+        return { desired: desiredState.assemble(input), trigger, manual: false, approvals: input };
       }),
     );
     const manual$ = manual.pipe(
       withLatestFrom(latest$),
-      map(([trigger, input]): PassRequest => ({ desired: desiredState.assemble(input), trigger, manual: true })),
+      map(([trigger, input]): PassRequest => ({ desired: desiredState.assemble(input), trigger, manual: true, approvals: input })),
     );
     return merge(watched$, manual$);
   };
