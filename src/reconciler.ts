@@ -26,6 +26,7 @@ import {
 import type { AssembleInput } from './model/assemble.js';
 import { approvalHash, approvedForAnotherHash } from './model/approvalHash.js';
 import { entryChanges } from './model/entryChanges.js';
+import { markWrittenByRepository } from './model/secrets.js';
 import { reviewEntry } from './model/reviewEntry.js';
 import type { CallToolOptions, Connector } from './model/connection.js';
 import { desiredStateEqual } from './model/reconcile/equality.js';
@@ -428,7 +429,10 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     const before = approvedEntries.get(p.name);
     const config = desired.servers[p.name]?.config;
     if (before !== undefined && before !== config && desiredState.hashOf(before) !== p.hash) {
-      return { ...p, edited: { changes: entryChanges(reviewEntry(before, serverKind(p.name), p.scope).lines, p.review) } };
+      const changes = entryChanges(reviewEntry(before, serverKind(p.name), p.scope).lines, p.review);
+      // A gated entry's own text, as its review lines are: the printers' net masks real secrets only in it (decision 167).
+      if (GATED_SCOPES.has(p.scope)) for (const change of changes) markWrittenByRepository(change);
+      return { ...p, edited: { changes } };
     }
     if (approvals !== undefined && approvedForAnotherHash(p.name, p.hash, approvals.approvals, approvals.sessionApprovals)) return { ...p, edited: {} };
     return p;
@@ -440,7 +444,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     events.next(
       stamp<ApprovalRequiredEvent>({
         type: 'approval-required',
-        servers: promptable.map(({ name, scope, source, hash, config, readsEnv, surface }) => ({
+        servers: promptable.map(({ name, scope, source, hash, config, readsEnv, surface, edited }) => ({
           name,
           scope,
           source,
@@ -448,6 +452,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
           config,
           readsEnv: [...readsEnv],
           ...(surface === undefined ? {} : { surface: [...surface] }),
+          ...(edited === undefined ? {} : { edited: edited.changes === undefined ? {} : { changes: [...edited.changes] } }),
         })),
       }),
     );

@@ -1,3 +1,4 @@
+import type { EntryFieldChange } from './entryChanges.js';
 import type { SurfaceChange } from './tools/surface.js';
 import type { Scope, ServerState, Reason } from './types.js';
 
@@ -69,6 +70,11 @@ export interface ApprovalRequest {
   readsEnv: string[];
   /** A changed surface waits, not the entry (decision 197): what changed since it was approved. */
   surface?: SurfaceChange[];
+  /**
+   * The entry waits again because it changed since it was approved (decision 331): the fields that
+   * changed, before → after, when the approved entry is known this session; `{}` when it is not.
+   */
+  edited?: { changes?: EntryFieldChange[] };
 }
 
 /**

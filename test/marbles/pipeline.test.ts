@@ -781,6 +781,9 @@ describe('reconcile pipeline (virtual time)', () => {
         expect(latestPending(h)).toMatchObject([
           { name: 'p', hash: approvalHash(after), edited: { changes: [{ label: 'command', before: 'fake --mode safe', after: 'fake --mode fast' }] } },
         ]);
+        // The NDJSON `approval-required` says the same.
+        const asked = h.events.filter((e) => e.type === 'approval-required').at(-1);
+        expect(asked).toMatchObject({ servers: [{ name: 'p', edited: { changes: [{ label: 'command', before: 'fake --mode safe', after: 'fake --mode fast' }] } }] });
       });
     });
 
