@@ -91,7 +91,7 @@ describe('mcp-live --demo', () => {
       // Every file the session keeps for itself, by the session's own reckoning.
       const paths = settingsPaths(demo.options);
       for (const own of [paths.approvals, paths.trustedFolders, paths.oauthTokens, paths.surfaces, paths.pins]) {
-        expect(own.startsWith(`${state}/`)).toBe(true);
+        expect(dirname(own)).toBe(state);
       }
       const live = createMcpLive(demo.options);
       try {
