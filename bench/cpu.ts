@@ -15,7 +15,7 @@ import { desiredStateEqual } from '../src/model/reconcile/equality.js';
 import { createIncrementalDesired } from '../src/model/reconcile/incrementalDesired.js';
 import { registerDerived } from '../src/model/reconcile/recordLineage.js';
 import { createIncrementalPlan, type PassPlan } from '../src/model/reconcile/incrementalPlan.js';
-import { desiredServers, plan, type Blocked, type LiveEntry, type WantedServer } from '../src/model/reconcile/plan.js';
+import { desiredServers, keptRunning, plan, type Blocked, type LiveEntry, type WantedServer } from '../src/model/reconcile/plan.js';
 import type { DesiredState } from '../src/model/types.js';
 import type { CpuAtN, CpuPass, CpuResult } from './results.js';
 import { round, summarize } from './stats.js';
@@ -89,7 +89,7 @@ const fromScratch: Way = {
   desiredServers: (desired) => desiredServers(desired, undefined, ENV),
   plan({ wanted, blocked }, live) {
     const steps = plan(wanted, blocked, live);
-    return { steps, unchanged: steps.filter((s) => s.change === 'unchanged').length };
+    return { steps, unchanged: steps.filter((s) => s.change === 'unchanged').length, kept: steps.filter((s) => keptRunning(s, wanted, blocked)).length };
   },
 };
 

@@ -1204,7 +1204,7 @@ function methodSection(r: BenchResults): string[] {
     '',
     '```sh',
     'npm run bench         # full: N = 1, 10, 50, 100, 5 rounds, idle 30 s (~21 min here); writes bench/results/full.json and this page',
-    'npm run bench:quick   # N = 1, 10, 3 rounds, idle 5 s (~4 min); writes bench/results/quick.json',
+    'npm run bench:quick   # N = 1, 10, 3 rounds, idle 5 s (~4 min); writes bench/results/quick.local.json (untracked)',
     'node --expose-gc dist/bench/run.js --only cpu|cold|sessions|edits|burst|idle [--ns 1,10] [--reps 3] [--idle-seconds 10]',
     'node dist/bench/run.js --report bench/results/full.json   # re-render this page from a results file',
     '```',

@@ -376,3 +376,12 @@ export interface BenchResults {
   targets?: TargetVerdict[];
   notes: string[];
 }
+
+/**
+ * Where a run's results go, under `bench/results/`: a full run's `<name>.json` is the committed
+ * record the docs are generated from; a quick run's is a check on one's own machine, so it is
+ * `<name>.local.json`, ignored by git (decision 328) — `npm run bench:quick` leaves a clone clean.
+ */
+export function resultsFileName(name: string, mode: BenchResults['mode']): string {
+  return mode === 'quick' ? `${name}.local.json` : `${name}.json`;
+}

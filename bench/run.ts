@@ -7,7 +7,7 @@
  *        [--no-hub] [--report bench/results/full.json]   (regenerate the docs from a file)
  *
  * Full: N = 1, 10, 50, 100 (full restart up to 50), 5 rounds, idle 30 s (~20 min).
- * Quick: N = 1, 10, 3 rounds, idle 5 s (~4 min); writes results/quick.json, not the docs.
+ * Quick: N = 1, 10, 3 rounds, idle 5 s (~4 min); writes results/quick.local.json (untracked), not the docs.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import { ROOT, RunDir, fixtureProcesses, fixtureServers, killPids } from './fixt
 import { runIdle } from './idle.js';
 import { POLL_MS, checkMcpHub, type McpHubStatus } from './mcpHub.js';
 import { evaluateTargets, writeReport } from './report.js';
-import type { BenchResults, PreviousRun } from './results.js';
+import { resultsFileName, type BenchResults, type PreviousRun } from './results.js';
 import { runSessions } from './sessions.js';
 import { runPoolSessions } from './poolSessions.js';
 import { runUiFrames } from './uiFrames.js';
@@ -303,7 +303,7 @@ async function main(): Promise<void> {
   results.targets = evaluateTargets(results);
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.json`);
+  const file = join(dir, resultsFileName(name, mode));
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   log(`results: ${file}`);
   if (writeDocs) {

@@ -24,7 +24,9 @@ import {
   type Subscription,
 } from 'rxjs';
 import type { AssembleInput } from './model/assemble.js';
-import { approvalHash } from './model/approvalHash.js';
+import { approvalHash, approvedForAnotherHash } from './model/approvalHash.js';
+import { entryChanges } from './model/entryChanges.js';
+import { markWrittenByRepository } from './model/secrets.js';
 import { reviewEntry } from './model/reviewEntry.js';
 import type { CallToolOptions, Connector } from './model/connection.js';
 import { desiredStateEqual } from './model/reconcile/equality.js';
@@ -41,10 +43,10 @@ import type {
 import { createIncrementalDesired, type IncrementalDesired } from './model/reconcile/incrementalDesired.js';
 import { createIncrementalPlan } from './model/reconcile/incrementalPlan.js';
 import { serverKind } from './model/lsp/lspConfig.js';
-import type { Action, PlanStep } from './model/reconcile/plan.js';
+import { keptRunning, type Action, type Blocked, type PlanStep, type WantedServer } from './model/reconcile/plan.js';
 import { planFullRestart } from './model/reconcile/planFullRestart.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from './model/status.js';
-import type { DesiredState, ResolvedServerConfig } from './model/types.js';
+import { GATED_SCOPES, type DesiredState, type ResolvedServerConfig } from './model/types.js';
 import { distinctUntilChangedUnless } from './operators/distinctUntilChangedUnless.js';
 import { exhaustMapWithTrailing } from './operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from './operators/reconcileByServer.js';
@@ -111,6 +113,8 @@ export interface PassRequest {
   desired: DesiredState;
   trigger: Trigger;
   manual: boolean;
+  /** The decisions the pass was assembled with: whether a pending entry was approved before (decision 331). */
+  approvals?: Pick<AssembleInput, 'approvals' | 'sessionApprovals'>;
 }
 
 /** What a finished pass reports. */
@@ -274,6 +278,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       for (const name of everything ? Object.keys(wanted) : changed) {
         const s = wanted[name];
         if (s) live.describe(s.name, s.scope, s.source);
+        // A gated entry let through is one the user approved: what an edit of it is shown against.
+        if (s && GATED_SCOPES.has(s.scope)) approvedEntries.set(name, req.desired.servers[name]?.config);
       }
       // Tool names unique across every configured server (decision 57); a new collision is a
       // warning. Only when the names changed — or did in the pass before, whose call kept the
@@ -290,8 +296,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const dirty = everything ? 'all' : new Set([...changed, ...liveDirty]);
       liveDirty.clear();
       planEverything = false;
-      const { steps, unchanged } = full
-        ? countUnchanged(planFullRestart(wanted, blocked, live.snapshot()))
+      const { steps, unchanged, kept: keptRunningCount } = full
+        ? countUnchanged(planFullRestart(wanted, blocked, live.snapshot()), wanted, blocked)
         : planner.plan(wanted, blocked, names, dirty, (only) => live.snapshot(only));
       const tasks = (which: PlanStep[], only: (a: Action) => boolean) =>
         from(
@@ -320,7 +326,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
               );
             }),
             defer(() => {
-              announce(req.desired);
+              announce(req.desired, req.approvals);
               return EMPTY;
             }),
           ),
@@ -340,7 +346,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const notified$ = superseded$.pipe(tap(() => (superseded = true)));
       return concat(
         merge(concat(...phases), ...kept).pipe(takeUntil(notified$)),
-        defer(() => of(passResult(pass, req, steps, unchanged, scheduler.now() - started, superseded))),
+        defer(() => of(passResult(pass, req, steps, { unchanged, kept: keptRunningCount }, scheduler.now() - started, superseded))),
       );
     })).pipe(
       // A pass never kills the stream: whatever slipped through becomes a log line.
@@ -371,7 +377,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     }
   };
 
-  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], unchanged: number, ms: number, superseded: boolean): PassResult => {
+  const passResult = (pass: number, req: PassRequest, steps: PlanStep[], counts: { unchanged: number; kept: number }, ms: number, superseded: boolean): PassResult => {
     if (superseded) planEverything = true;
     const names = (change: PlanStep['change'] | PlanStep['change'][]) => {
       const wantedChanges = Array.isArray(change) ? change : [change];
@@ -385,7 +391,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       removed: names('removed'),
       reconnected: names(['reconnected', 'retried']),
       updated: names('updated'),
-      unchanged,
+      unchanged: counts.unchanged,
+      kept: counts.kept,
       blocked: names('blocked'),
       ms,
     });
@@ -397,7 +404,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
    * which changes nothing unless a superseded pass was cut before): `pendingApprovals$`, and an
    * `approval-required` event when the set (names + hashes) changed and is not empty.
    */
-  const announce = (desired: DesiredState): void => {
+  const announce = (desired: DesiredState, approvals?: PassRequest['approvals']): void => {
     // The pass's statuses so far, in one `servers$` value, before the prompt that follows from them.
     live.flush();
     shown = desired;
@@ -406,10 +413,29 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     const waiting = [...pendingNames].map((name) => ({ status: live.status(name)!, name, hash: desiredState.hashOf(desired.servers[name]?.config) }));
     if (samePending(lastPromptable, waiting)) return;
     waiting.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const promptable = promptableOf(desired, waiting);
+    const promptable = promptableOf(desired, waiting).map((p) => withEdit(p, desired, approvals));
     lastPromptable = promptable;
     publishPending();
     askFor(promptable);
+  };
+
+  /**
+   * Gated entries as they were let through this session, by name (decision 331): the entry the
+   * user approved, kept in memory only — the approvals file keeps a hash, never an entry.
+   */
+  const approvedEntries = new Map<string, unknown>();
+  /** A pending entry that was approved with other content: what changed, when the approved entry is known. */
+  const withEdit = (p: PendingApproval, desired: DesiredState, approvals: PassRequest['approvals']): PendingApproval => {
+    const before = approvedEntries.get(p.name);
+    const config = desired.servers[p.name]?.config;
+    if (before !== undefined && before !== config && desiredState.hashOf(before) !== p.hash) {
+      const changes = entryChanges(reviewEntry(before, serverKind(p.name), p.scope).lines, p.review);
+      // A gated entry's own text, as its review lines are: the printers' net masks real secrets only in it (decision 167).
+      if (GATED_SCOPES.has(p.scope)) for (const change of changes) markWrittenByRepository(change);
+      return { ...p, edited: { changes } };
+    }
+    if (approvals !== undefined && approvedForAnotherHash(p.name, p.hash, approvals.approvals, approvals.sessionApprovals)) return { ...p, edited: {} };
+    return p;
   };
 
   /** The `approval-required` event of entries (or changed surfaces) newly waiting. */
@@ -418,7 +444,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     events.next(
       stamp<ApprovalRequiredEvent>({
         type: 'approval-required',
-        servers: promptable.map(({ name, scope, source, hash, config, readsEnv, surface }) => ({
+        servers: promptable.map(({ name, scope, source, hash, config, readsEnv, surface, edited }) => ({
           name,
           scope,
           source,
@@ -426,6 +452,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
           config,
           readsEnv: [...readsEnv],
           ...(surface === undefined ? {} : { surface: [...surface] }),
+          ...(edited === undefined ? {} : { edited: edited.changes === undefined ? {} : { changes: [...edited.changes] } }),
         })),
       }),
     );
@@ -457,12 +484,12 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       map((input): PassRequest => {
         const trigger: Trigger = first ? 'initial' : 'watch';
         first = false;
-        return { desired: desiredState.assemble(input), trigger, manual: false };
+        return { desired: desiredState.assemble(input), trigger, manual: false, approvals: input };
       }),
     );
     const manual$ = manual.pipe(
       withLatestFrom(latest$),
-      map(([trigger, input]): PassRequest => ({ desired: desiredState.assemble(input), trigger, manual: true })),
+      map(([trigger, input]): PassRequest => ({ desired: desiredState.assemble(input), trigger, manual: true, approvals: input })),
     );
     return merge(watched$, manual$);
   };
@@ -597,7 +624,11 @@ export function serverEvent(s: ServerStatus, ts: number): ServerEvent {
   return e;
 }
 
-/** A whole plan and how many of its steps change nothing (the reconcile event's count). */
-function countUnchanged(steps: PlanStep[]): { steps: PlanStep[]; unchanged: number } {
-  return { steps, unchanged: steps.filter((s) => s.change === 'unchanged').length };
+/** A whole plan, how many of its steps change nothing, and how many of those leave a server running (the reconcile event's counts). */
+function countUnchanged(
+  steps: PlanStep[],
+  wanted: Readonly<Record<string, WantedServer>>,
+  blocked: Readonly<Record<string, Blocked>>,
+): { steps: PlanStep[]; unchanged: number; kept: number } {
+  return { steps, unchanged: steps.filter((s) => s.change === 'unchanged').length, kept: steps.filter((s) => keptRunning(s, wanted, blocked)).length };
 }

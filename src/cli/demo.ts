@@ -19,10 +19,10 @@ interface DemoHttpServer {
 /**
  * `--demo`: the demo workspace and a demo home (user settings), so nothing of the user's own
  * settings is read or written. The settings are used in place, for the README's tour edits them
- * while the demo runs; what a run writes (approvals, the demo's trust of its own workspace, the
- * runtime records of stdio servers) goes to
- * a temp directory that `stop` removes: every run asks for approval again, and nothing a run
- * wrote ends up in the package or a clone's work tree. Starts the demo Streamable HTTP server on a
+ * while the demo runs; every other file a run writes (approvals, the demo's trust of its own
+ * workspace, the surface record and the pins of approved tools, OAuth tokens, the runtime records
+ * of stdio servers) goes to a temp directory that `stop` removes (decision 328): every run asks
+ * for approval again, and nothing a run wrote ends up in the package or a clone's work tree. Starts the demo Streamable HTTP server on a
  * free loopback port; its port and the demo directory reach the demo settings as `$VAR`s.
  */
 export async function startDemo(
@@ -47,6 +47,10 @@ export async function startDemo(
       homeDir: join(root, 'home'),
       approvalsFile: join(state, 'mcpApprovals.json'),
       trustedFoldersFile,
+      // Every file of a session's own: left to their defaults they sit beside the demo home's settings.
+      surfacesFile: join(state, 'mcp-surfaces.json'),
+      pinsFile: join(state, 'mcp-pins.json'),
+      oauthTokensFile: join(state, 'mcp-oauth-tokens.json'),
       // $XDG_RUNTIME_DIR/mcp-live where there is one (shared with every session, so a killed
       // demo's leftovers are ended by the next run), else inside the temp directory.
       runtimeDir: defaultRuntimeDir('qwen', state),

@@ -43,3 +43,16 @@ export function approvalState(name: string, hash: string, decisions: ApprovalDec
   if (storedHash !== hash) return 'pending';
   return status === 'approved' || status === 'rejected' ? status : 'pending';
 }
+
+/**
+ * Whether a gated server was approved for other content than `hash` (decision 331): a stored
+ * approval of another hash, or a session approval of one. Its entry then waits because it changed.
+ */
+export function approvedForAnotherHash(name: string, hash: string, decisions: ApprovalDecisions, session: Readonly<Record<string, string>>): boolean {
+  if (Object.hasOwn(session, name) && session[name] !== hash) return true;
+  if (!Object.hasOwn(decisions, name)) return false;
+  const record: unknown = decisions[name];
+  if (record === null || typeof record !== 'object') return false;
+  const { hash: storedHash, status } = record as { hash?: unknown; status?: unknown };
+  return status === 'approved' && typeof storedHash === 'string' && storedHash !== hash;
+}

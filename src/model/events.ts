@@ -1,3 +1,4 @@
+import type { EntryFieldChange } from './entryChanges.js';
 import type { SurfaceChange } from './tools/surface.js';
 import type { Scope, ServerState, Reason } from './types.js';
 
@@ -37,7 +38,11 @@ export interface ServerEvent extends Stamped {
   error?: string;
 }
 
-/** One pass. Names per change kind; `unchanged` is a count (it can be large). */
+/**
+ * One pass. Names per change kind; `unchanged` is a count (it can be large): every name the pass
+ * left as it was, blocked ones included; `kept` only those of them whose server runs on
+ * (connected, connecting or idle — decision 329), the log's `kept N`.
+ */
 export interface ReconcileEvent extends Stamped {
   type: 'reconcile';
   generation: number;
@@ -47,6 +52,7 @@ export interface ReconcileEvent extends Stamped {
   reconnected: string[];
   updated: string[];
   unchanged: number;
+  kept: number;
   blocked: string[];
   ms: number;
 }
@@ -64,6 +70,11 @@ export interface ApprovalRequest {
   readsEnv: string[];
   /** A changed surface waits, not the entry (decision 197): what changed since it was approved. */
   surface?: SurfaceChange[];
+  /**
+   * The entry waits again because it changed since it was approved (decision 331): the fields that
+   * changed, before → after, when the approved entry is known this session; `{}` when it is not.
+   */
+  edited?: { changes?: EntryFieldChange[] };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { EntryFieldChange } from './entryChanges.js';
 import type { ReviewLine } from './reviewEntry.js';
 import type { SurfaceChange } from './tools/surface.js';
 import type {
@@ -120,4 +121,10 @@ export interface PendingApproval {
    * differences from the surface the user approved. `hash` then binds the entry and the new surface.
    */
   surface?: readonly SurfaceChange[];
+  /**
+   * Set when the entry waits again because it changed since the user approved it (decision 331):
+   * the fields that changed, before → after, when the approved entry is known this session;
+   * `changes` absent when it is not (approved in an earlier session, edited before this one).
+   */
+  edited?: { changes?: readonly EntryFieldChange[] };
 }

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { CLI, processesMentioning, ROOT } from './cliSession.js';
@@ -61,11 +61,12 @@ linuxOnly('tmux, /proc').describe('interactive session in a terminal (tmux)', ()
     // Edit a settings file: only clock restarts.
     const settings = join(COPY, 'home/.qwen/settings.json');
     writeFileSync(settings, readFileSync(settings, 'utf8').replace('Europe/Berlin', 'Asia/Tokyo'));
-    await waitForScreen((x) => /~clock\s+kept 5/.test(x), 'the reconcile line of the edit');
+    // `kept 4`: notes, forecast, words and repo-helper ran on; the excluded legacy is not counted (decision 329).
+    await waitForScreen((x) => /~clock\s+kept 4/.test(x), 'the reconcile line of the edit');
     // The language server's settings: applied to it in place, nothing else touched.
     const wordsPid = /● words .* pid (\d+)/.exec(await waitForScreen((x) => /● words/.test(x), 'words listed'))![1];
     writeFileSync(settings, readFileSync(settings, 'utf8').replace('"flag": ["TODO"]', '"flag": ["TODO", "FIXME"]'));
-    s = await waitForScreen((x) => /~lsp:words\s+kept 5/.test(x), 'the language server updated in place');
+    s = await waitForScreen((x) => /~lsp:words\s+kept 4/.test(x), 'the language server updated in place');
     expect(s).toContain(`pid ${wordsPid}`);
     // The agent's lsp__ tools, through the same command line as MCP tools.
     tmux('send-keys', '-t', SESSION, '/call lsp__diagnostics {"file": "notes.md"}', 'Enter');
@@ -95,5 +96,7 @@ linuxOnly('tmux, /proc').describe('interactive session in a terminal (tmux)', ()
     const deadline = Date.now() + 3_000;
     while (demoServers().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(demoServers()).toEqual([]);
+    // What the run wrote for itself went to its temp directory, not beside the demo's settings (decision 328).
+    expect(readdirSync(join(COPY, 'home/.qwen')).sort()).toEqual(['settings.json']);
   });
 });

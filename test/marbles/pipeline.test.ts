@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/assemble.js';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import type { McpLiveEvent, ReconcileEvent } from '../../src/model/events.js';
+import type { PendingApproval } from '../../src/model/status.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, observe, srv, type InputOptions } from './inputs.js';
@@ -17,6 +18,13 @@ function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, deps: Pa
 }
 
 /** When NAME last entered STATE (virtual ms). */
+/** The promptable set as it stands, with what each entry shows. */
+function latestPending(h: ReturnType<typeof harness>): readonly PendingApproval[] {
+  let latest: readonly PendingApproval[] = [];
+  h.r.pendingApprovals$.subscribe((p) => (latest = p)).unsubscribe();
+  return latest;
+}
+
 function since(h: ReturnType<typeof harness>, name: string, state: string): number {
   return h.server(name)?.history.filter((x) => x.state === state).at(-1)?.ts ?? Infinity;
 }
@@ -420,9 +428,11 @@ describe('reconcile pipeline (virtual time)', () => {
         ]);
         expect(tools.filter((t) => t.length === 0)).toEqual([[]]); // only before the first connect
         expect(h.server('x')).toMatchObject({ state: 'connected', pid: 102 });
-        // The swap is one status change: connected (pid 101) → connected (pid 102), nothing between.
+        // The swap is one status change: connected (pid 101) → connected (pid 102), nothing between;
+        // its history says it happened (decision 331).
         const states = h.server('x')!.history.map((e) => e.state);
-        expect(states).toEqual(['connecting', 'connected']);
+        expect(states).toEqual(['connecting', 'connected', 'connected']);
+        expect(h.server('x')!.history.at(-1)).toEqual({ ts: 1350, state: 'connected', message: 'replaced by its new config, the old connection serving until then (pid 101 → 102)' });
         expect(h.passes()[1]).toMatchObject({ reconnected: ['x'], ts: 1350 });
       });
     });
@@ -750,6 +760,46 @@ describe('reconcile pipeline (virtual time)', () => {
         flush();
         expect(h.fake.starts('p')).toBe(0);
         expect(h.server('p')?.reason).toBe('pending_approval');
+      });
+    });
+
+    it('an approved entry edited in this session asks again with the fields that changed, before → now (decision 331)', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const before = srv('--mode', 'safe');
+        const after = srv('--mode', 'fast');
+        const approved = { p: { hash: approvalHash(before), status: 'approved' as const } };
+        const h = harness(
+          ts,
+          hot('a 499ms b', {
+            a: input({}, { project: { p: before }, approvals: approved }),
+            b: input({}, { project: { p: after }, approvals: approved }),
+          }),
+        );
+        flush();
+        expect(h.server('p')?.reason).toBe('pending_approval');
+        expect(latestPending(h)).toMatchObject([
+          { name: 'p', hash: approvalHash(after), edited: { changes: [{ label: 'command', before: 'fake --mode safe', after: 'fake --mode fast' }] } },
+        ]);
+        // The NDJSON `approval-required` says the same.
+        const asked = h.events.filter((e) => e.type === 'approval-required').at(-1);
+        expect(asked).toMatchObject({ servers: [{ name: 'p', edited: { changes: [{ label: 'command', before: 'fake --mode safe', after: 'fake --mode fast' }] } }] });
+      });
+    });
+
+    it('an entry approved before this session and edited since asks again, saying the earlier entry was not kept; a new one is no edit', () => {
+      const ts = newScheduler();
+      ts.run(({ hot, flush }) => {
+        const h = harness(
+          ts,
+          hot('a', { a: input({}, { project: { p: srv('--evil'), q: srv() }, approvals: { p: { hash: approvalHash(srv()), status: 'approved' } } }) }),
+        );
+        flush();
+        const [p, q] = latestPending(h);
+        expect(p).toMatchObject({ name: 'p', edited: {} });
+        expect(p!.edited?.changes).toBeUndefined();
+        expect(q).toMatchObject({ name: 'q' });
+        expect(q!.edited).toBeUndefined();
       });
     });
   });

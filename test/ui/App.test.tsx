@@ -1,7 +1,7 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/sinks/ui/App.js';
-import { fakeLive, KEY, plain, server, tick, tool, waitFor } from './fakeLive.js';
+import { fakeLive, KEY, pendingApproval, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);
 
@@ -125,6 +125,7 @@ describe('App', () => {
       reconnected: ['b'],
       updated: [],
       unchanged: 5,
+      kept: 5,
       blocked: [],
       ms: 312,
     });
@@ -148,4 +149,70 @@ describe('App', () => {
     await b.type('/quit', KEY.enter);
     await waitFor(() => expect(b.onExit).toHaveBeenCalledTimes(1));
   });
+
+  describe('the approval dialog put off with Esc (decision 330)', () => {
+    const CTRL_O = '\u000F';
+    const withPending = () => {
+      const s = session([
+        server('alpha', { tools: [tool('alpha', 'echo', 'Echoes')] }),
+        server('beta', { scope: 'workspace', state: 'blocked', reason: 'pending_approval' }),
+        server('gamma', { scope: 'workspace', state: 'blocked', reason: 'pending_approval' }),
+      ]);
+      // gamma first in the set: `a` in beta's detail must ask about beta.
+      s.pending.next([pendingApproval('gamma'), pendingApproval('beta')]);
+      return s;
+    };
+
+    it('comes back with Ctrl-O, which the footer names while something waits', async () => {
+      const s = withPending();
+      await waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
+      await s.type(KEY.escape);
+      await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
+      expect(s.frame()).toContain('gamma, beta wait for approval: Ctrl-O to review');
+      await s.type(CTRL_O);
+      await waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
+      expect(s.frame()).toContain('Esc later, Ctrl-O back');
+      // Put off again, it stays off until asked for.
+      await s.type(KEY.escape);
+      await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
+      await tick();
+      expect(s.frame()).not.toContain('Approve MCP server');
+      expect(s.callsOf('approvals.approve')).toEqual([]);
+    });
+
+    it("`a` in a pending server's detail opens the dialog on that server, and approves the hash it shows", async () => {
+      const s = withPending();
+      await waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
+      await s.type(KEY.escape);
+      await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
+      // beta's row (second), Enter: its detail, whose footer says what `a` does.
+      await s.type(KEY.down, KEY.enter);
+      await waitFor(() => expect(s.frame()).toMatch(/reason\s+needs approval/));
+      expect(s.frame()).toContain('a approve… · Esc back');
+      await s.type('a');
+      await waitFor(() => expect(s.frame()).toContain('Approve MCP server “beta”?'));
+      expect(s.frame()).toContain('node beta-server.mjs');
+      await s.type('a');
+      await waitFor(() => expect(s.callsOf('approvals.approve')).toEqual([['beta', { persist: true, hash: 'hash-beta' }]]));
+    });
+
+    it('a typed line keeps its letters: `a` is a key of the detail view only on an empty line', async () => {
+      const s = withPending();
+      await waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
+      await s.type(KEY.escape);
+      await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
+      await s.type(KEY.down, KEY.enter);
+      await waitFor(() => expect(s.frame()).toMatch(/reason\s+needs approval/));
+      await s.type('/a', 'a');
+      await waitFor(() => expect(s.frame()).toContain('/aa'));
+      expect(s.frame()).not.toContain('Approve MCP server');
+      // The detail of a server that does not wait leaves `a` to the line.
+      await s.type('\u0015', KEY.escape, KEY.up, KEY.enter);
+      await waitFor(() => expect(s.frame()).toContain('Tools (1)'));
+      await s.type('a');
+      await waitFor(() => expect(s.frame()).toMatch(/^› a/m));
+      expect(s.frame()).not.toContain('Approve MCP server');
+    });
+  });
 });
+

@@ -1,5 +1,6 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
+import { entryChanges } from '../../src/model/entryChanges.js';
 import { reviewEntry } from '../../src/model/reviewEntry.js';
 import type { PendingApproval } from '../../src/model/status.js';
 import { App } from '../../src/sinks/ui/App.js';
@@ -75,6 +76,31 @@ describe('ApprovalDialog', () => {
     expect(s.lastFrame()).not.toContain('\u001b[2J');
     s.stdin.write('\r');
     await waitFor(() => expect(s.decisions()).toEqual([{ method: 'approvals.approve', args: ['notes', { persist: true, hash: 'surface-hash' }] }]));
+  });
+
+  it('an entry edited since it was approved: says so, shows each changed field before → now, and approves the hash of the entry shown (decision 331)', async () => {
+    const before = { command: 'node', args: ['helper.mjs', '--mode', 'safe'] };
+    const after = { command: 'node', args: ['helper.mjs', '--mode', 'fast'], env: { NODE_OPTIONS: '--require ./x.cjs\u001b[2J' } };
+    const changes = entryChanges(reviewEntry(before, 'mcp', 'project').lines, reviewEntry(after, 'mcp', 'project').lines);
+    const s = session({ pending: [pendingEntry('helper', after, { hash: 'hash-now', edited: { changes } })] });
+    await waitFor(() => expect(s.frame()).toContain('changed since you approved it'));
+    const frame = s.frame();
+    expect(frame).toContain('The entry of MCP server “helper” changed since you approved it. Approve it as it is now?');
+    expect(frame).toContain('What changed (2 fields), before → now:');
+    expect(frame).toMatch(/ {2}command\s+node helper\.mjs --mode safe → node helper\.mjs --mode fast/);
+    // A new env line: marked risky, and terminal-safe (its escape shown, not run).
+    expect(frame).toMatch(/! env\s+\(none\) → NODE_OPTIONS=--require \.\/x\.cjs\\x1b\[2J/);
+    expect(s.lastFrame()).not.toContain('\u001b[2J');
+    expect(frame).toContain('Its entry now:');
+    s.stdin.write('a');
+    await waitFor(() => expect(s.decisions()).toEqual([{ method: 'approvals.approve', args: ['helper', { persist: true, hash: 'hash-now' }] }]));
+  });
+
+  it('an entry edited since an approval whose entry is not known: says so, and shows the entry', async () => {
+    const s = session({ pending: [pendingEntry('helper', { command: 'node', args: ['helper.mjs'] }, { edited: {} })] });
+    await waitFor(() => expect(s.frame()).toContain('Changed since you approved it (the earlier entry was not kept'));
+    expect(s.frame()).not.toContain('What changed');
+    expect(s.frame()).toMatch(/command\s+node helper\.mjs/);
   });
 
   it('shows a remote entry by its url and counts the pending set', async () => {
@@ -456,7 +482,7 @@ describe('ApprovalDialog', () => {
     await waitFor(() => expect(s.frame()).toContain('“x”'));
     s.stdin.write(KEY.escape);
     await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
-    expect(s.frame()).toContain('x waits for approval: /approve NAME or /reject NAME');
+    expect(s.frame()).toContain('x waits for approval: Ctrl-O to review, or /approve NAME, /reject NAME');
     s.pending.next([pendingApproval('x')]); // same set again: stays hidden
     await tick(100);
     expect(s.frame()).not.toContain('Approve MCP server');

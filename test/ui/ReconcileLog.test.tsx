@@ -22,6 +22,8 @@ function pass(patch: Partial<ReconcileEvent> = {}): ReconcileEvent {
     reconnected: [],
     updated: [],
     unchanged: 0,
+    // Every unchanged name running, unless the test says otherwise.
+    kept: patch.unchanged ?? 0,
     blocked: [],
     ms: 0,
     ...patch,
@@ -30,7 +32,7 @@ function pass(patch: Partial<ReconcileEvent> = {}): ReconcileEvent {
 
 describe('formatReconcile', () => {
   it('uses the compact form: +added ~reconnected/updated -removed, kept N, ms, trigger', () => {
-    expect(formatReconcile(pass({ added: ['c'], reconnected: ['b'], removed: ['d'], unchanged: 5, ms: 312 }))).toBe(
+    expect(formatReconcile(pass({ added: ['c'], reconnected: ['b'], removed: ['d'], unchanged: 5, kept: 5, ms: 312 }))).toBe(
       '+c ~b -d  kept 5  312 ms  (watch)',
     );
   });
@@ -44,7 +46,12 @@ describe('formatReconcile', () => {
   });
 
   it('says "no changes" for an idle pass', () => {
-    expect(formatReconcile(pass({ unchanged: 3, ms: 1 }))).toBe('no changes  kept 3  1 ms  (watch)');
+    expect(formatReconcile(pass({ unchanged: 3, kept: 3, ms: 1 }))).toBe('no changes  kept 3  1 ms  (watch)');
+  });
+
+  it('counts only the servers kept running, not the names left blocked (decision 329)', () => {
+    // clock restarted; notes, forecast, a language server run on; one excluded, one pending approval.
+    expect(formatReconcile(pass({ reconnected: ['clock'], unchanged: 5, kept: 3, ms: 1094 }))).toBe('~clock  kept 3  1094 ms  (watch)');
   });
 });
 
@@ -119,7 +126,7 @@ describe('ReconcileLog', () => {
     const events = new Subject<McpLiveEvent>();
     const { lastFrame } = render(<ReconcileLog events$={events} max={3} />);
     await tick();
-    events.next(pass({ added: ['c'], reconnected: ['b'], removed: ['d'], unchanged: 5, ms: 312 }));
+    events.next(pass({ added: ['c'], reconnected: ['b'], removed: ['d'], unchanged: 5, kept: 5, ms: 312 }));
     await waitFor(() => expect(plain(lastFrame())).toContain('14:03:09  +c ~b -d  kept 5  312 ms  (watch)'));
     events.next({ type: 'settings-error', ts: TS, file: 'f', error: 'f: oops' });
     events.next({ type: 'server', kind: 'mcp', ts: TS, name: 'a', scope: 'user', source: '', state: 'connected' });

@@ -1,4 +1,4 @@
-import { plan, type Blocked, type Change, type LiveEntry, type PlanStep, type WantedServer } from './plan.js';
+import { keptRunning, plan, type Blocked, type Change, type LiveEntry, type PlanStep, type WantedServer } from './plan.js';
 
 /** One pass's plan when not every name was planned. */
 export interface PassPlan {
@@ -9,6 +9,8 @@ export interface PassPlan {
   steps: PlanStep[];
   /** How many steps of the plan of all names are `unchanged`: the reconcile event's count. */
   unchanged: number;
+  /** How many of those leave a server running ({@link keptRunning}): the event's `kept` (decision 329). */
+  kept: number;
 }
 
 /** The live entries of `names`, or of every known name when `names` is undefined. */
@@ -40,13 +42,17 @@ export function createIncrementalPlan(): IncrementalPlan {
   /** The names whose change is not `unchanged`. */
   let unsettled = new Set<string>();
   let unchanged = 0;
+  /** The `unchanged` names whose server runs on: a name's membership changes only with its outcome (dirty). */
+  let running = new Set<string>();
 
   const everything = (...args: Parameters<typeof plan>): PassPlan => {
     const steps = plan(...args);
+    const [wanted, blocked] = args;
     changes = new Map(steps.map((step) => [step.name, step.change]));
     unsettled = new Set(steps.filter((step) => step.change !== 'unchanged').map((step) => step.name));
     unchanged = steps.length - unsettled.size;
-    return { steps, unchanged };
+    running = new Set(steps.filter((step) => keptRunning(step, wanted, blocked)).map((step) => step.name));
+    return { steps, unchanged, kept: running.size };
   };
 
   return {
@@ -59,13 +65,15 @@ export function createIncrementalPlan(): IncrementalPlan {
         if (changes.get(name) === 'unchanged') unchanged -= 1;
         changes.delete(name);
         unsettled.delete(name);
+        running.delete(name);
       }
       for (const step of steps) {
         changes.set(step.name, step.change);
         if (step.change === 'unchanged') unchanged += 1;
         else unsettled.add(step.name);
+        if (keptRunning(step, wanted, blocked)) running.add(step.name);
       }
-      return { steps, unchanged };
+      return { steps, unchanged, kept: running.size };
     },
   };
 }

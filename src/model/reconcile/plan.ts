@@ -204,6 +204,20 @@ export function plan(
 type StepBody = Omit<PlanStep, 'name'>;
 
 /**
+ * Whether a step leaves its server running as it was (decision 329): `unchanged` and wanted, with
+ * a valid entry (`connected`, `connecting` or `idle` live, by the table of {@link plan}). An
+ * unchanged blocked name (excluded, pending approval) or an invalid entry still in its `error`
+ * changes nothing too, but nothing of it runs: the log's `kept N` does not count it.
+ */
+export function keptRunning(
+  step: PlanStep,
+  wanted: Readonly<Record<string, WantedServer>>,
+  blocked: Readonly<Record<string, Blocked>>,
+): boolean {
+  return step.change === 'unchanged' && !Object.hasOwn(blocked, step.name) && Object.hasOwn(wanted, step.name) && wanted[step.name]!.invalid === undefined;
+}
+
+/**
  * The names of two lists, once each, sorted (code-unit order, as `Array.prototype.sort`). The
  * lists usually come sorted already (desired names always, live names nearly), so they are only
  * checked, then merged: no set and no sort of 10,000 names in every pass.

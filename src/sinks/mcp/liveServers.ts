@@ -439,6 +439,8 @@ export class LiveServers {
     const { server } = replacing;
     e.replacing = undefined;
     const old = e.conn;
+    // No state changes at a swap (connected → connected): its history says it happened, in the swap's one update (decision 331).
+    const swapped = old ? `replaced by its new config, the old connection serving until then${pidChange(e.status.pid, conn.pid)}` : undefined;
     e.session?.unsubscribe();
     e.session = undefined;
     e.failures = 0;
@@ -449,7 +451,7 @@ export class LiveServers {
     }
     // The view may have changed while it started (a refilter of the replacement).
     conn.reconfigure?.(server.view);
-    this.follow(e, server, of(conn), settled, wantedPatch(server));
+    this.follow(e, server, of(conn), settled, wantedPatch(server), swapped);
     // After the swap is published: starting the old one's close takes a few ms of its own.
     if (old) this.retire(old);
   }
@@ -799,6 +801,7 @@ export class LiveServers {
     attempt$: Observable<Connection>,
     settled?: () => void,
     patch: Partial<ServerStatus> = {},
+    note?: string,
   ): void {
     const name = server.name;
     let connected = false;
@@ -823,7 +826,7 @@ export class LiveServers {
             capabilities: conn.server?.capabilities,
             ...this.listsPatch(name, e),
             ...(activity === undefined ? {} : this.activityPatch(activity)),
-          });
+          }, note);
           settled?.();
         }),
         switchMap((conn) =>
@@ -1033,7 +1036,8 @@ export class LiveServers {
     };
   }
 
-  private update(name: string, patch: Partial<ServerStatus>): void {
+  /** `note`: a line for the history that no state change brings, in the same update. */
+  private update(name: string, patch: Partial<ServerStatus>, note?: string): void {
     const e = this.entries.get(name);
     if (!e) return;
     const before = e.status;
@@ -1047,6 +1051,7 @@ export class LiveServers {
       if (next.error !== undefined) line.message = next.error;
       next.history = [...before.history, line].slice(-this.historyLimit);
     }
+    if (note !== undefined) next.history = [...next.history, { ts: this.scheduler.now(), state: next.state, message: note }].slice(-this.historyLimit);
     if (equal(next, before)) return;
     this.publish(e, next);
   }
@@ -1158,4 +1163,10 @@ class InFlight {
     if (!this.counts.has(conn)) return then();
     this.idle.set(conn, then);
   }
+}
+
+/** ` (pid 12 → 34)`, or what of it is known. */
+function pidChange(before: number | undefined, after: number | undefined): string {
+  if (before === undefined && after === undefined) return '';
+  return ` (pid ${before ?? '?'} → ${after ?? '?'})`;
 }

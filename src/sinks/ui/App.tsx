@@ -41,7 +41,8 @@ export interface AppProps {
  * passes, and the command line.
  *
  * Keys, first come first served (see {@link KeyRouter}): Ctrl-C quits from anywhere; the
- * approval dialog, while it shows, takes every other key; a typed command line takes the rest;
+ * approval dialog, while it shows, takes every other key (Esc puts it off, Ctrl-O brings it back,
+ * `a` in a pending server's detail view opens it on that server: decision 330); a typed command line takes the rest;
  * with an empty line, PgUp/PgDn/Home/End scroll the command's output while it overflows, ↑ ↓
  * PgUp/PgDn Home/End Enter go to the list (or scroll the detail view), and Esc closes the output,
  * then goes back from the detail view.
@@ -120,6 +121,26 @@ function Session({ live, onExit, trustFolder }: AppProps) {
       return true;
     },
     { priority: KEY_PRIORITY.dismiss, isActive: output !== undefined },
+  );
+  // A dialog put off with Esc comes back with Ctrl-O (decision 330): the command line leaves Ctrl keys alone.
+  const recallable = !dialog && approval.pending.length > 0;
+  useKeys(
+    (input, key) => {
+      if (!(key.ctrl && input === 'o')) return false;
+      approval.recall();
+      return true;
+    },
+    { priority: KEY_PRIORITY.dismiss, isActive: recallable },
+  );
+  // `a` in a pending server's detail: the same dialog, asking about that server (its entry, its hash).
+  const detailPending = view.kind === 'detail' && !dialog && approval.pending.some((p) => p.name === view.server);
+  useKeys(
+    (input) => {
+      if (input !== 'a' || view.kind !== 'detail') return false;
+      approval.recall(view.server);
+      return true;
+    },
+    { priority: KEY_PRIORITY.view, isActive: detailPending },
   );
   useKeys(
     (_input, key) => {
@@ -205,7 +226,7 @@ function Session({ live, onExit, trustFolder }: AppProps) {
         <Box flexShrink={0}>
           <Text color="yellow">
             {approval.pending.map((p) => terminalSafe(p.name)).join(', ')} {approval.pending.length === 1 ? 'waits' : 'wait'} for
-            approval: /approve NAME or /reject NAME
+            approval: Ctrl-O to review, or /approve NAME, /reject NAME
           </Text>
         </Box>
       )}
@@ -225,21 +246,26 @@ function Session({ live, onExit, trustFolder }: AppProps) {
           }
           isActive={!dialog}
           status={running === undefined ? undefined : `running ${running}…`}
+          shortcuts={detailPending ? DETAIL_PENDING_KEYS : undefined}
         />
         <Text color="gray">
           {asking
             ? 'the form has the keys · Esc cancels it · Ctrl-C quit'
             : approval.visible
-              ? 'the approval dialog has the keys · Esc later · Ctrl-C quit'
-              : keyHint(view, output !== undefined)}
+              ? 'the approval dialog has the keys · Esc later, Ctrl-O back · Ctrl-C quit'
+              : keyHint(view, output !== undefined, detailPending)}
         </Text>
       </Box>
     </Box>
   );
 }
 
+/** The keys of a pending server's detail view that an empty command line leaves to it. */
+const DETAIL_PENDING_KEYS: readonly string[] = ['a'];
+
 /** The keys that do something now, in one line of at most 80 columns. */
-function keyHint(view: View, output: boolean): string {
+function keyHint(view: View, output: boolean, pendingDetail: boolean): string {
+  if (pendingDetail && !output) return 'a approve… · Esc back · /help commands · Tab completes · Ctrl-C quit';
   const list = view.kind === 'list' ? '↑↓ select · Enter details · ' : '';
   if (output) return `${list}Esc closes output · /help commands · Ctrl-C quit`;
   if (view.kind === 'list' && view.show !== undefined) return `${list}Esc all servers · /help commands · Ctrl-C quit`;

@@ -12,6 +12,7 @@ import { reviewLineRisk } from './reviewLineRisk.js';
 import { ScrollView } from './ScrollView.js';
 import { plural } from '../../model/messages.js';
 import { SurfaceDiff } from './SurfaceDiff.js';
+import { EntryDiff } from './EntryDiff.js';
 import { pendingSetKey } from './useApprovalPrompt.js';
 
 /** The decisions the dialog can take (a subset of {@link McpLiveApprovals}). */
@@ -77,6 +78,11 @@ function confirmOptions(pending: number): readonly Option<ConfirmChoice>[] {
  * about with the differences first — "The tools of “NAME” changed since you approved it", then
  * each change with its text before and now ({@link SurfaceDiff}) — and its entry below them. The
  * decision is the same `approve(name, {hash})`, with the hash that binds the entry and the new tools.
+ *
+ * An entry that waits again because it changed since the user approved it (decision 331,
+ * `edited` set) says so in its title, and shows the fields that changed, before → now
+ * ({@link EntryDiff}), above the whole entry as it is now — or, when the approved entry is not
+ * known this session, that it changed and the earlier entry was not kept.
  */
 export function ApprovalDialog({ pending, actions, onLater, isActive = true }: ApprovalDialogProps) {
   // In refs too: "aa" in one chunk must not write two decisions.
@@ -179,7 +185,7 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
   const options = reviewOptions(pending.length, surface !== undefined);
   // The "! " mark, the label and a space: 11 for an MCP entry's labels; a language server's run
   // longer (`workspaceFolder`).
-  const labelWidth = 2 + Math.max(9, ...first.review.map((line) => line.label.length + 1));
+  const labelWidth = 2 + Math.max(9, ...first.review.map((line) => line.label.length + 1), ...(first.edited?.changes ?? []).map((c) => c.label.length + 1));
   const status = busy ?? (waiting ? 'decided — waiting for the reconcile pass…' : undefined);
   const scrollKeys = { priority: KEY_PRIORITY.dialogScroll, isActive: active, lines: false };
   if (confirming) {
@@ -204,9 +210,11 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
       <Box flexDirection="column" flexShrink={0}>
         <Text>
           <Text bold color="yellow">
-            {first.surface === undefined
-              ? `Approve ${serverNoun(first.name)} “${terminalSafe(lspName(first.name))}”?`
-              : `The tools of “${terminalSafe(first.name)}” changed since you approved it. Approve the new ones?`}
+            {first.surface !== undefined
+              ? `The tools of “${terminalSafe(first.name)}” changed since you approved it. Approve the new ones?`
+              : first.edited !== undefined
+                ? `The entry of ${serverNoun(first.name)} “${terminalSafe(lspName(first.name))}” changed since you approved it. Approve it as it is now?`
+                : `Approve ${serverNoun(first.name)} “${terminalSafe(lspName(first.name))}”?`}
           </Text>
           <Text color="gray">
             {'  '}(1 of {pending.length})
@@ -226,6 +234,20 @@ export function ApprovalDialog({ pending, actions, onLater, isActive = true }: A
             <Text bold>{`What changed (${plural(surface.length, 'change')}):`}</Text>
             <SurfaceDiff changes={surface} />
             <Text bold>Its entry:</Text>
+          </Box>
+        )}
+        {surface === undefined && first.edited !== undefined && (
+          // An edited entry (decision 331): the fields that changed first, then the whole entry as it is now.
+          <Box flexDirection="column">
+            {first.edited.changes === undefined ? (
+              <Text color="gray">Changed since you approved it (the earlier entry was not kept, so what changed is not known).</Text>
+            ) : (
+              <>
+                <Text bold>{`What changed (${plural(first.edited.changes.length, 'field')}), before → now:`}</Text>
+                <EntryDiff changes={first.edited.changes} width={labelWidth} />
+              </>
+            )}
+            <Text bold>Its entry now:</Text>
           </Box>
         )}
         {first.review.map((line, i) => (

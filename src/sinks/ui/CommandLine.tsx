@@ -14,6 +14,11 @@ export interface CommandLineProps {
   isActive?: boolean;
   /** Shown after the line, dimmed (e.g. "running /call…"). */
   status?: string;
+  /**
+   * Keys an empty line leaves to the view (`a` in a pending server's detail, decision 330): a line
+   * they would start cannot be a command, which starts with `/`.
+   */
+  shortcuts?: readonly string[];
 }
 
 interface LineState {
@@ -35,7 +40,7 @@ const EMPTY_LINE: LineState = { value: '', cursor: 0, history: EMPTY_HISTORY, ca
  * state is kept in a ref as well, so several keys handled before React renders (a paste, a fast
  * typist) each see the previous key's result.
  */
-export function CommandLine({ onSubmit, complete, isActive = true, status }: CommandLineProps) {
+export function CommandLine({ onSubmit, complete, isActive = true, status, shortcuts }: CommandLineProps) {
   const [line, setLine] = useState<LineState>(EMPTY_LINE);
   const ref = useRef<LineState>(EMPTY_LINE);
 
@@ -97,6 +102,7 @@ export function CommandLine({ onSubmit, complete, isActive = true, status }: Com
       }
       if (key.ctrl && input === 'u') return update({ ...EMPTY_LINE, history: stopBrowsing(s.history) });
       if (key.ctrl || key.meta || input === '') return false;
+      if (!typed && shortcuts?.includes(input)) return false;
       // Text arrives whole when pasted or typed fast; a line break in it is an Enter.
       const [firstPiece = '', ...lines] = input.replace(/\t/g, ' ').split(/\r\n|\r|\n/);
       insert(firstPiece);

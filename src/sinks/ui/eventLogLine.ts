@@ -15,7 +15,8 @@ export interface LogLine {
 
 /**
  * A pass in the compact form of SPEC §9: `+c ~b -d  kept 5  312 ms`, names per change kind
- * (`~` = reconnected or updated in place, `⊘` = newly blocked), `no changes` for an idle pass.
+ * (`~` = reconnected or updated in place, `⊘` = newly blocked), `no changes` for an idle pass;
+ * `kept 5`: the servers the pass left running as they were.
  */
 export function formatReconcile(e: ReconcileEvent): string {
   const groups: string[] = [];
@@ -27,7 +28,8 @@ export function formatReconcile(e: ReconcileEvent): string {
   group('-', e.removed);
   group('⊘', e.blocked);
   const changes = groups.length > 0 ? groups.join(' ') : 'no changes';
-  return `${changes}  kept ${e.unchanged}  ${Math.round(e.ms)} ms  (${e.trigger})`;
+  // The servers left running, not every name left as it was (a blocked one runs nothing: decision 329).
+  return `${changes}  kept ${e.kept}  ${Math.round(e.ms)} ms  (${e.trigger})`;
 }
 
 /**

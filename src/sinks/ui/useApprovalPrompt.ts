@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { Observable } from 'rxjs';
 import type { PendingApproval } from '../../model/status.js';
 import { useThrottledObservable } from './useObservable.js';
@@ -11,6 +11,11 @@ export interface ApprovalPrompt {
   visible: boolean;
   /** Esc ("later"): hide until the set changes (a server added, removed, or its config edited). */
   later: () => void;
+  /**
+   * Brings a put-off dialog back (decision 330): `name` given and pending, the dialog asks about
+   * that server first — the same dialog, the same decision bound to the hash it shows.
+   */
+  recall: (name?: string) => void;
 }
 
 /** Identity of a pending set: names and approval hashes, so an edited config asks again. */
@@ -27,14 +32,27 @@ export function pendingSetKey(pending: readonly PendingApproval[]): string {
  * or removed one takes it away. Visibility is computed during render, never stored.
  */
 export function useApprovalPrompt(pending$: Observable<readonly PendingApproval[]>): ApprovalPrompt {
-  const pending = useThrottledObservable(pending$, EMPTY);
+  const latest = useThrottledObservable(pending$, EMPTY);
   const [dismissed, setDismissed] = useState<string | undefined>(undefined);
-  const key = pendingSetKey(pending);
+  // The server asked for by name (`a` in its detail view); once decided it leaves the set, and the order is the set's again.
+  const [first, setFirst] = useState<string | undefined>(undefined);
+  const key = pendingSetKey(latest);
+  const pending = useMemo(() => firstNamed(latest, first), [latest, first]);
   return {
     pending,
     visible: pending.length > 0 && key !== dismissed,
     later: () => setDismissed(key),
+    recall: (name) => {
+      setFirst(name);
+      setDismissed(undefined);
+    },
   };
+}
+
+/** `pending` with the server `name` first, when it is there; else `pending` itself. */
+function firstNamed(pending: readonly PendingApproval[], name: string | undefined): readonly PendingApproval[] {
+  const index = name === undefined ? -1 : pending.findIndex((p) => p.name === name);
+  return index <= 0 ? pending : [pending[index]!, ...pending.slice(0, index), ...pending.slice(index + 1)];
 }
 
 const EMPTY: readonly PendingApproval[] = [];

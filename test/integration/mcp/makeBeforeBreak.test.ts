@@ -42,7 +42,9 @@ describe.concurrent('make-before-break reconnect with real processes', () => {
     sub.unsubscribe();
     for (let i = 0; i < 100 && isAlive(oldPid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(isAlive(oldPid)).toBe(false);
-    expect(r.status('a')?.history.map((h) => h.state)).toEqual(['connecting', 'connected']);
+    // The swap is a line of its own in the history, though the state stayed `connected` (decision 331).
+    expect(r.status('a')?.history.map((h) => h.state)).toEqual(['connecting', 'connected', 'connected']);
+    expect(r.status('a')?.history.at(-1)?.message).toBe(`replaced by its new config, the old connection serving until then (pid ${oldPid} → ${newPid})`);
   });
 
   it('a server that holds a port cannot start beside its predecessor: it falls back, says so, and ends connected', async ({ scope }) => {

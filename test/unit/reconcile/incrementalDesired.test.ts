@@ -7,7 +7,7 @@ import { mcpServersEqual } from '../../../src/model/reconcile/equality.js';
 import { createIncrementalDesired } from '../../../src/model/reconcile/incrementalDesired.js';
 import { createIncrementalPlan } from '../../../src/model/reconcile/incrementalPlan.js';
 import { registerDerived } from '../../../src/model/reconcile/recordLineage.js';
-import { desiredServers, plan, type Blocked, type LiveEntry, type WantedServer } from '../../../src/model/reconcile/plan.js';
+import { desiredServers, keptRunning, plan, type Blocked, type LiveEntry, type WantedServer } from '../../../src/model/reconcile/plan.js';
 import type { Scope, SourceSnapshot } from '../../../src/model/types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -296,6 +296,8 @@ describe('createIncrementalDesired', () => {
             const full = plan(want.wanted, want.blocked, live);
             expect(hinted.steps.filter((s) => s.change !== 'unchanged')).toEqual(full.filter((s) => s.change !== 'unchanged'));
             expect(hinted.unchanged).toBe(full.filter((s) => s.change === 'unchanged').length);
+            // Of them, the servers left running (decision 329): counted alike, though not re-planned.
+            expect(hinted.kept).toBe(full.filter((s) => keptRunning(s, want.wanted, want.blocked)).length);
             for (const step of hinted.steps) expect(full).toContainEqual(step);
           }
         },

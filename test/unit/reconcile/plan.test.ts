@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { desiredServers, plan, type Blocked, type LiveEntry, type PlanStep, type WantedServer } from '../../../src/model/reconcile/plan.js';
+import { desiredServers, keptRunning, plan, type Blocked, type LiveEntry, type PlanStep, type WantedServer } from '../../../src/model/reconcile/plan.js';
 import { fingerprint, invalidFingerprint } from '../../../src/model/reconcile/fingerprint.js';
 import type { AssembledServer, DesiredState, Reason, ResolvedServerConfig, Scope, ServerState, ViewFields } from '../../../src/model/types.js';
 
@@ -300,5 +300,27 @@ describe('plan: the whole pass', () => {
         },
       ),
     );
+  });
+});
+
+describe('keptRunning', () => {
+  it('counts an unchanged server that runs, not an unchanged blocked name nor an invalid entry in its error (decision 329)', () => {
+    const bad: WantedServer = { ...wantedServer('bad', 'invalid:h'), invalid: 'invalid_config: x' };
+    const wanted = { run: wantedServer('run'), idle: wantedServer('idle'), bad, moved: wantedServer('moved', 'fp-new') };
+    const blocked: Record<string, Blocked> = { excluded: { reason: 'excluded' }, pending: { reason: 'pending_approval' } };
+    const steps = plan(
+      wanted,
+      blocked,
+      live({
+        run: { state: 'connected', fingerprint: 'fp-run' },
+        idle: { state: 'idle', fingerprint: 'fp-idle' },
+        bad: { state: 'error', fingerprint: 'invalid:h' },
+        moved: { state: 'connected', fingerprint: 'fp-old' },
+        excluded: { state: 'blocked', reason: 'excluded' },
+        pending: { state: 'blocked', reason: 'pending_approval' },
+      }),
+    );
+    expect(steps.filter((s) => s.change === 'unchanged').map((s) => s.name)).toEqual(['bad', 'excluded', 'idle', 'pending', 'run']);
+    expect(steps.filter((s) => keptRunning(s, wanted, blocked)).map((s) => s.name)).toEqual(['idle', 'run']);
   });
 });
