@@ -44,6 +44,9 @@ describe('planned(): every server known, before any connection settles', () => {
     expect(report.filter((s) => s.name.startsWith('h')).every((s) => s.state === 'connecting')).toBe(true);
     expect(report.find((s) => s.name === 'bad')).toMatchObject({ state: 'error', error: expect.stringContaining('invalid_config') as string });
     expect(report.find((s) => s.name === 'p')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
+    // One still queued is configured: /reconnect asks for the pass that connects it.
+    expect(l.reconnect('h11')).toBe(true);
+    expect(l.reconnect('nope')).toBe(false);
     await l.dispose();
     await started.catch(() => undefined);
   });

@@ -525,7 +525,8 @@ export class LiveServers {
   /** Asks the next pass to reconnect this server whatever its state (`/reconnect NAME`). */
   markForReconnect(name: string): boolean {
     const e = this.entries.get(name);
-    if (!e?.server) return false;
+    // A queued server (decision 325) is connected by the pass this asks for: it holds nothing yet.
+    if (!e?.server) return e?.queued === true;
     e.forceReconnect = true;
     return true;
   }
