@@ -14,9 +14,11 @@ import {
   defer,
   filter,
   firstValueFrom,
+  from,
   map,
   mergeMap,
   skipWhile,
+  takeUntil,
   tap,
   type Observable,
   type SchedulerLike,
@@ -367,8 +369,9 @@ export interface McpLive {
   reconnect(name: string): boolean;
   /**
    * Calls a tool by its qualified name. A tool not listed yet while the first pass has not ended
-   * waits for that pass (a call made at start must not be told that its server is not
-   * configured); a listed one is called at once, whatever other servers are still doing. Before
+   * waits until it is listed or that pass has ended (a call made at start must not be told that
+   * its server is not configured, decision 325); a listed one is called at once, whatever other
+   * servers are still doing. Before
    * `start()` it rejects. An aborted `signal` rejects at once with its reason and cancels the request.
    */
   callTool(qualifiedName: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
@@ -954,13 +957,17 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         await untilAborted(firstPass.catch(() => undefined), callOptions.signal);
         return languageServers.callTool(qualifiedName, args, callOptions);
       }
-      if (!r.list().some((s) => s.tools.some((t) => t.name === qualifiedName))) {
-        await untilAborted(
-          firstPass.catch(() => {
-            throw new Error('mcp-live was disposed before its first pass ended');
-          }),
-          callOptions.signal,
-        );
+      const lists = (s: ServerStatus) => s.tools.some((t) => t.name === qualifiedName);
+      if (!r.list().some(lists)) {
+        // Until it is listed or the first pass has ended (decision 325): a server that connects is
+        // called at once, whatever another one is still doing (a first `npx` download).
+        const ended = firstPass.catch(() => {
+          throw new Error('mcp-live was disposed before its first pass ended');
+        });
+        const listed = firstValueFrom(r.changes$.pipe(filter(lists), map(() => undefined), takeUntil(from(ended.catch(() => undefined)))), {
+          defaultValue: undefined,
+        });
+        await untilAborted(Promise.race([listed, ended]), callOptions.signal);
       }
       return r.callTool(qualifiedName, args, callOptions);
     },

@@ -299,6 +299,11 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const { steps, unchanged, kept: keptRunningCount } = full
         ? countUnchanged(planFullRestart(wanted, blocked, live.snapshot()), wanted, blocked)
         : planner.plan(wanted, blocked, names, dirty, (only) => live.snapshot(only));
+      // The plan is the set (decision 325): every server this pass connects is known before the
+      // plan is announced — one waiting for a connect slot as `connecting` — never missing.
+      const expecting = live.hold();
+      for (const step of steps) for (const action of step.actions) if (action.type === 'connect') live.expect(action.server);
+      expecting.unsubscribe();
       const tasks = (which: PlanStep[], only: (a: Action) => boolean) =>
         from(
           which.flatMap((step) =>

@@ -19,11 +19,14 @@ export interface CommandOutcome {
 
 type Json = Record<string, unknown>;
 
-/** A line's `cmd` and `id`, without running it: what the session needs to schedule it (`{}` when malformed). */
-export function peekCommand(line: string): { cmd?: unknown; id?: string | number } {
+/**
+ * A line's `cmd`, `id` and `wait`, without running it: what the session needs to schedule it
+ * (`{}` when malformed).
+ */
+export function peekCommand(line: string): { cmd?: unknown; id?: string | number; wait?: unknown } {
   try {
     const msg: unknown = JSON.parse(line);
-    if (typeof msg === 'object' && msg !== null && !Array.isArray(msg)) return { cmd: (msg as Json).cmd, id: idOf(msg as Json) };
+    if (typeof msg === 'object' && msg !== null && !Array.isArray(msg)) return { cmd: (msg as Json).cmd, id: idOf(msg as Json), wait: (msg as Json).wait };
   } catch {
     // malformed: runJsonCommand answers it
   }
@@ -86,8 +89,10 @@ export async function runJsonCommand(
         return ok(id, { reconnecting: name });
       }
       case 'status':
+        waitOf(cmd);
         return ok(id, { servers: live.statusReport() });
       case 'tools': {
+        waitOf(cmd);
         if (cmd.schemas !== undefined && typeof cmd.schemas !== 'boolean') throw new CommandError('"schemas" must be true or false');
         return ok(id, { tools: (await firstValueFrom(live.tools$)).map((tool) => listedTool(tool, cmd.schemas === true)) });
       }
@@ -156,10 +161,20 @@ function listedTool(tool: QualifiedTool, schemas: boolean): Json {
   };
 }
 
-/** The commands that list what the session has (they wait for the first pass to have ended). */
+/**
+ * The commands that list what the session has: they answer once the first pass has planned
+ * (every server known, decision 325), or with `"wait": "ready"` once it has ended.
+ */
 export const LISTINGS: ReadonlySet<unknown> = new Set(['status', 'tools']);
 
-/** The commands that send a request to a server (they wait for the first pass to have ended). */
+/** What a listing waits for: the plan (default), or with `"wait": "ready"` the first pass's end. */
+export function waitOf(cmd: { wait?: unknown }): 'planned' | 'ready' {
+  if (cmd.wait === undefined) return 'planned';
+  if (cmd.wait === 'ready') return 'ready';
+  throw new CommandError('"wait" must be "ready" (answer once the first pass has ended) or left out (answer now)');
+}
+
+/** The commands that send a request to a server (a prompt or a resource waits for the first pass to have ended). */
 export const SERVER_REQUESTS: ReadonlySet<unknown> = new Set(['call', 'get-prompt', 'read-resource']);
 
 /**

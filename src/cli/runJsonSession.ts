@@ -3,7 +3,7 @@ import type { ResultEvent } from '../model/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
 import { formatBytes } from '../model/formatBytes.js';
 import { BoundedLineSplitter, type LinePiece } from '../streams/boundedLineSplitter.js';
-import { CANCELLED_ON_QUIT, LISTINGS, SERVER_REQUESTS, peekCommand, runJsonCommand } from './jsonCommands.js';
+import { CANCELLED_ON_QUIT, LISTINGS, SERVER_REQUESTS, peekCommand, runJsonCommand, waitOf } from './jsonCommands.js';
 
 /**
  * The longest command line read (decision 184): a longer one is answered `line too long` and
@@ -34,10 +34,11 @@ interface OpenCommand {
  * does not stop the session (a supervisor may close it); SIGINT, SIGTERM and `{"cmd":"quit"}`
  * do, after every server process has ended.
  *
- * Commands never lie and never stall (decision 64): a command that arrives before the first pass
- * has ended waits for it (before it, `status` would list nothing and a `call` would be told its
- * server is not configured) — as far as its answer depends on it (see `gate`), so a hung server
- * holds back no approval and no call to the others. Commands run concurrently, so a long `call`
+ * Commands never lie and never stall (decisions 64 and 325): a command that arrives at start waits
+ * as far as its answer depends on it (see `gate`) — before the first pass has planned, `status`
+ * would list nothing and a `call` would be told its server is not configured — and no further,
+ * so a hung server or a long first download holds back no status, no approval and no call to the
+ * others. Commands run concurrently, so a long `call`
  * holds back neither `status` nor `quit`; each answer is written when it is ready, with its
  * `id`. `quit` answers every call in flight and every command still waiting with
  * `cancelled: quitting` (a call is also cancelled at its server), lets the other commands in
@@ -89,17 +90,28 @@ export async function runJsonSession(
   // Handled here and by each command that waits for it; a failed start fails `runJsonSession` below.
   firstPass.catch(() => undefined);
   /**
-   * What a command waits for: `status`, `tools`, `get-prompt` and `read-resource` for the first pass
-   * to end (before, it would list servers still unknown, and a prompt or resource would be routed among
-   * the servers connected so far); `call` for nothing here (the library waits while its tool is not
-   * listed); the others — decisions, reloads, answers to forms — for the first pass to have decided
-   * about every server and published the approval prompt, which a hung connect does not hold back.
+   * What a command waits for: `get-prompt` and `read-resource` for the first pass to end (before,
+   * a prompt or resource would be routed among the servers connected so far); `call` for nothing
+   * here (the library waits while its tool is not listed); `status` and `tools` for the first pass
+   * to have planned — every server known, one still connecting as `connecting` (decision 325) — or
+   * with `"wait": "ready"` for it to end; the others — decisions, reloads, answers to forms — for
+   * the plan too, which a hung connect does not hold back. A bad `wait` is answered at once.
    */
-  const gate = (cmd: unknown): Promise<void> =>
-    cmd === 'call' ? Promise.resolve() : LISTINGS.has(cmd) || SERVER_REQUESTS.has(cmd) ? firstPass : live.planned();
+  const gate = (cmd: unknown, wait: unknown): Promise<void> => {
+    if (cmd === 'call') return Promise.resolve();
+    if (SERVER_REQUESTS.has(cmd)) return firstPass;
+    if (LISTINGS.has(cmd)) {
+      try {
+        return waitOf({ wait }) === 'ready' ? firstPass : live.planned();
+      } catch {
+        return Promise.resolve(); // runJsonCommand answers it
+      }
+    }
+    return live.planned();
+  };
 
   const run = (line: string): void => {
-    const { cmd, id } = peekCommand(line);
+    const { cmd, id, wait } = peekCommand(line);
     if (quitting) return answer({ answered: false }, failure(id, CANCELLED_QUITTING));
     if (cmd === 'quit') {
       // Not after the first pass: a hung first connect must not keep the session from stopping.
@@ -112,7 +124,7 @@ export async function runJsonSession(
     }
     const command: OpenCommand = { id, cmd, running: false, answered: false, abort: new AbortController(), done: firstPass };
     open.add(command);
-    command.done = gate(cmd)
+    command.done = gate(cmd, wait)
       .then(() => {
         if (command.answered) return undefined;
         command.running = true;

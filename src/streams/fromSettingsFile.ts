@@ -4,6 +4,7 @@ import { cloneJson, getOwn, isPlainObject, jsonEqual, setOwn } from '../model/ow
 import { registerDerived } from '../model/reconcile/recordLineage.js';
 import { isPathInside } from './readInsideDirectory.js';
 import type { JsoncReadResult } from '../model/settings/parseJsonc.js';
+import { fromVsCodeServers, isVsCodeShape, vscodeShapeNotes } from '../model/settings/vscodeServers.js';
 import { readJsonc, type ReadJsoncDeps } from './readJsonc.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
@@ -11,7 +12,7 @@ import type { WatchDeps } from './watchDirectory.js';
 
 /**
  * `settings`: a settings.json (`mcpServers`, `lspServers`, `mcp`, `lsp`, `security.folderTrust.enabled`).
- * `servers`: `.mcp.json` or a `--mcp-config` file (`mcpServers` only).
+ * `servers`: `.mcp.json` or a `--mcp-config` file (`mcpServers`, or VS Code's `servers`, decision 327).
  * `manifest`: an extension manifest (`mcpServers`; `lspServers` inline or as the relative path
  * of a `.lsp.json`-format file inside the extension, which the extension source reads).
  * `lsp`: a `.lsp.json`-format file (`<cwd>/.lsp.json`, `--lsp-config`, an extension's): the whole
@@ -214,9 +215,13 @@ function nextEvents(state: FileState, result: JsoncReadResult, info: FileInfo): 
   if (state.lastRaw !== undefined && jsonEqual(raw, state.lastRaw)) return cleared(state, info, state.lastRawFailing);
   state.lastRaw = raw;
 
-  const { effective, errors, problems } = keepLastGoodKeys(raw, state, info);
-  const foreign = foreignFormatError(raw, info);
+  // VS Code's shape (decision 327): its `servers` read as the `mcpServers` they mean.
+  const vscode = SERVERS_FILE_SCOPES.has(info.scope) && info.kind === 'servers';
+  const read = vscode && isVsCodeShape(raw) ? asMcpServersFile(raw) : raw;
+  const { effective, errors, problems } = keepLastGoodKeys(read, state, info);
+  const foreign = foreignFormatError(read, info);
   if (foreign !== undefined) errors.push(foreign);
+  if (vscode) for (const note of vscodeShapeNotes(info.path, raw)) errors.push({ kind: 'error', file: info.path, ...note });
   state.hadGoodRead = true;
   const admissionProblem = problems.find((p) => ADMISSION_KEYS.has(p.key));
   if (info.kind === 'settings' && admissionProblem === undefined) state.admissionKnown = true;
@@ -251,6 +256,14 @@ function asLspServersFile(raw: Record<string, unknown>): Record<string, unknown>
   return file;
 }
 
+/** A servers file in VS Code's shape as ours: `mcpServers` from its `servers`; `inputs` is not read. */
+function asMcpServersFile(raw: Record<string, unknown>): Record<string, unknown> {
+  const file: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) if (key !== 'servers' && key !== 'inputs') setOwn(file, key, getOwn(raw, key));
+  setOwn(file, 'mcpServers', fromVsCodeServers(getOwn(raw, 'servers') as Record<string, unknown>));
+  return file;
+}
+
 /**
  * Each `mcpServers` and `lspServers` entry deep-equal to the one emitted last becomes that very
  * object again, so an entry nobody edited keeps its identity across re-reads and a pass skips it
@@ -279,15 +292,16 @@ const SERVERS_FILE_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['project', 'cli'
 
 /** What a top-level key found instead of `mcpServers` suggests the file was written for. */
 const FOREIGN_FORMATS: Readonly<Record<string, string>> = {
-  servers: "VS Code's format (.vscode/mcp.json)?",
+  servers: "VS Code's format (.vscode/mcp.json), whose \"servers\" must be an object?",
   mcp: "VS Code's settings format?",
 };
 
 /**
  * A `.mcp.json` or `--mcp-config` file with keys but no `mcpServers` was written for another
- * client (VS Code's `{"servers": {…}}`, `{"mcp": {"servers": …}}`): loading it as empty would
- * hide every server it means without a word. The error names the keys found and the one
- * expected; the file still counts as an empty source. `{}` and `$schema`-only files are fine.
+ * client (`{"mcp": {"servers": …}}`, VS Code's `{"servers": …}` when that is no object — an
+ * object is read, decision 327): loading it as empty would hide every server it means without a
+ * word. The error names the keys found and the one expected; the file still counts as an empty
+ * source. `{}` and `$schema`-only files are fine.
  */
 function foreignFormatError(raw: Record<string, unknown>, info: FileInfo): SettingsFileError | undefined {
   if (info.kind !== 'servers' || !SERVERS_FILE_SCOPES.has(info.scope) || Object.hasOwn(raw, 'mcpServers')) return undefined;

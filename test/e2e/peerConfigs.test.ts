@@ -9,8 +9,8 @@ import { FIXTURES, runCli, Workspace, type CliRun } from './cliSession.js';
  * Configs written for the peers must just work (decisions 10, 80–82), against the built CLI: a
  * Gemini CLI / Qwen Code style extension (`${extensionPath}${/}dist${/}…`,
  * `cwd: ${extensionPath}`, `${workspacePath}`), Claude Code's `${VAR:-default}`, an unset
- * variable's warning, `excludeTools: ["slow()"]`, and a VS Code style `.mcp.json`
- * ({"servers": {}}). One `plan` and one `status` run, several facts each.
+ * variable's warning, `excludeTools: ["slow()"]`, and a `.mcp.json` in VS Code's shape
+ * ({"servers": …, "inputs": …}, decision 327). One `plan` and two `status` runs, several facts each.
  */
 
 afterAll(async () => {
@@ -55,7 +55,14 @@ describe('configs written for the peers (the built CLI)', () => {
   it('Gemini CLI / Qwen Code extension variables, Claude Code ${VAR:-default}, excludeTools "slow()" and a VS Code .mcp.json', async ({ onTestFinished }) => {
     const ws = new Workspace(onTestFinished);
     const { manifest } = installExampleExtension(ws);
-    ws.write(ws.mcpJson, { servers: { github: { type: 'http', url: 'https://api.githubcopilot.com/mcp/' } } });
+    // VS Code's shape (decision 327): its servers are read, gated as any .mcp.json entry; never approved here.
+    ws.write(ws.mcpJson, {
+      inputs: [{ type: 'promptString', id: 'token', password: true }],
+      servers: {
+        github: { type: 'http', url: 'https://api.githubcopilot.com/mcp/' },
+        asks: { type: 'stdio', command: process.execPath, args: [join(FIXTURES, 'echo-server.mjs')], env: { TOKEN: '${input:token}' } },
+      },
+    });
 
     // plan: what would run, spawning nothing.
     const plan = await run(ws, ['plan', '--json', '--cwd', ws.cwd]);
@@ -64,8 +71,10 @@ describe('configs written for the peers (the built CLI)', () => {
     const example = report.servers.find((s) => s.name === 'example');
     expect(example).toMatchObject({ scope: 'extension', source: manifest, admitted: true, transport: 'stdio', warnings: ['EXAMPLE_TOKEN is not set'] });
     expect(example?.target).toContain('${extensionPath}${/}dist${/}example.mjs');
+    expect(report.servers.find((s) => s.name === 'github')).toMatchObject({ scope: 'project', source: ws.mcpJson, admitted: false, reason: 'pending_approval' });
+    expect(report.servers.find((s) => s.name === 'asks')).toMatchObject({ scope: 'project', admitted: false, reason: 'pending_approval' });
     expect(report.notices).toContainEqual(
-      expect.objectContaining({ type: 'settings-error', file: ws.mcpJson, error: expect.stringContaining('no "mcpServers" object; found "servers"') as string }),
+      expect.objectContaining({ type: 'settings-error', file: ws.mcpJson, error: expect.stringContaining('"inputs" (VS Code\'s prompted values) are not supported') as string }),
     );
     expect(ws.starts()).toEqual([]);
 
@@ -81,9 +90,24 @@ describe('configs written for the peers (the built CLI)', () => {
     expect(running?.tools).not.toContain('mcp__example__slow');
     expect(ws.starts()).toEqual([`example@${ws.cwd}`]);
     expect(result.settingsErrors).toEqual([
-      `${ws.mcpJson}: no "mcpServers" object; found "servers" — VS Code's format (.vscode/mcp.json)? mcp-live reads {"mcpServers": {…}}`,
+      `${ws.mcpJson}: "inputs" (VS Code's prompted values) are not supported; a server that uses one (\${input:…}) is invalid — read the value from the environment instead, \${env:NAME} or \${NAME}`,
     ]);
-    // The .mcp.json server is not loaded from the foreign key.
-    expect(result.servers.map((s) => s.name)).toEqual(['example']);
+    // The VS Code servers are listed, waiting for approval — not silently nothing.
+    expect(result.servers.map((s) => [s.name, s.state])).toEqual([
+      ['asks', 'blocked'],
+      ['example', 'connected'],
+      ['github', 'blocked'],
+    ]);
+
+    // Approved, the server that reads a prompted input is refused in words, and never started.
+    expect((await run(ws, ['approvals', 'approve', 'asks', '--cwd', ws.cwd])).code).toBe(0);
+    const after = await run(ws, ['status', '--json', '--cwd', ws.cwd]);
+    expect(after.code).toBe(1);
+    const asks = (JSON.parse(after.stdout) as typeof result).servers.find((s) => s.name === 'asks');
+    expect(asks).toMatchObject({
+      state: 'error',
+      error: 'invalid_config: env uses ${input:token}, a value VS Code prompts for, which is not supported: read it from the environment instead, ${NAME} (in VS Code\'s "servers" also ${env:NAME})',
+    });
+    expect(ws.starts()).toEqual([`example@${ws.cwd}`, `example@${ws.cwd}`]);
   }, 90_000);
 });

@@ -73,6 +73,18 @@ describe('createMcpLive().callTool before the first pass', () => {
     await started.catch(() => undefined);
   });
 
+  it('a call made at start reaches its server once it connects, while another server still hangs (decision 325)', async ({ scope }) => {
+    const l = session(scope, new BehaviorSubject({ a: fake('connect=50'), h: fake('hang') }));
+    const started = l.start();
+    // Made before `a` has connected; the first pass never ends (h hangs).
+    const call = l.callTool('mcp__a__echo', { text: 'early' });
+    const stalled = new Promise((resolve) => setTimeout(() => resolve('still waiting after 10 s'), 10_000));
+    await expect(Promise.race([call, stalled])).resolves.toEqual({ tool: 'echo', args: { text: 'early' } });
+    expect(l.statusReport().find((s) => s.name === 'h')?.state).toBe('connecting');
+    await l.dispose();
+    await started.catch(() => undefined);
+  });
+
   it('a signal that aborts while it waits ends the wait at once', async ({ scope }) => {
     const l = session(scope, new BehaviorSubject({ a: fake('connect=60000') }));
     const started = l.start();

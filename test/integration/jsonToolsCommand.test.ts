@@ -90,8 +90,8 @@ function until(l: McpLive, name: string, ok: (s: ServerStatus) => boolean): Prom
 describe('{"cmd":"tools"}', () => {
   it('lists the qualified names, servers and descriptions of what the agent is offered, a lazy server’s included and a pending one’s not; schemas on request', async () => {
     const s = start({ echo: echoEntry(), sleepy: { ...echoEntry('--tools', 'alpha'), lazy: true } }, { gated: echoEntry('--tools', 'secret') });
-    // Asked at once: the answer waits for the first pass (decision 251), like status.
-    const first = await s.tools();
+    // Asked at once with "wait": "ready": the answer waits for the first pass to end (decision 325).
+    const first = await s.tools({ wait: 'ready' });
     expect(first.filter((t) => t.server === 'echo')).toEqual([
       { name: 'mcp__echo__echo', server: 'echo', tool: 'echo', description: 'Returns its text' },
       { name: 'mcp__echo__slow', server: 'echo', tool: 'slow', description: 'Answers after --slow-tool ms (a cancel ends it early, noted on stderr)' },

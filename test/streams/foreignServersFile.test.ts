@@ -9,7 +9,8 @@ import { makeTempDir, removeDir } from './streamTestKit.js';
 /**
  * Decision 82: a `.mcp.json` (or `--mcp-config` file) written for another client has no
  * `mcpServers` object. It raises a `settings-error` naming the keys found and the one expected,
- * instead of loading silently as an empty source. Real files, hand-driven watcher.
+ * instead of loading silently as an empty source — except VS Code's `servers` object, which is
+ * read (decision 327). Real files, hand-driven watcher.
  */
 
 type FileError = Extract<SettingsFileEvent, { kind: 'error' }>;
@@ -38,17 +39,36 @@ describe('a servers file without "mcpServers" (real files)', () => {
     return harness;
   }
 
-  it('VS Code .vscode/mcp.json format {"servers": {…}} as .mcp.json: a settings-error naming "servers" and "mcpServers"', async () => {
-    const h = await start('{ "servers": { "github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/" } } }');
-    expect(errorsOf(h.values)).toEqual([
-      {
-        kind: 'error',
-        file,
-        key: 'mcpServers',
-        error: `${file}: no "mcpServers" object; found "servers" — VS Code's format (.vscode/mcp.json)? mcp-live reads {"mcpServers": {…}}`,
-      },
+  it('VS Code .vscode/mcp.json format {"servers": {…}} as .mcp.json: read as the mcpServers it means, no error (decision 327)', async () => {
+    const h = await start('{ "servers": { "github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/" }, "local": { "command": "node", "env": { "T": "${env:T}" } } } }');
+    expect(errorsOf(h.values)).toEqual([]);
+    expect(contentsOf(h.values).map((c) => c.snapshot.servers)).toEqual([
+      { github: { type: 'http', url: 'https://api.githubcopilot.com/mcp/' }, local: { command: 'node', env: { T: '${T}' } } },
     ]);
-    // Still a source: empty, so nothing from it connects and the session goes on.
+  });
+
+  it('VS Code\'s "inputs" are named once as not supported; both "mcpServers" and "servers": mcpServers is read, servers named as ignored', async () => {
+    const h = await start('{ "inputs": [{ "type": "promptString", "id": "k" }], "servers": { "a": { "command": "x", "env": { "K": "${input:k}" } } } }');
+    expect(errorsOf(h.values)).toEqual([expect.objectContaining({ key: 'inputs', error: expect.stringContaining('"inputs" (VS Code\'s prompted values) are not supported') as string })]);
+    // The entry is read as written: the validator makes it that server's invalid_config.
+    expect(contentsOf(h.values).at(-1)?.snapshot.servers).toEqual({ a: { command: 'x', env: { K: '${input:k}' } } });
+    await h.tick();
+    expect(errorsOf(h.values)).toHaveLength(1);
+    await h.save('{ "mcpServers": { "m": { "command": "x" } }, "servers": { "v": { "command": "y" } } }');
+    expect(errorsOf(h.values).at(-1)).toEqual({
+      kind: 'error',
+      file,
+      key: 'servers',
+      error: `${file}: both "mcpServers" and VS Code's "servers"; reading "mcpServers", ignoring "servers"`,
+    });
+    expect(contentsOf(h.values).at(-1)?.snapshot.servers).toEqual({ m: { command: 'x' } });
+  });
+
+  it('a "servers" that is no object is still a settings-error naming what it found', async () => {
+    const h = await start('{ "servers": ["github"] }');
+    expect(errorsOf(h.values).map((e) => e.error)).toEqual([
+      `${file}: no "mcpServers" object; found "servers" — VS Code's format (.vscode/mcp.json), whose "servers" must be an object? mcp-live reads {"mcpServers": {…}}`,
+    ]);
     expect(contentsOf(h.values).map((c) => c.snapshot.servers)).toEqual([{}]);
   });
 
@@ -66,8 +86,11 @@ describe('a servers file without "mcpServers" (real files)', () => {
     ]);
   });
 
-  it('--mcp-config (scope cli) is checked the same way', async () => {
-    const h = await start('{ "servers": {} }', 'cli');
+  it('--mcp-config (scope cli) is read the same way', async () => {
+    const h = await start('{ "servers": { "a": { "command": "x" } } }', 'cli');
+    expect(errorsOf(h.values)).toEqual([]);
+    expect(contentsOf(h.values).map((c) => c.snapshot.servers)).toEqual([{ a: { command: 'x' } }]);
+    await h.save('{ "context_servers": {} }');
     expect(errorsOf(h.values)).toHaveLength(1);
   });
 
@@ -86,7 +109,7 @@ describe('a servers file without "mcpServers" (real files)', () => {
   });
 
   it('raised once per change: the same content read again says nothing; a fixed file clears it', async () => {
-    const h = await start('{ "servers": {} }');
+    const h = await start('{ "context_servers": {} }');
     await h.tick();
     expect(errorsOf(h.values)).toHaveLength(1);
     await h.save('{ "mcpServers": { "a": { "command": "x" } } }');
@@ -105,7 +128,7 @@ describe('a servers file without "mcpServers" (real files)', () => {
   });
 
   it('the fail-closed logic of settings files is untouched: a project servers file is never "broken"', async () => {
-    const h = await start('{ "servers": {} }', 'project');
+    const h = await start('{ "servers": [] }', 'project');
     expect(contentsOf(h.values)[0]?.snapshot.broken).toBeUndefined();
   });
 });

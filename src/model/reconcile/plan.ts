@@ -96,6 +96,8 @@ export interface LiveEntry {
   state: ServerState;
   reason?: Reason;
   detail?: string;
+  /** Known from an earlier plan, its connect never begun (decision 325): it holds nothing. */
+  queued?: boolean;
 }
 
 /** How one server changes in a pass; the words of the `reconcile` event (SPEC §9). */
@@ -248,10 +250,11 @@ function sortedUnique(list: readonly string[]): readonly string[] {
 
 /**
  * Any live state but `blocked` may own a process, a transport or a pending retry — except a
- * server already removed, which the sinks may show as `disconnected`.
+ * server already removed, which the sinks may show as `disconnected`, and one only queued by a
+ * plan whose connect never began (decision 325).
  */
-function holdsConnection(current: LiveEntry | undefined): boolean {
-  return current !== undefined && current.state !== 'blocked' && current.reason !== 'removed';
+export function holdsConnection(current: LiveEntry | undefined): boolean {
+  return current !== undefined && current.state !== 'blocked' && current.reason !== 'removed' && current.queued !== true;
 }
 
 function planWanted(server: WantedServer, current: LiveEntry | undefined): StepBody {

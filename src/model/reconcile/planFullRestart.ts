@@ -1,4 +1,4 @@
-import { plan, type Blocked, type LiveEntry, type PlanStep, type WantedServer } from './plan.js';
+import { holdsConnection, plan, type Blocked, type LiveEntry, type PlanStep, type WantedServer } from './plan.js';
 
 /**
  * The strategy this project replaces, kept for comparison (`--reconcile full`, the benchmarks):
@@ -15,12 +15,10 @@ export function planFullRestart(
   return plan(wanted, blocked, live).map((step) => {
     const server = wanted[step.name];
     if (!server || step.change === 'added') return step;
-    const held = live.get(step.name);
-    const holdsConnection = held !== undefined && held.state !== 'blocked' && held.reason !== 'removed';
     return {
       name: step.name,
       change: 'reconnected',
-      actions: [...(holdsConnection ? [{ type: 'disconnect' as const }] : []), { type: 'connect' as const, server }],
+      actions: [...(holdsConnection(live.get(step.name)) ? [{ type: 'disconnect' as const }] : []), { type: 'connect' as const, server }],
     };
   });
 }

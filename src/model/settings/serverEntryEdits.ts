@@ -7,7 +7,8 @@ import type { TrustRule } from '../types.js';
  * The edits `mcp-live mcp add|remove`, `enable|disable --persist` and `trust|untrust` make, as
  * pure text → text functions over JSONC (comments and layout kept, see `setJsoncProperty`).
  * Each throws {@link JsoncEditError} — and the caller writes nothing — when the file does not
- * parse, `mcpServers` is not an object, or the edit does not apply (a name that is not there).
+ * parse, `mcpServers` is not an object, the file is in VS Code's shape, or the edit does not apply
+ * (a name that is not there).
  * `label` names the file in messages.
  */
 
@@ -17,7 +18,13 @@ export function serversIn(text: string, label: string): Record<string, unknown> 
   const parsed = parseJsoncObject(text, label);
   if (!parsed.ok) throw new JsoncEditError(`${parsed.error}; fix it first`);
   const servers = parsed.value?.mcpServers;
-  if (servers === undefined) return {};
+  if (servers === undefined) {
+    // VS Code's shape (decision 327): an `mcpServers` written beside its `servers` would hide them.
+    if (isPlainObject(parsed.value?.servers)) {
+      throw new JsoncEditError(`${label} is in VS Code's shape ({"servers": …}): edit its "servers" by hand; an "mcpServers" added beside them would hide them`);
+    }
+    return {};
+  }
   if (!isPlainObject(servers)) throw new JsoncEditError(`${label}: "mcpServers" must be an object; fix it first`);
   return servers;
 }

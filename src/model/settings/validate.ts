@@ -85,10 +85,46 @@ const HEALTH_CHECK_CHECKS: readonly FieldRule[] = [
  */
 export function validateServerConfig(raw: unknown): { ok: true; config: ServerConfig } | { ok: false; error: string } {
   if (!isPlainObject(raw)) return { ok: false, error: 'server config must be an object' };
-  const problems = fieldProblems(raw, FIELD_CHECKS);
+  const problems = [...fieldProblems(raw, FIELD_CHECKS), ...unsupportedProblems(raw)];
   if (Object.hasOwn(raw, 'oauth') && raw.oauth !== undefined) problems.push(...oauthProblems(raw.oauth));
   if (Object.hasOwn(raw, 'healthCheck') && isPlainObject(raw.healthCheck)) problems.push(...fieldProblems(raw.healthCheck, HEALTH_CHECK_CHECKS, 'healthCheck.'));
   return problems.length === 0 ? { ok: true, config: raw } : { ok: false, error: problems.join('; ') };
+}
+
+/** The fields whose strings are expanded ({@link resolveServerConfig}): where a variable is read. */
+const EXPANDED_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'httpUrl', 'headers', 'headersHelper', 'roots', 'oauth'] as const;
+
+/** A VS Code prompted input, `${input:ID}`. */
+const PROMPTED_INPUT = /\$\{input:[^}]*\}/;
+
+/**
+ * What an entry asks for that mcp-live cannot honour, in words (decision 327): running the server
+ * without it would give it other values than the ones written, silently. VS Code's `envFile` (an
+ * env file read at start) and its prompted inputs (`${input:ID}`, asked for in the editor) — the
+ * value must come from the environment instead. One phrase per field.
+ */
+function unsupportedProblems(raw: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  if (Object.hasOwn(raw, 'envFile') && raw.envFile !== undefined) {
+    problems.push('envFile is not supported: put the variables in "env" (${NAME} reads one from the environment)');
+  }
+  for (const field of EXPANDED_FIELDS) {
+    const input = Object.hasOwn(raw, field) ? firstPromptedInput(raw[field]) : undefined;
+    if (input !== undefined) {
+      problems.push(`${field} uses ${input}, a value VS Code prompts for, which is not supported: read it from the environment instead, \${NAME} (in VS Code's "servers" also \${env:NAME})`);
+    }
+  }
+  return problems;
+}
+
+/** The first `${input:…}` in a field's strings (a string, a list of them or a map of them, one level deep). */
+function firstPromptedInput(value: unknown): string | undefined {
+  const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : [];
+  for (const item of strings) {
+    const found = typeof item === 'string' ? PROMPTED_INPUT.exec(item) : null;
+    if (found !== null) return found[0];
+  }
+  return undefined;
 }
 
 /**

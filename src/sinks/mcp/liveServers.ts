@@ -121,6 +121,8 @@ interface Entry {
   settling?: AsyncSubject<never>;
   /** A new config's connect while the old connection still serves ({@link LiveServers.replace}), and what it is for. */
   replacing?: { server: WantedServer; attempt: Subscription };
+  /** Known from a pass's plan, its connect not begun ({@link LiveServers.expect}): it holds nothing yet. */
+  queued?: boolean;
 }
 
 /** How many stderr lines a server keeps (SPEC §3). */
@@ -231,6 +233,7 @@ export class LiveServers {
         state: e.status.state,
         reason: e.status.reason,
         detail: e.status.detail,
+        ...(e.queued === true ? { queued: true } : {}),
       });
     }
     return live;
@@ -334,6 +337,7 @@ export class LiveServers {
   connect(server: WantedServer): Observable<never> {
     return defer(() => {
       const e = this.ensure(server.name, server.scope, server.source);
+      e.queued = undefined;
       e.forceReconnect = false;
       e.failures = 0;
       this.stopSession(e);
@@ -342,19 +346,7 @@ export class LiveServers {
       this.close(e);
       e.server = server;
       if (server.invalid !== undefined || server.resolved === undefined) {
-        this.update(server.name, {
-          state: 'error',
-          reason: undefined,
-          notAllowedBy: undefined,
-          detail: undefined,
-          error: server.invalid ?? 'invalid_config',
-          warnings: undefined,
-          pid: undefined,
-          fingerprint: server.fingerprint,
-          transport: undefined,
-          trust: trustOf(server),
-          ...NOT_CONNECTED,
-        });
+        this.update(server.name, invalidPatch(server));
         return EMPTY;
       }
       const settling = new AsyncSubject<never>();
@@ -362,6 +354,19 @@ export class LiveServers {
       this.open(e, server, () => this.settle(e, settling));
       return settling.asObservable();
     });
+  }
+
+  /**
+   * A server a pass is about to connect, known from the moment its plan exists (decision 325): a
+   * new name shows `connecting` (an invalid entry its `error`) while it waits for a connect slot,
+   * so `status` after `planned()` lists every server. The planner sees it as holding nothing
+   * until `connect` takes it (a superseded pass never started it). A known name keeps its state.
+   */
+  expect(server: WantedServer): void {
+    if (this.entries.has(server.name)) return;
+    const e = this.ensure(server.name, server.scope, server.source);
+    e.queued = true;
+    this.update(server.name, server.invalid !== undefined || server.resolved === undefined ? invalidPatch(server) : connectingPatch(server));
   }
 
   /** Completes when the attempt a `connect` started for `name` has settled; at once if there is none. */
@@ -374,6 +379,7 @@ export class LiveServers {
     return defer(() => {
       const e = this.entries.get(name);
       if (!e) return EMPTY;
+      e.queued = undefined;
       this.stopSession(e);
       const conn = e.conn;
       if (conn) this.keepStderr(e, '(process stopped)');
@@ -477,7 +483,7 @@ export class LiveServers {
   /** Marks a server as not connected for a reason (`removed` reads as `disconnected`). */
   block(name: string, scope: Scope, source: string, why: Blocked): Observable<never> {
     return defer(() => {
-      this.ensure(name, scope, source);
+      this.ensure(name, scope, source).queued = undefined;
       this.deps.surfaces?.forget(name);
       this.update(name, {
         scope,
@@ -521,7 +527,8 @@ export class LiveServers {
   /** Asks the next pass to reconnect this server whatever its state (`/reconnect NAME`). */
   markForReconnect(name: string): boolean {
     const e = this.entries.get(name);
-    if (!e?.server) return false;
+    // A queued server (decision 325) is connected by the pass this asks for: it holds nothing yet.
+    if (!e?.server) return e?.queued === true;
     e.forceReconnect = true;
     return true;
   }
@@ -785,7 +792,7 @@ export class LiveServers {
   private open(e: Entry, server: WantedServer, settled?: () => void): void {
     const name = server.name;
     const resolved = server.resolved!;
-    this.update(name, { ...wantedPatch(server), state: 'connecting', error: undefined, pid: undefined });
+    this.update(name, connectingPatch(server));
     // A process of this server that is still closing goes first: never two at once (SPEC §6).
     this.follow(e, server, concat(e.closing ?? EMPTY, this.deps.connector(name, resolved, this.deps.handlers, this.untilGone)), settled);
   }
@@ -1116,6 +1123,28 @@ function wantedPatch(server: WantedServer): Partial<ServerStatus> {
     fingerprint: server.fingerprint,
     trust: trustOf(server),
     idleTimeoutMs: server.view.lifecycle?.idleTimeoutMs,
+  };
+}
+
+/** What a server shows from the moment its connect is planned or begins: `connecting`, with what it is for. */
+function connectingPatch(server: WantedServer): Partial<ServerStatus> {
+  return { ...wantedPatch(server), state: 'connecting', error: undefined, pid: undefined };
+}
+
+/** What an entry that cannot be connected shows (`invalid_config: …`). */
+function invalidPatch(server: WantedServer): Partial<ServerStatus> {
+  return {
+    state: 'error',
+    reason: undefined,
+    notAllowedBy: undefined,
+    detail: undefined,
+    error: server.invalid ?? 'invalid_config',
+    warnings: undefined,
+    pid: undefined,
+    fingerprint: server.fingerprint,
+    transport: undefined,
+    trust: trustOf(server),
+    ...NOT_CONNECTED,
   };
 }
 

@@ -65,22 +65,23 @@ afterEach(() => {
 });
 
 describe('runJsonSession: commands never lie and never stall', () => {
-  it('tools waits for the first pass, like status (decision 251)', async () => {
+  it('tools answers once the first pass has planned; with "wait": "ready" once it has ended (decisions 251 and 325)', async () => {
     const h = harness();
     stdin = h.stdin;
+    const listed = { tools: [{ name: 'mcp__memory__echo', server: 'memory', tool: 'echo', description: 'Echoes' }] };
+    h.send({ id: 'r', cmd: 'tools', wait: 'ready' });
     h.send({ id: 't', cmd: 'tools' });
-    h.planned.resolve();
     await new Promise((r) => setTimeout(r, 50));
     expect(h.results()).toEqual([]);
+    h.planned.resolve();
+    await vi.waitFor(() => expect(h.results()).toEqual([{ id: 't', ok: true, data: listed }]));
     h.started.resolve();
-    await vi.waitFor(() =>
-      expect(h.results()).toEqual([{ id: 't', ok: true, data: { tools: [{ name: 'mcp__memory__echo', server: 'memory', tool: 'echo', description: 'Echoes' }] } }]),
-    );
+    await vi.waitFor(() => expect(h.results()).toEqual([{ id: 't', ok: true, data: listed }, { id: 'r', ok: true, data: listed }]));
     h.send({ id: 'q', cmd: 'quit' });
     await h.session;
   });
 
-  it('status waits for the first pass, decisions for the plan, a call for nothing here', async () => {
+  it('status answers once the first pass has planned, not when it ends; decisions wait for the plan, a call for nothing here', async () => {
     const h = harness();
     stdin = h.stdin;
     h.send({ id: 's', cmd: 'status' });
@@ -90,13 +91,30 @@ describe('runJsonSession: commands never lie and never stall', () => {
     expect(h.calls).toEqual(['call mcp__memory__echo']);
 
     h.planned.resolve();
+    await vi.waitFor(() => expect(h.results().map((r) => r.id)).toEqual(['c', 's']));
+    expect(h.results()[1]).toEqual({ id: 's', ok: true, data: { servers: [{ name: 'memory', state: 'connected' }] } });
     await vi.waitFor(() => expect(h.calls).toEqual(['call mcp__memory__echo', 'approve x']));
     h.approval.resolve();
-    await vi.waitFor(() => expect(h.results().map((r) => r.id)).toEqual(['c', 'a']));
+    await vi.waitFor(() => expect(h.results().map((r) => r.id)).toEqual(['c', 's', 'a']));
+    h.send({ id: 'q', cmd: 'quit' });
+    expect(await h.session).toBe(0);
+  });
 
+  it('status with "wait": "ready" waits for the first pass to end; a bad "wait" is answered at once', async () => {
+    const h = harness();
+    stdin = h.stdin;
+    h.send({ id: 'bad', cmd: 'status', wait: 'connected' });
+    await vi.waitFor(() =>
+      expect(h.results()).toEqual([
+        { id: 'bad', ok: false, error: '"wait" must be "ready" (answer once the first pass has ended) or left out (answer now)' },
+      ]),
+    );
+    h.send({ id: 'r', cmd: 'status', wait: 'ready' });
+    h.planned.resolve();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.results().map((r) => r.id)).toEqual(['bad']);
     h.started.resolve();
-    await vi.waitFor(() => expect(h.results().map((r) => r.id)).toEqual(['c', 'a', 's']));
-    expect(h.results()[2]).toEqual({ id: 's', ok: true, data: { servers: [{ name: 'memory', state: 'connected' }] } });
+    await vi.waitFor(() => expect(h.results().map((r) => r.id)).toEqual(['bad', 'r']));
     h.send({ id: 'q', cmd: 'quit' });
     expect(await h.session).toBe(0);
   });
@@ -124,7 +142,7 @@ describe('runJsonSession: commands never lie and never stall', () => {
     h.planned.resolve();
     h.send({ id: 'a', cmd: 'approve', server: 'x' });
     await vi.waitFor(() => expect(h.calls).toEqual(['approve x']));
-    h.send({ id: 's', cmd: 'status' });
+    h.send({ id: 's', cmd: 'status', wait: 'ready' });
     h.send({ id: 'q', cmd: 'quit' });
     h.send({ id: 'late', cmd: 'call', tool: 'mcp__memory__echo' });
     await vi.waitFor(() => expect(h.results().map((r) => r.id)).toEqual(['s', 'late']));

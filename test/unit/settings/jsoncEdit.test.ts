@@ -127,6 +127,13 @@ describe('server entry edits', () => {
     expect(value(text).mcpServers).toMatchObject({ github: { command: 'y' } });
   });
 
+  it('a file in VS Code\'s shape is not edited: an "mcpServers" beside its "servers" would hide them (decision 327)', () => {
+    const vscode = '{ "servers": { "github": { "type": "http", "url": "https://x.test/mcp" } } }';
+    const refusal = 'f is in VS Code\'s shape ({"servers": …}): edit its "servers" by hand; an "mcpServers" added beside them would hide them';
+    expect(() => addServerEntry(vscode, 'other', { command: 'y' }, { label: 'f' })).toThrow(refusal);
+    expect(() => removeServerEntry(vscode, 'github', 'f')).toThrow(refusal);
+  });
+
   it('remove names a missing server', () => {
     expect(() => removeServerEntry(SETTINGS, 'nope', 'f')).toThrow('"nope" is not defined in f');
   });
