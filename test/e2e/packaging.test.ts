@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, write
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './cliSession.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Packaging (decision 79): `npm pack` ships what a user runs and nothing a demo run wrote, and the
@@ -74,7 +75,7 @@ describe('npm pack', () => {
     const example = execFileSync(process.execPath, [join(installed, 'examples/embedding/host.mjs'), userHome], { encoding: 'utf8', env, timeout: 30_000 });
     expect(example).toContain('server demo: connected');
     expect(example).toContain('hello from the host');
-  }, 90_000);
+  }, deadline(90_000));
 });
 
 /**

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import type { PlanReport } from '../../src/planReport.js';
 import { FIXTURES, runCli, Workspace, type CliRun } from './cliSession.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Configs written for the peers must just work (decisions 10, 80–82), against the built CLI: a
@@ -85,5 +86,5 @@ describe('configs written for the peers (the built CLI)', () => {
     ]);
     // The .mcp.json server is not loaded from the foreign key.
     expect(result.servers.map((s) => s.name)).toEqual(['example']);
-  }, 90_000);
+  }, deadline(90_000));
 });

@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { deadline } from '../deadlines.js';
 
 /**
  * A real terminal for the CLI under test: one tmux session, typed into with `send-keys` and read
@@ -27,11 +28,11 @@ export class TmuxTerminal {
 
   /** Polls the screen until `pred` holds; fails with `what` and the last screen after `timeoutMs`. */
   async waitForScreen(pred: (screen: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
+    const giveUpAt = Date.now() + deadline(timeoutMs);
     for (;;) {
       const s = this.screen();
       if (pred(s)) return s;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
+      if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -11,6 +11,7 @@ import type { Reconciler } from '../../src/reconciler.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
 import type { McpConnection } from '../../src/sinks/mcp/connector.js';
 import { sleep } from './processes.js';
+import { deadline } from '../deadlines.js';
 
 /** Config builders and launchers for the MCP servers the integration tests run. */
 
@@ -39,7 +40,7 @@ export function userSettingsInput(servers: Record<string, unknown>): AssembleInp
 
 /** A stdio config running `node <script> ...args`. */
 export function nodeServer(script: string, args: string[] = [], extra: Partial<ResolvedServerConfig> = {}): ResolvedServerConfig {
-  return { transport: 'stdio', command: process.execPath, args: [script, ...args], env: {}, headers: {}, timeout: 10_000, ...extra };
+  return { transport: 'stdio', command: process.execPath, args: [script, ...args], env: {}, headers: {}, timeout: deadline(10_000), ...extra };
 }
 
 export function remoteServer(
@@ -47,7 +48,7 @@ export function remoteServer(
   url: string,
   extra: Partial<ResolvedServerConfig> = {},
 ): ResolvedServerConfig {
-  return { transport, url, args: [], env: {}, headers: {}, timeout: 10_000, ...extra };
+  return { transport, url, args: [], env: {}, headers: {}, timeout: deadline(10_000), ...extra };
 }
 
 /** Subscribes and waits for the connection (or the error). */
@@ -98,9 +99,9 @@ export async function startServerEverything(mode: 'sse' | 'streamableHttp', fixe
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
-  const deadline = Date.now() + 10_000;
+  const giveUpAt = Date.now() + deadline(10_000);
   while (!(await listening(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
+    if (child.exitCode !== null || Date.now() > giveUpAt) {
       await stop();
       throw new Error(`server-everything ${mode} did not listen on ${port}: ${stderr}`);
     }
@@ -148,7 +149,7 @@ export function removeScratch(): void {
 
 /** Pids written by fixtures started with `--start-log FILE` (waits until there is one). */
 export async function startedPids(file: string, ms = 5_000): Promise<number[]> {
-  const deadline = Date.now() + ms;
+  const giveUpAt = Date.now() + deadline(ms);
   for (;;) {
     let text = '';
     try {
@@ -157,7 +158,7 @@ export async function startedPids(file: string, ms = 5_000): Promise<number[]> {
       // Not written yet.
     }
     const pids = [...text.matchAll(/^(\d+) started$/gm)].map((m) => Number(m[1]));
-    if (pids.length > 0 || Date.now() > deadline) return pids;
+    if (pids.length > 0 || Date.now() > giveUpAt) return pids;
     await sleep(25);
   }
 }

@@ -9,6 +9,7 @@ import { lazyConnector } from '../../../src/sinks/mcp/lazyConnector.js';
 import { connectOnce, fixture, remoteServer, textOf } from '../mcpServers.js';
 import { sleep } from '../processes.js';
 import { it, noLeftoversAfterAll, until, type TestScope } from '../workspace.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * Health checks (decision 241) against a real Streamable HTTP server process
@@ -73,7 +74,7 @@ describe.concurrent('health check pings', () => {
 
     await checked.close();
     expect(await postsDuring(probe, 1_500)).toBe(0);
-  }, 20_000);
+  }, deadline(20_000));
 
   it('a lazy server that is idle is not pinged', async ({ scope }) => {
     const { url } = await startHttpServer(scope);
@@ -82,9 +83,9 @@ describe.concurrent('health check pings', () => {
     // No record: it connects once to learn its lists, then stops until a request comes.
     const lazy = await firstValueFrom(onDemand('lazy', remoteServer('http', url, { lifecycle: { lazy: true }, healthCheck: { intervalMs: 1_000, timeoutMs: 500 } })));
     closedAtEnd(scope, lazy);
-    await firstValueFrom(lazy.activity$!.pipe(filter((a) => !a.running), timeout(5_000)));
+    await firstValueFrom(lazy.activity$!.pipe(filter((a) => !a.running), timeout(deadline(5_000))));
     expect(await postsDuring(probe, 2_500)).toBe(0);
-  }, 20_000);
+  }, deadline(20_000));
 });
 
 describe.concurrent('a server that stops answering', () => {
@@ -107,5 +108,5 @@ describe.concurrent('a server that stops answering', () => {
     const back = await until(live, 'web', (s) => s.state === 'connected', 20_000);
     expect(back.history.some((h) => h.state === 'error')).toBe(true);
     expect(textOf(await live.callTool('mcp__web__echo', { text: 'alive' }))).toBe('alive');
-  }, 40_000);
+  }, deadline(40_000));
 });
