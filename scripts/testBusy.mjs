@@ -6,7 +6,9 @@
  * exits with the suite's code. The busy loops end with the suite, on Ctrl-C or a kill of this
  * script, and by themselves should this script die without a word (each checks its parent).
  *
- * `BUSY=N` runs N loops instead of 2. npm is run as scripts/check.mjs runs it (decision 274).
+ * `BUSY=N` runs N loops instead of 2. `--no-check` runs `vitest run` instead of `npm test`, for
+ * repeated runs after one with the check (typecheck and lint). npm is run as scripts/check.mjs
+ * runs it (decision 274).
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -23,11 +25,14 @@ const samples = [];
 const sampler = setInterval(() => samples.push(loadavg()[0]), 5_000);
 const startedAt = Date.now();
 
+const noCheck = process.argv.includes('--no-check');
+const what = noCheck ? 'vitest run' : 'npm test';
 const execPath = process.env.npm_execpath;
 const viaNode = execPath !== undefined && /\.[cm]?js$/i.test(execPath);
+const args = noCheck ? ['exec', '--', 'vitest', 'run'] : ['test'];
 const suite = viaNode
-  ? spawn(process.execPath, [execPath, 'test'], { stdio: 'inherit' })
-  : spawn('npm', ['test'], { stdio: 'inherit', shell: process.platform === 'win32' });
+  ? spawn(process.execPath, [execPath, ...args], { stdio: 'inherit' })
+  : spawn('npm', args, { stdio: 'inherit', shell: process.platform === 'win32' });
 
 function endBusy() {
   clearInterval(sampler);
@@ -44,7 +49,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 process.on('exit', endBusy);
 
 suite.once('error', (error) => {
-  process.stderr.write(`test:busy: could not run "npm test": ${error.message}\n`);
+  process.stderr.write(`test:busy: could not run "${what}": ${error.message}\n`);
   endBusy();
   process.exitCode = 1;
 });
@@ -58,7 +63,7 @@ suite.once('close', (code, signal) => {
   const peak = Math.max(...all);
   const minutes = `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
   process.stdout.write(
-    `\ntest:busy: npm test ${code === 0 ? 'passed' : `failed (${signal ?? `exit ${code}`})`} in ${minutes} (${seconds.toFixed(0)} s) ` +
+    `\ntest:busy: ${what} ${code === 0 ? 'passed' : `failed (${signal ?? `exit ${code}`})`} in ${minutes} (${seconds.toFixed(0)} s) ` +
       `beside ${busyCount} busy loops on ${availableParallelism()} cores; load average (1 min) at start ${loadAtStart.toFixed(2)}, ` +
       `mean ${mean.toFixed(2)}, peak ${peak.toFixed(2)}, at end ${loadAtEnd.toFixed(2)}; MCP_LIVE_TEST_SLOWDOWN ${process.env.MCP_LIVE_TEST_SLOWDOWN ?? 'unset (chosen from the load)'}\n`,
   );
