@@ -92,7 +92,12 @@ describe.concurrent('a server that stops answering', () => {
   it('is failed after timeoutMs without an answer, and reconnected with the backoff once it answers again', async ({ scope }) => {
     const { child, url } = await startHttpServer(scope);
     const ws = scope.workspace('mcp-live-health-');
-    ws.write(ws.userSettings, { mcpServers: { web: { httpUrl: url, healthCheck: { intervalMs: 1_000, timeoutMs: 500 }, connectTimeout: 1_500 } } });
+    // The deadlines a busy machine stretches scale with the suite's (decision 316): a ping a loaded
+    // machine answers late is not the silence this test makes, and a connect that takes long is not
+    // a failed one.
+    const pingTimeoutMs = deadline(500);
+    const healthCheck = { intervalMs: 1_000, timeoutMs: pingTimeoutMs };
+    ws.write(ws.userSettings, { mcpServers: { web: { httpUrl: url, healthCheck, connectTimeout: deadline(1_500) } } });
     const live = scope.track(createMcpLive({ homeDir: ws.homeDir, cwd: ws.cwd, runtimeDir: ws.runtimeDir, debounceMs: 20 }));
     await live.start();
     await until(live, 'web', (s) => s.state === 'connected');
@@ -101,8 +106,9 @@ describe.concurrent('a server that stops answering', () => {
     child.kill('SIGSTOP');
     const stoppedAt = Date.now();
     const failed = await until(live, 'web', (s) => s.state === 'error');
-    expect(failed.error).toBe('connection lost: no answer to ping within 500 ms (healthCheck)');
-    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+    expect(failed.error).toBe(`connection lost: no answer to ping within ${pingTimeoutMs} ms (healthCheck)`);
+    // Within a ping's interval and its timeout, and a margin.
+    expect(Date.now() - stoppedAt).toBeLessThan(1_000 + pingTimeoutMs + 1_500);
 
     child.kill('SIGCONT');
     const back = await until(live, 'web', (s) => s.state === 'connected', 20_000);
