@@ -12,8 +12,10 @@ export function pinMarks(
   root: string,
   onWarning: (message: string) => void,
   onWritten: () => Promise<void>,
-): ApprovalMarks {
+): ApprovalMarks & { flush(): Promise<void> } {
   const marked = new Map<string, string>();
+  // The writes under way, so a session's dispose() can wait for them: none lands after it.
+  const writing = new Set<Promise<void>>();
   const key = (name: string, hash: string): string => `${name}\0${hash}`;
   const persisted = (name: string, hash: string) => {
     const decisions = approvals();
@@ -26,9 +28,18 @@ export function pinMarks(
       marked.set(key(name, hash), pin);
       const record = persisted(name, hash);
       if (record === undefined || record.pin === pin || store.markPinned === undefined) return;
-      store.markPinned(root, name, hash, pin).then(onWritten).catch((error: unknown) => {
-        onWarning(`${store.file}: the approval of "${name}" could not record its pin (${error instanceof Error ? error.message : String(error)}); a later session goes by the pin recorded there before, if any`);
-      });
+      const write = store
+        .markPinned(root, name, hash, pin)
+        .then(onWritten)
+        .catch((error: unknown) => {
+          onWarning(`${store.file}: the approval of "${name}" could not record its pin (${error instanceof Error ? error.message : String(error)}); a later session goes by the pin recorded there before, if any`);
+        })
+        .finally(() => writing.delete(write));
+      writing.add(write);
+    },
+    /** Settles when every marker write started so far has ended. Never rejects. */
+    flush: async () => {
+      await Promise.all(writing);
     },
   };
 }
