@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { deadline, SLOWDOWN } from './test/deadlines.js';
 
 /**
  * Kinds whose files test pure functions and operators: no process, no watcher, no timer or
@@ -14,8 +15,9 @@ const OWN_PROCESS = ['test/ui/runInteractive.test.tsx'];
 export default defineConfig({
   test: {
     exclude: ['test/slow/**', 'node_modules/**', 'dist/**'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Hang guards scale with the machine: one factor for the run, in every worker (decision 316).
+    testTimeout: deadline(30_000),
+    hookTimeout: deadline(30_000),
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores: one worker on a 2-core machine. Most
     // files wait on processes, files and debounces rather than compute, so one more than the
@@ -26,7 +28,7 @@ export default defineConfig({
     // CLI they start in a terminal) test the interactive rendering a user sees.
     // XDG_RUNTIME_DIR empty: sessions under test keep their process-group records in the test's
     // own HOME (~/.qwen/run), never in the machine's runtime directory (decision 61).
-    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false', XDG_RUNTIME_DIR: '' },
+    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false', XDG_RUNTIME_DIR: '', MCP_LIVE_TEST_SLOWDOWN: String(SLOWDOWN) },
     projects: [
       {
         extends: true,

@@ -926,7 +926,11 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         sessionEnded.abort(new Error('the session ended'));
         elicitations.dispose();
         await r.dispose();
-        await Promise.all([surfaces.flush(), pins.flush()]);
+        // A pin written at the end calls back into the surface records and the approval's pin
+        // marker: both are written after it, so they are waited for after it, and nothing of this
+        // session is written after dispose() resolves.
+        await pins.flush();
+        await Promise.all([surfaces.flush(), approvalMarks.flush()]);
         events.complete();
         session.complete();
         sessionLsp.complete();

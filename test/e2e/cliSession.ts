@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { procProcesses, type ProcessInfo } from '../integration/processes.js';
+import { deadline } from '../deadlines.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -105,7 +106,7 @@ export async function runCli(
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env: { ...process.env, HOME: ws.home, ...opts.env }, timeout: opts.timeoutMs ?? 30_000, ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }) },
+      { env: { ...process.env, HOME: ws.home, ...opts.env }, timeout: deadline(opts.timeoutMs ?? 30_000), ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }) },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: unknown }).code as number) : 0, stdout, stderr }),
     );
   });
@@ -146,11 +147,11 @@ export class CliSession {
 
   /** Waits for an event after index `from` that matches; returns it. */
   async waitFor(pred: (e: Ev) => boolean, opts: { from?: number; timeoutMs?: number; what?: string } = {}): Promise<Ev> {
-    const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+    const giveUpAt = Date.now() + deadline(opts.timeoutMs ?? 20_000);
     for (;;) {
       const found = this.events.slice(opts.from ?? 0).find(pred);
       if (found) return found;
-      if (Date.now() > deadline) {
+      if (Date.now() > giveUpAt) {
         throw new Error(
           `timed out waiting for ${opts.what ?? 'an event'}; last events:\n${this.events
             .slice(-15)
@@ -193,7 +194,7 @@ export class CliSession {
       if (how === 'quit') this.send({ cmd: 'quit' });
       else this.proc.kill(how);
     }
-    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 15_000);
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), deadline(15_000));
     const code = await this.exited;
     clearTimeout(timer);
     return code;
@@ -227,10 +228,10 @@ export const resultOf =
 
 /** Polls `probe` every 25 ms until it holds; fails naming `what` after `timeoutMs`. */
 export async function waitUntil(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const giveUpAt = Date.now() + deadline(timeoutMs);
   for (;;) {
     if (await probe()) return;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    if (Date.now() > giveUpAt) throw new Error(`timed out: ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { descendants, MCP_TEST_SERVERS } from '../integration/processes.js';
 import { CliSession, FIXTURES, resultOf, ROOT, Workspace, type Ev, type OnFinished } from './cliSession.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Headless (decisions 92, 93, 95 and 97): a server's form becomes an `elicitation` event
@@ -60,7 +61,7 @@ describe.concurrent('mcp-live --json: elicitation', () => {
     });
     cli.send({ cmd: 'elicit', id: again.id as string, action: 'decline' });
     expect(JSON.parse(textOf(await cli.waitFor(resultOf('c2'), { from: mark })))).toEqual({ action: 'decline' });
-  }, 60_000);
+  }, deadline(60_000));
 
   it('a form nobody answers within the entry\'s timeout is cancelled; a late elicit is told so', async ({ onTestFinished }) => {
     const cli = start(onTestFinished, { req: requests({ timeout: 500, connectTimeout: 15_000 }) });
@@ -74,7 +75,7 @@ describe.concurrent('mcp-live --json: elicitation', () => {
     const late = await cli.waitFor(resultOf(asked.id as string));
     expect(late.ok).toBe(false);
     expect(late.error).toContain('is waiting (it was answered, timed out or cancelled by its server)');
-  }, 60_000);
+  }, deadline(60_000));
 });
 
 describe.concurrent('mcp-live --json: calls, prompts, resources', () => {
@@ -95,7 +96,7 @@ describe.concurrent('mcp-live --json: calls, prompts, resources', () => {
     expect(await cli.waitFor(resultOf('t1'))).toMatchObject({ ok: false, error: 'timed out after 100 ms (raise the call\'s "timeout")' });
     cli.send({ id: 't2', cmd: 'call', tool: 'mcp__req__quiet', timeout: -1 });
     expect(await cli.waitFor(resultOf('t2'))).toMatchObject({ ok: false, error: '"timeout" must be a positive number of milliseconds' });
-  }, 60_000);
+  }, deadline(60_000));
 
   it('get-prompt and read-resource answer with what the server gave; sampling is refused in words', async ({ onTestFinished }) => {
     const cli = start(onTestFinished, { every: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, req: requests() });
@@ -115,5 +116,5 @@ describe.concurrent('mcp-live --json: calls, prompts, resources', () => {
       serverInfo: { name: 'client-requests-fixture', version: '2.3.4' },
       instructions: 'Call `defaults` to be asked for a form.',
     });
-  }, 60_000);
+  }, deadline(60_000));
 });

@@ -4,6 +4,7 @@ import { waitForNoLeftovers } from '../integration/processes.js';
 import { CLI, FIXTURES, runCli, Workspace, type OnFinished } from './cliSession.js';
 import { TmuxTerminal } from './tmuxTerminal.js';
 import { posixOnly } from '../platforms.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * What the reviewer sees is what runs (decisions 161–169), against the built CLI: entries from a
@@ -73,7 +74,7 @@ describe.concurrent('what the reviewer sees is what runs', () => {
       const report = JSON.parse(json.stdout) as { servers: { name: string; target: string }[] };
       // Still the same JSON: the escapes are JSON's, the value is the file's.
       expect(report.servers.find((s) => s.name === 'overwrite')?.target).toBe(`node ${CR_OVERWRITE}`);
-    }, 60_000);
+    }, deadline(60_000));
 
     it("status: a server's name, version, error and stderr show escapes", async ({ onTestFinished }) => {
       const ws = hostileWorkspace(onTestFinished);
@@ -87,7 +88,7 @@ describe.concurrent('what the reviewer sees is what runs', () => {
       expectNoRawControls(json.stdout, 'status --json');
       const report = JSON.parse(json.stdout) as { servers: { name: string; error?: string }[] };
       expect(report.servers.find((s) => s.name === 'dying')?.error).toContain(`${ESC}]52;c;`);
-    }, 60_000);
+    }, deadline(60_000));
 
     it('approvals approve: the entry decided, escaped and marked', async ({ onTestFinished }) => {
       const ws = hostileWorkspace(onTestFinished);
@@ -98,7 +99,7 @@ describe.concurrent('what the reviewer sees is what runs', () => {
       const list = await runCli(ws, ['approvals', 'list', '--cwd', ws.cwd]);
       expectNoRawControls(list.stdout, 'approvals list');
       expect(list.stdout).toContain('name\\u202e\\x1b]0;t\\x07');
-    }, 60_000);
+    }, deadline(60_000));
   });
 
   posixOnly('tmux').describe('the approval dialog in a real terminal (tmux)', () => {
@@ -128,6 +129,6 @@ describe.concurrent('what the reviewer sees is what runs', () => {
       await terminal.waitForScreen((x) => !/Approve MCP server/.test(x), 'the dialog put off');
       terminal.type('/quit');
       await terminal.waitForScreen((x) => /EXITED 0/.test(x), 'a clean exit');
-    }, 60_000);
+    }, deadline(60_000));
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, expect, it } from 'vitest';
 import { CLI, processesMentioning, ROOT } from './cliSession.js';
 import { TmuxTerminal } from './tmuxTerminal.js';
 import { linuxOnly } from '../platforms.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * The real CLI in a real terminal: tmux runs `mcp-live --demo` (on a copy of the demo, inside the
@@ -93,8 +94,8 @@ linuxOnly('tmux, /proc').describe('interactive session in a terminal (tmux)', ()
     expect(rows[exited]).toBe('EXITED 0');
     expect(rows[exited - 1]).toContain('Ctrl-C quit');
     // Exits are asynchronous: give them the patience the other process checks give (3 s).
-    const deadline = Date.now() + 3_000;
-    while (demoServers().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const giveUpAt = Date.now() + deadline(3_000);
+    while (demoServers().length > 0 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50));
     expect(demoServers()).toEqual([]);
     // What the run wrote for itself went to its temp directory, not beside the demo's settings (decision 328).
     expect(readdirSync(join(COPY, 'home/.qwen')).sort()).toEqual(['settings.json']);

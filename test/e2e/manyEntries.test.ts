@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { linuxOnly } from '../platforms.js';
 import { CLI, CliSession, processesMentioning, Workspace } from './cliSession.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Decisions 171–175 with the built CLI: thousands of gated entries cost a pass linear in them, a
@@ -23,7 +24,7 @@ function status(ws: Workspace): Promise<{ code: number | null; out: string; ms: 
   let out = '';
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const killer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+  const killer = setTimeout(() => proc.kill('SIGKILL'), deadline(60_000));
   return new Promise((resolve) =>
     proc.once('exit', (code) => {
       clearTimeout(killer);

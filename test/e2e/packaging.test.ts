@@ -4,6 +4,7 @@ import { dirname, join, posix, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { POSIX } from '../platforms.js';
 import { ROOT } from './cliSession.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Packaging (decision 79): `npm pack` ships what a user runs and nothing a demo run wrote, and the
@@ -84,7 +85,7 @@ describe('npm pack', () => {
     const example = execFileSync(process.execPath, [join(installed, 'examples/embedding/host.mjs'), userHome], { encoding: 'utf8', env, timeout: 30_000 });
     expect(example).toContain('server demo: connected');
     expect(example).toContain('hello from the host');
-  }, 90_000);
+  }, deadline(90_000));
 });
 
 /**

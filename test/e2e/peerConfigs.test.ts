@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import type { PlanReport } from '../../src/planReport.js';
 import { FIXTURES, runCli, Workspace, type CliRun } from './cliSession.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Configs written for the peers must just work (decisions 10, 80–82), against the built CLI: a
@@ -109,5 +110,5 @@ describe('configs written for the peers (the built CLI)', () => {
       error: 'invalid_config: env uses ${input:token}, a value VS Code prompts for, which is not supported: read it from the environment instead, ${NAME} (in VS Code\'s "servers" also ${env:NAME})',
     });
     expect(ws.starts()).toEqual([`example@${ws.cwd}`, `example@${ws.cwd}`]);
-  }, 90_000);
+  }, deadline(90_000));
 });

@@ -7,6 +7,7 @@ import { isAlive } from '../integration/processes.js';
 import { posixOnly } from '../platforms.js';
 import { CLI, waitUntil, Workspace } from './cliSession.js';
 import { TmuxTerminal } from './tmuxTerminal.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * `mcp-live serve --ui` in a real terminal (tmux): the user approves a repository's server in
@@ -66,5 +67,5 @@ posixOnly('tmux').describe('serve --ui in a terminal (tmux)', () => {
     await waitFor(() => !isAlive(relay), 'the relay ended with its gateway', 10_000);
     const left = spawnSync('pgrep', ['-f', ws.startLog], { encoding: 'utf8' }).stdout.trim();
     expect(left).toBe('');
-  }, 90_000);
+  }, deadline(90_000));
 });

@@ -5,6 +5,7 @@ import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { fakeConnector } from '../marbles/fakeConnector.js';
 import { connectOnce, fixture, nodeServer, textOf } from './mcpServers.js';
 import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * The library's side of "never lies, never stalls" (decisions 64, 65 and 68): a call made at
@@ -154,7 +155,7 @@ describe('a cancelled call (real server)', () => {
     abort.abort(new Error('cancelled: quitting'));
     await expect(call).rejects.toThrow('cancelled: quitting');
     expect(Date.now() - started).toBeLessThan(1_000);
-    await expect.poll(() => connection.stderrTail(), { timeout: 10_000 }).toContain('slow cancelled');
+    await expect.poll(() => connection.stderrTail(), { timeout: deadline(10_000) }).toContain('slow cancelled');
     expect(textOf(await connection.callTool('echo', { text: 'still here' }))).toBe('still here');
   });
 });

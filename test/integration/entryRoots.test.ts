@@ -6,6 +6,7 @@ import { createMcpLive, type McpLive } from '../../src/index.js';
 import type { ServerStatus } from '../../src/model/status.js';
 import { fixture, textOf } from './mcpServers.js';
 import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Per-entry `roots` (decision 243) against a real server that reports what it was
@@ -31,7 +32,7 @@ function connected(l: McpLive, name: string, test: (s: ServerStatus) => boolean 
     l.servers$.pipe(
       map((all) => all.find((s) => s.name === name)),
       filter((s): s is ServerStatus => s?.state === 'connected' && test(s)),
-      timeout(15_000),
+      timeout(deadline(15_000)),
     ),
   );
 }
@@ -68,7 +69,7 @@ describe.concurrent('roots per entry', () => {
         { uri: pathToFileURL('/srv/data').href, name: 'data' },
       ],
     });
-  }, 30_000);
+  }, deadline(30_000));
 
   it('a changed roots entry reconnects that server, which then sees the new roots', async ({ scope }) => {
     const servers$ = new BehaviorSubject<Record<string, unknown>>({ own: rootsServer({ roots: ['a'] }) });
@@ -80,5 +81,5 @@ describe.concurrent('roots per entry', () => {
     const second = await connected(l, 'own', (s) => s.pid !== first.pid);
     expect(second.pid).not.toBe(first.pid);
     expect((await offered(l, 'own')).capability).toBeNull();
-  }, 30_000);
+  }, deadline(30_000));
 });

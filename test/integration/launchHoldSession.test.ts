@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest';
 import { createMcpLive } from '../../src/createMcpLive.js';
 import { echoEntry } from './mcpServers.js';
 import { it, noLeftoversAfterAll, until } from './workspace.js';
+import { deadline } from '../deadlines.js';
 
 noLeftoversAfterAll();
 
@@ -33,7 +34,7 @@ describe.concurrent('a running session and a folder that could change what runs'
     // Taken back (the file gone): held again.
     rmSync(join(ws.homeDir, '.qwen', 'trustedFolders.json'));
     await until(live, 'gh', (s) => s.reason === 'untrusted_launch');
-  }, 40_000);
+  }, deadline(40_000));
 
   it('enable says what still holds a server it enabled', async ({ scope }) => {
     const ws = scope.workspace('mcp-live-launch-');

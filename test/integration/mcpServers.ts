@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import type { Reconciler } from '../../src/reconciler.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
 import type { McpConnection } from '../../src/sinks/mcp/connector.js';
 import { sleep } from './processes.js';
+import { deadline } from '../deadlines.js';
 
 /** Config builders and launchers for the MCP servers the integration tests run. */
 
@@ -39,7 +40,7 @@ export function userSettingsInput(servers: Record<string, unknown>): AssembleInp
 
 /** A stdio config running `node <script> ...args`. */
 export function nodeServer(script: string, args: string[] = [], extra: Partial<ResolvedServerConfig> = {}): ResolvedServerConfig {
-  return { transport: 'stdio', command: process.execPath, args: [script, ...args], env: {}, headers: {}, timeout: 10_000, ...extra };
+  return { transport: 'stdio', command: process.execPath, args: [script, ...args], env: {}, headers: {}, timeout: deadline(10_000), ...extra };
 }
 
 export function remoteServer(
@@ -47,7 +48,7 @@ export function remoteServer(
   url: string,
   extra: Partial<ResolvedServerConfig> = {},
 ): ResolvedServerConfig {
-  return { transport, url, args: [], env: {}, headers: {}, timeout: 10_000, ...extra };
+  return { transport, url, args: [], env: {}, headers: {}, timeout: deadline(10_000), ...extra };
 }
 
 /** Subscribes and waits for the connection (or the error). */
@@ -66,14 +67,40 @@ export function errorOf(source: Observable<unknown>): Promise<Error> {
   });
 }
 
+/**
+ * A loopback port free now, for a test that must name it before a process listens on it (a
+ * fixture started by mcp-live itself, a port two processes contend for). Chosen below the
+ * system's ephemeral range (decision 318): an outgoing connection of any process on the machine
+ * takes its port from that range, so it cannot take this one between the check and the use, as
+ * it could a port the system handed out for `listen(0)`. A test that starts the listener itself
+ * listens on 0 and reads the port instead.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const low = ephemeralLow();
+  const from = Math.max(1024, low - 12_000);
+  for (let attempt = 0; ; attempt++) {
+    const port = from + Math.floor(Math.random() * (low - from));
+    if (await canListen(port)) return port;
+    if (attempt === 200) throw new Error(`no free port in ${from}–${low - 1}`);
+  }
+}
+
+/** The lowest port of the ephemeral range: Linux's setting, or IANA's 49152 elsewhere. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 2048) return low;
+  } catch {
+    // Not Linux.
+  }
+  return 49_152;
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -84,40 +111,45 @@ export interface RemoteServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts server-everything in `sse` or `streamableHttp` mode on a loopback port (default: a free one) and waits until it listens. */
+/**
+ * Starts server-everything in `sse` or `streamableHttp` mode on a loopback port (default: a free
+ * one) and waits for its own report that it listens (its stderr line), not for a connection that
+ * could reach another listener. A port taken in between ("already in use") is retried on another
+ * free port; a fixed port is not (decision 318).
+ */
 export async function startServerEverything(mode: 'sse' | 'streamableHttp', fixedPort?: number): Promise<RemoteServerProcess> {
-  const port = fixedPort ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    const started = await startServerEverythingOn(mode, fixedPort ?? (await freePort()));
+    if (started !== 'in use') return started;
+    if (fixedPort !== undefined || attempt === 5) throw new Error(`server-everything ${mode}: port ${fixedPort ?? 'after 5 tries'} in use`);
+  }
+}
+
+async function startServerEverythingOn(mode: 'sse' | 'streamableHttp', port: number): Promise<RemoteServerProcess | 'in use'> {
   const child = spawn(process.execPath, [SERVER_EVERYTHING, mode], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
-  const deadline = Date.now() + 10_000;
-  while (!(await listening(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`server-everything ${mode} did not listen on ${port}: ${stderr}`);
-    }
-    await sleep(50);
-  }
-  return { port, child, stop };
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
+  const listening = new Promise<boolean>((resolve) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (new RegExp(`(listening|running) on port ${port}\\b`).test(stderr)) resolve(true);
     });
-    socket.once('error', () => resolve(false));
+    void exited.then(() => resolve(false));
   });
+  const timer = setTimeout(() => void stop(), deadline(10_000));
+  const up = await listening;
+  clearTimeout(timer);
+  if (up) return { port, child, stop };
+  await stop();
+  if (/already in use|EADDRINUSE/.test(stderr)) return 'in use';
+  throw new Error(`server-everything ${mode} did not listen on ${port}: ${stderr}`);
 }
 
 /** Connections a test leaves open: {@link closeTracked} (an `afterEach`) closes them, whatever the test asserted. */
@@ -148,7 +180,7 @@ export function removeScratch(): void {
 
 /** Pids written by fixtures started with `--start-log FILE` (waits until there is one). */
 export async function startedPids(file: string, ms = 5_000): Promise<number[]> {
-  const deadline = Date.now() + ms;
+  const giveUpAt = Date.now() + deadline(ms);
   for (;;) {
     let text = '';
     try {
@@ -157,7 +189,7 @@ export async function startedPids(file: string, ms = 5_000): Promise<number[]> {
       // Not written yet.
     }
     const pids = [...text.matchAll(/^(\d+) started$/gm)].map((m) => Number(m[1]));
-    if (pids.length > 0 || Date.now() > deadline) return pids;
+    if (pids.length > 0 || Date.now() > giveUpAt) return pids;
     await sleep(25);
   }
 }

@@ -2,6 +2,7 @@ import { BehaviorSubject, asyncScheduler, type Observable } from 'rxjs';
 import { describe, expect, vi } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveEvent } from '../../src/index.js';
 import { fakeConnector } from '../marbles/fakeConnector.js';
+import { deadline } from '../deadlines.js';
 import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
 
 /**
@@ -66,7 +67,7 @@ describe('planned(): every server known, before any connection settles', () => {
     // A newer desired state supersedes the first pass, which its hung connects would hold forever.
     const { r: _r, ...withoutR } = servers;
     source.next({ ...withoutR, z: fake() });
-    await vi.waitFor(() => expect(l.statusReport().find((s) => s.name === 'q')?.state).toBe('connected'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(l.statusReport().find((s) => s.name === 'q')?.state).toBe('connected'), { timeout: deadline(10_000) });
     // Connected as a new server: never taken down and started again as if it had held a process.
     expect(l.statusReport().find((s) => s.name === 'q')?.history.map((h) => h.state)).toEqual(['connecting', 'connected']);
     expect(l.statusReport().find((s) => s.name === 'r')).toMatchObject({ state: 'disconnected', reason: 'removed' });

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { deadline } from '../deadlines.js';
 
 /**
  * Process checks for integration tests: which processes this test process left behind, and
@@ -87,10 +88,10 @@ export function leftoverServers(pattern: RegExp = MCP_TEST_SERVERS): ProcessInfo
  * (an assertion can then say which). Exits are asynchronous, so a check needs a little patience.
  */
 export async function waitForNoLeftovers(pattern: RegExp = MCP_TEST_SERVERS, ms = 3_000): Promise<ProcessInfo[]> {
-  const deadline = Date.now() + ms;
+  const giveUpAt = Date.now() + deadline(ms);
   for (;;) {
     const left = leftoverServers(pattern);
-    if (left.length === 0 || Date.now() >= deadline) return left;
+    if (left.length === 0 || Date.now() >= giveUpAt) return left;
     await sleep(50);
   }
 }
@@ -116,9 +117,9 @@ export function isAlive(pid: number): boolean {
 
 /** Waits up to `ms` for `pid` to be gone; returns whether it is. */
 export async function waitForExit(pid: number, ms = 3_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
+  const giveUpAt = Date.now() + deadline(ms);
   while (isAlive(pid)) {
-    if (Date.now() >= deadline) return false;
+    if (Date.now() >= giveUpAt) return false;
     await sleep(25);
   }
   return true;

@@ -6,6 +6,7 @@ import { afterAll, expect, it as base } from 'vitest';
 import type { McpLive } from '../../src/index.js';
 import type { ServerStatus } from '../../src/model/status.js';
 import { MCP_TEST_SERVERS, waitForNoLeftovers } from './processes.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * What the integration tests set up again and again: a temp workspace (a home, a project, a
@@ -130,7 +131,7 @@ export function until(live: McpLive, name: string, test: (s: ServerStatus) => bo
     live.servers$.pipe(
       map((all) => all.find((s) => s.name === name)),
       filter((s): s is ServerStatus => s !== undefined && test(s)),
-      timeout(ms),
+      timeout(deadline(ms)),
     ),
   );
 }

@@ -8,6 +8,7 @@ import { TmuxTerminal } from '../e2e/tmuxTerminal.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../integration/processes.js';
 import { linuxOnly } from '../platforms.js';
 import { MB, fixturePath, mb, report, waitUntil } from './kit.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Hostile display and hostile servers at once (decisions 161–194): a repository plants entries
@@ -158,5 +159,5 @@ linuxOnly('tmux, /proc memory figures').describe('hostile display and hostile se
     expect(peak).toBeLessThan(500 * MB);
     expect(killSwitchMs).toBeLessThan(DEBOUNCE_MS + 2_000);
     report('hostile display and servers', { settledMs, killSwitchMs, peakRss: mb(peak), terminalBytes: raw.length });
-  }, 180_000);
+  }, deadline(180_000));
 });

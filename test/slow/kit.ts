@@ -10,6 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { expect } from 'vitest';
 import { CliSession, FIXTURES, type Workspace } from '../e2e/cliSession.js';
 import { sleep } from '../integration/processes.js';
+import { deadline } from '../deadlines.js';
 
 // --- secrets ---------------------------------------------------------------------------------
 
@@ -144,9 +145,9 @@ export const mb = (bytes: number): string => `${(bytes / MB).toFixed(1)} MB`;
 
 /** Polls `check` until true; fails with `what` after `ms`. */
 export async function waitUntil(what: string, check: () => boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
+  const giveUpAt = Date.now() + deadline(ms);
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for: ${what}`);
+    if (Date.now() > giveUpAt) throw new Error(`timed out after ${ms} ms waiting for: ${what}`);
     await sleep(20);
   }
 }

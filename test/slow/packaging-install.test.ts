@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../e2e/cliSession.js';
 import { POSIX } from '../platforms.js';
+import { deadline } from '../deadlines.js';
 
 // Moved here from test/e2e/packaging.test.ts (about 40 s on a quiet 2-core machine, most of it
 // the strict tsc over the dependencies' declarations, and npm install). The default suite keeps
@@ -110,5 +111,5 @@ describe('installed with npm into a fresh project', () => {
     expect(typeCheck).toBe('');
     expect(example).toContain('server demo: connected');
     expect(example).toContain('hello from the host');
-  }, 180_000);
+  }, deadline(180_000));
 });

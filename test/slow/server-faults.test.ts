@@ -28,6 +28,7 @@ import {
   tiny,
   waitUntil,
 } from './kit.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * Misbehaving servers against the real pipeline and connector: crash loops, crashes during
@@ -195,7 +196,7 @@ describe('misbehaving stdio servers', () => {
     const { rec } = await start({ storm: sdkFixture('list-changed-flood-server.mjs', ['--rate', '100', '--seconds', '5']), calm: tiny('calm') });
     const calmPid = rec.status('calm')!.pid;
     const latencies: number[] = [];
-    const until = Date.now() + 5_000;
+    const until = Date.now() + deadline(5_000);
     fullGc();
     const heapBefore = process.memoryUsage().heapUsed;
     while (Date.now() < until) {

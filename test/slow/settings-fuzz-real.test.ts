@@ -11,6 +11,7 @@ import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { leftoverServers, sleep, waitForNoLeftovers } from '../integration/processes.js';
 import { apply, emptyWorld, expected, NAMES, scenarioArb, toInput, winner, withView, type Cfg, type Expected, type Name, type Scenario, type Step } from './fuzzModel.js';
 import { expectNoSecrets, fixturePath, report, secretEnv, SECRET_PROCESS_ENV } from './kit.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * The settings fuzz against real processes: the same model and oracle as settings-fuzz.test.ts,
@@ -81,7 +82,7 @@ async function runReal(scenario: Scenario, totals: { steps: number; starts: numb
       await sleep(DEBOUNCE_MS + 20);
       const mark = events.length;
       // Subscribed first: with nothing to wait for, the pass runs inside reload().
-      const settled = firstValueFrom(r.events$.pipe(filter((e) => e.type === 'reconcile' && e.trigger === 'reload'), timeout(30_000)));
+      const settled = firstValueFrom(r.events$.pipe(filter((e) => e.type === 'reconcile' && e.trigger === 'reload'), timeout(deadline(30_000))));
       r.reload();
       await settled.catch((error: unknown) => {
         throw new Error(`no pass after step ${i + 1} (${String(error)}); events: ${JSON.stringify(events.slice(-12))}; status: ${JSON.stringify(r.list().map((s) => [s.name, s.state, s.reason, s.error]))}`);

@@ -7,6 +7,7 @@ import type { ServerStatus } from '../../src/model/status.js';
 import { leftoverServers, sleep, waitForNoLeftovers } from '../integration/processes.js';
 import { linuxOnly } from '../platforms.js';
 import { expectNoSecrets, fdCount, fullGc, mb, MB, report, rssOf, SECRET_PROCESS_ENV, tiny } from './kit.js';
+import { deadline } from '../deadlines.js';
 
 /**
  * An hour of editing compressed: 5,000 edits of the user settings at random intervals against
@@ -126,7 +127,7 @@ linuxOnly('/proc memory and descriptor counts').describe('soak', () => {
       let settleMs = 0;
       const settle = async (what: string): Promise<void> => {
         const t0 = Date.now();
-        const deadline = Date.now() + 30_000;
+        const giveUpAt = Date.now() + deadline(30_000);
         let got = liveOf(l.statusReport());
         // An extra added and removed again within one burst never reached a pass: the session
         // never knew it, so it has no `removed` status either.
@@ -134,7 +135,7 @@ linuxOnly('/proc memory and descriptor counts').describe('soak', () => {
           new Map([...expectedOf(m, ever)].filter(([name, v]) => v !== 'disconnected:removed' || got.has(name)));
         let want = wanted();
         while (JSON.stringify([...got].sort()) !== JSON.stringify([...want].sort())) {
-          if (Date.now() > deadline) expect(Object.fromEntries(got), what).toEqual(Object.fromEntries(want));
+          if (Date.now() > giveUpAt) expect(Object.fromEntries(got), what).toEqual(Object.fromEntries(want));
           await sleep(50);
           got = liveOf(l.statusReport());
           want = wanted();
@@ -234,9 +235,9 @@ linuxOnly('/proc memory and descriptor counts').describe('soak', () => {
 });
 
 async function waitForProcessCount(n: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const giveUpAt = Date.now() + deadline(10_000);
   while (leftoverServers(/tiny-server/).length !== n) {
-    if (Date.now() > deadline) expect(leftoverServers(/tiny-server/).length, 'server processes').toBe(n);
+    if (Date.now() > giveUpAt) expect(leftoverServers(/tiny-server/).length, 'server processes').toBe(n);
     await sleep(50);
   }
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Observable, Subject, type Subscription } from 'rxjs';
 import type { WatchEvent, WatchFactory } from '../../src/streams/watchFactory.js';
+import { deadline } from '../deadlines.js';
 
 export async function makeTempDir(prefix = 'mcp-live-streams-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
@@ -18,10 +19,10 @@ export async function removeDir(dir: string): Promise<void> {
 
 /** Polls `check` until it returns true (or stops throwing); fails with `what` after `timeoutMs`. */
 export async function waitFor(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const giveUpAt = Date.now() + deadline(timeoutMs);
   for (;;) {
     if (check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    if (Date.now() > giveUpAt) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
     await new Promise((done) => setTimeout(done, 15));
   }
 }

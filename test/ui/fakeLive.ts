@@ -3,6 +3,7 @@ import { vi } from 'vitest';
 import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '../../src/createMcpLive.js';
 import type { McpLiveEvent } from '../../src/model/events.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/status.js';
+import { deadline } from '../deadlines.js';
 
 /** One recorded method call of the fake (`callTool`; a group's as `approvals.approve`). */
 export interface Call {
@@ -259,10 +260,10 @@ export const tick = (ms = 50) => new Promise((resolve) => setTimeout(resolve, ms
 /**
  * `vi.waitFor` polling every 5 ms instead of its default 50: a render lands a millisecond or two
  * after the key or the emission, and a test waits for dozens of them. The timeout is vi.waitFor's
- * (1 s) unless given.
+ * (1 s) unless given, scaled like every deadline of the suite (decision 316).
  */
 export function waitFor<T>(check: () => T | Promise<T>, options: { timeout?: number } = {}): Promise<T> {
-  return vi.waitFor(check, { interval: 5, ...options });
+  return vi.waitFor(check, { interval: 5, timeout: deadline(options.timeout ?? 1_000) });
 }
 
 /** A frame without colour codes, so assertions read the words. */

@@ -26,6 +26,28 @@ function setup(decisions: ApprovalDecisions, fail?: string) {
 }
 
 describe('pinMarks', () => {
+  it('flush() settles only when every marker write under way has ended (a session disposed writes nothing after)', async () => {
+    let finish!: () => void;
+    const ended: string[] = [];
+    const store: ApprovalsStore = {
+      file: '/h/mcpApprovals.json',
+      read: () => Promise.resolve({ decisions: {} }),
+      decide: () => Promise.resolve(),
+      decideAll: () => Promise.resolve(),
+      markPinned: () => new Promise<void>((done) => (finish = () => done(void ended.push('written')))),
+    };
+    const marks = pinMarks(() => ({ fs: { hash: 'h1', status: 'approved', pin: D1 } }), store, '/p', () => undefined, () => Promise.resolve());
+    marks.markPinned('fs', 'h1', D2);
+    let flushed = false;
+    const flushing = marks.flush().then(() => (flushed = true));
+    await new Promise((r) => setImmediate(r));
+    expect(flushed).toBe(false);
+    finish();
+    await flushing;
+    expect(ended).toEqual(['written']);
+    await expect(marks.flush()).resolves.toBeUndefined();
+  });
+
   it("reads a persisted approval's digest only for that approval", () => {
     const { marks } = setup({ fs: { hash: 'h1', status: 'approved', pin: D1 }, web: { hash: 'h2', status: 'rejected' } });
     expect(marks.approvedPin('fs', 'h1')).toBe(D1);

@@ -12,16 +12,17 @@ export function pinMarks(
   root: string,
   onWarning: (message: string) => void,
   onWritten: () => Promise<void>,
-): ApprovalMarks {
+): ApprovalMarks & { flush(): Promise<void> } {
   const marked = new Map<string, string>();
+  // The writes under way, by `key`: one at a time for each, and a session's dispose() waits for
+  // them (flush), so none lands after it.
+  const writing = new Map<string, Promise<void>>();
   const key = (name: string, hash: string): string => `${name}\0${hash}`;
   const persisted = (name: string, hash: string) => {
     const decisions = approvals();
     const record = decisions !== undefined && Object.hasOwn(decisions, name) ? decisions[name] : undefined;
     return record?.hash === hash && record.status === 'approved' ? record : undefined;
   };
-  /** Markers being written, by `key`: one write at a time for each. */
-  const writing = new Set<string>();
   return {
     approvedPin: (name, hash) => marked.get(key(name, hash)) ?? persisted(name, hash)?.pin,
     markPinned(name, hash, pin) {
@@ -31,14 +32,18 @@ export function pinMarks(
       // file was lost or corrupt, whose marker this session already knew.
       const record = persisted(name, hash);
       if (record === undefined || record.pin === pin || store.markPinned === undefined || writing.has(at)) return;
-      writing.add(at);
-      store
+      const write = store
         .markPinned(root, name, hash, pin)
         .then(onWritten)
         .catch((error: unknown) => {
           onWarning(`${store.file}: the approval of "${name}" could not record its pin (${error instanceof Error ? error.message : String(error)}); a later session goes by the pin recorded there before, if any`);
         })
         .finally(() => writing.delete(at));
+      writing.set(at, write);
+    },
+    /** Settles when every marker write started so far has ended. Never rejects. */
+    flush: async () => {
+      await Promise.all(writing.values());
     },
   };
 }

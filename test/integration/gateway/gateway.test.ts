@@ -14,6 +14,7 @@ import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
 import { errorOf, it } from './gatewayKit.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * The gateway core: SDK clients over in-memory transports, a real McpLive over real
@@ -99,7 +100,7 @@ describe.concurrent('lists and requests, as the backends give them', () => {
     expect(gateway.live.resources.serverOf('gw://items/7')).toBe('gw');
     expect(gateway.live.resources.serverOf('demo://resource/dynamic/text/{resourceId}', 'complete')).toBe('every');
     expect(gateway.live.resources.serverOf('nowhere://x')).toBeUndefined();
-  }, 60_000);
+  }, deadline(60_000));
 
   it('progress reaches the caller under its own token; a cancel reaches the backend', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ every: everything, gw: backend });
@@ -113,23 +114,23 @@ describe.concurrent('lists and requests, as the backends give them', () => {
 
     const controller = new AbortController();
     const call = client.callTool({ name: 'gw__slow', arguments: {} }, undefined, { signal: controller.signal });
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow started');
+    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
     controller.abort(new Error('the user stopped it'));
     await expect(call).rejects.toThrow('the user stopped it');
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow cancelled');
-  }, 60_000);
+    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+  }, deadline(60_000));
 
   it('a client that goes away mid-call has its call cancelled at the backend; the others go on', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ gw: backend });
     const leaving = await clientOf(gateway, {}, 'leaving');
     const staying = await clientOf(gateway, {}, 'staying');
     const call = leaving.callTool({ name: 'gw__slow', arguments: {} });
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow started');
+    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
     await leaving.close();
     await expect(call).rejects.toThrow();
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow cancelled');
+    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
     expect(textOf(await staying.callTool({ name: 'gw__bump', arguments: {} }))).toBe('counter 1');
-  }, 30_000);
+  }, deadline(30_000));
 
   it('a backend\'s log messages during a call reach the caller, at the level it set, with its entry\'s secrets masked', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ gw: { ...backend, env: { GW_SECRET: 'sk-gateway-0123456789abcdef' } } });
@@ -143,7 +144,7 @@ describe.concurrent('lists and requests, as the backends give them', () => {
       { level: 'error', logger: 'backend', data: 'third' },
       { level: 'warning', logger: 'backend', data: 'using ***' },
     ]);
-  }, 30_000);
+  }, deadline(30_000));
 
   it('resource subscriptions pass through: the subscriber hears of the update', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ gw: backend });
@@ -155,7 +156,7 @@ describe.concurrent('lists and requests, as the backends give them', () => {
     await expect.poll(() => updated).toEqual(['gw://counter']);
     await client.unsubscribeResource({ uri: 'gw://counter' });
     expect(textOf(await client.callTool({ name: 'gw__bump', arguments: {} }))).toBe('counter 2');
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent('the live set changes', () => {
@@ -180,7 +181,7 @@ describe.concurrent('the live set changes', () => {
     await failed;
     await sleep(200);
     expect(changed.count).toBe(0);
-  }, 60_000);
+  }, deadline(60_000));
 
   it('two clients both hear of a change; closing one leaves the other working', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway, ws } = await gatewayOver({ echo: echo() });
@@ -197,7 +198,7 @@ describe.concurrent('the live set changes', () => {
     await first.close();
     await expect.poll(() => seen.at(-1)).toEqual(['stdio-2:second']);
     expect(textOf(await second.callTool({ name: 'echo__extra', arguments: {} }))).toBe('extra');
-  }, 60_000);
+  }, deadline(60_000));
 });
 
 describe.concurrent('what a client may not do', () => {
@@ -209,7 +210,7 @@ describe.concurrent('what a client may not do', () => {
     const broken = { command: join(tmpdir(), 'mcp-live-no-such-server') };
     const { gateway, ws } = await gatewayOver({ echo: echo(), gw: backend, broken }, { project: { gated: echo() } });
     const client = await clientOf(gateway);
-    await expect.poll(() => gateway.live.statusReport().find((s) => s.name === 'broken')?.state, { timeout: 10_000 }).toBe('error');
+    await expect.poll(() => gateway.live.statusReport().find((s) => s.name === 'broken')?.state, { timeout: deadline(10_000) }).toBe('error');
     const listed = (await client.listTools()).tools.map((t) => t.name);
     expect(listed).toEqual(expect.arrayContaining(['echo__echo', 'echo__slow', 'gw__bump']));
     expect(listed.filter((n) => n.startsWith('gated') || n.startsWith('broken'))).toEqual([]);
@@ -238,7 +239,7 @@ describe.concurrent('what a client may not do', () => {
     expect(removed.message).toBe(`MCP error -32602: ${reason(gateway, 'mcp__gw__bump', 'gw__bump')}`);
     // What is listed still answers.
     expect(textOf(await client.callTool({ name: 'echo__echo', arguments: { text: 'still here' } }))).toBe('still here');
-  }, 60_000);
+  }, deadline(60_000));
 
   it("under --names qualified the library's words are the client's as they are", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { names: 'qualified', project: { gated: echo() } });
@@ -255,7 +256,7 @@ describe.concurrent('what a client may not do', () => {
     );
     const unknown = await errorOf(client.callTool({ name: 'echo__nope', arguments: {} }));
     expect(unknown.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('echo__nope')}`);
-  }, 30_000);
+  }, deadline(30_000));
 
   it('under the default naming, a qualified name of a listed tool is answered with the name to call (decision 322)', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() });
@@ -269,7 +270,7 @@ describe.concurrent('what a client may not do', () => {
     // A qualified name of a tool the server does not offer: as before.
     const nope = await errorOf(client.callTool({ name: 'mcp__echo__nope', arguments: {} }));
     expect(nope.message).toBe('MCP error -32602: Tool "mcp__echo__nope" is not available: MCP server "echo" does not offer it.');
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent('elicitation and sampling', () => {
@@ -290,7 +291,7 @@ describe.concurrent('elicitation and sampling', () => {
     const viaOther = await incapable.callTool({ name: 'every__trigger-elicitation-request', arguments: {} });
     expect(asked).toHaveLength(2);
     expect(textOf(viaOther)).toContain('- Name: Ada');
-  }, 30_000);
+  }, deadline(30_000));
 
   it("a form's message and field titles reach the client terminal-safe, under the server's name (decision 169)", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ hostile: { command: process.execPath, args: [fixture('hostile-text-server.mjs')] } });
@@ -309,7 +310,7 @@ describe.concurrent('elicitation and sampling', () => {
     expect(message).toContain('\\x9b2J \\u202eevil');
     expect(title).toBe('hostile title \\x1b[8m\\u202e');
     for (const text of [message, title]) expect(/[\p{Cc}\p{Cf}]/u.test(text)).toBe(false);
-  }, 30_000);
+  }, deadline(30_000));
 
   it('with no client that can answer, a form is cancelled and sampling refused in words', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ every: everything, req: { command: process.execPath, args: [fixture('client-requests-server.mjs')] } });
@@ -318,7 +319,7 @@ describe.concurrent('elicitation and sampling', () => {
     expect(textOf(await client.callTool({ name: 'req__sample', arguments: {} }))).toBe(
       'error: MCP error -32601: no client connected to the mcp-live gateway can sample (none declared the sampling capability)',
     );
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent("names: 'original'", () => {
@@ -333,14 +334,14 @@ describe.concurrent("names: 'original'", () => {
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('greet');
     const prompt = await client.getPrompt({ name: 'greet', arguments: { who: 'Ada' } });
     expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: 'Hello Ada' });
-  }, 30_000);
+  }, deadline(30_000));
 
   it('alone, a server\'s tools keep their own names', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { names: 'original' });
     const client = await clientOf(gateway);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'slow']);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'plain' } }))).toBe('plain');
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent("names: 'qualified' (today's before decision 222)", () => {
@@ -354,7 +355,7 @@ describe.concurrent("names: 'qualified' (today's before decision 222)", () => {
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('mcp__echo__greet');
     const prompt = await client.getPrompt({ name: 'mcp__echo__greet', arguments: { who: 'Ada' } });
     expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: 'Hello Ada' });
-  }, 30_000);
+  }, deadline(30_000));
 
   it('every exposed name in every mode matches ^[A-Za-z0-9_-]{1,64}$, whatever the servers call their tools', async ({ gatewayOver, clientOf, expect }) => {
     // Tools named with dots, emoji and 70 characters, servers whose names collide once sanitised, a 65-character server name.
@@ -374,5 +375,5 @@ describe.concurrent("names: 'qualified' (today's before decision 222)", () => {
       expect(new Set(tools).size).toBe(tools.length);
     }
     expect(seen.map((s) => s.names)).toEqual(modes);
-  }, 60_000);
+  }, deadline(60_000));
 });

@@ -7,6 +7,7 @@ import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';
 import { errorOf, it } from './gatewayKit.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * Progressive discovery through the gateway (decisions 216–218): SDK clients over in-memory
@@ -82,7 +83,7 @@ describe.concurrent("progressive: 'always'", () => {
     expect(JSON.parse(textOf(described))).toEqual({ ...own, name: 'echo__echo' });
     // A client that calls a found tool by its name directly gets the same answer.
     expect(textOf(await client.callTool({ name: 'echo__echo', arguments: { text: 'direct' } }))).toBe('direct');
-  }, 30_000);
+  }, deadline(30_000));
 
   it("the three tools carry no server's text: a server named with a marker is not in tools/list, only in the hits that name it (decision 314)", async ({ gatewayOver, clientOf, expect }) => {
     const marker = 'zz-marker-7f3a';
@@ -91,7 +92,7 @@ describe.concurrent("progressive: 'always'", () => {
       { progressive: 'always', project: { [`${marker}-gated`]: echo('--tools', `${marker}_gated`) } },
     );
     const client = await clientOf(gateway);
-    await expect.poll(async () => (await search(client, marker, 50)).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await search(client, marker, 50)).length, { timeout: deadline(10_000) }).toBeGreaterThan(0);
     const listing = await client.listTools();
     expect(JSON.stringify(listing)).not.toContain('zz-marker');
     expect(listing.tools).toEqual(metaTools());
@@ -99,7 +100,7 @@ describe.concurrent("progressive: 'always'", () => {
     const hits = await search(client, 'echo', 50);
     expect(hits.map((t) => [t.name.startsWith(`${t.server}__`), Object.keys(t)[0]])).toEqual(hits.map(() => [true, 'server']));
     expect(hits.map((t) => t.server)).toEqual(expect.arrayContaining([marker, 'echo']));
-  }, 30_000);
+  }, deadline(30_000));
 
   it("call_tool answers an unknown tool as tools/call does; describe_tool in an error result; bad arguments are invalid params", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'always' });
@@ -117,7 +118,7 @@ describe.concurrent("progressive: 'always'", () => {
     expect(bad.code).toBe(-32602);
     expect(bad.message).toContain('call_tool needs "name"');
     expect((await client.callTool({ name: 'search_tools', arguments: {} })).isError).toBe(true);
-  }, 30_000);
+  }, deadline(30_000));
 
   it("a pending (gated, unapproved) server's tools are never found, described or called", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'always', project: { gated: echo('--tools', 'secret_gated_tool') } });
@@ -139,7 +140,7 @@ describe.concurrent("progressive: 'always'", () => {
     // Not listed, so the spec's unknown tool (decision 224), with the reason.
     expect(called.code).toBe(-32602);
     expect(called.message).toBe(`MCP error -32602: ${words}`);
-  }, 30_000);
+  }, deadline(30_000));
 
   it('a server added to the settings sends tools/list_changed; the list stays the three, and search finds its tools', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway, ws } = await gatewayOver({ echo: echo() }, { progressive: 'always' });
@@ -154,7 +155,7 @@ describe.concurrent("progressive: 'always'", () => {
     expect(tools).toEqual(before);
     expect((await search(client, 'tool number 3'))[0]).toMatchObject({ name: 'many__tool_3', server: 'many' });
     expect(textOf(await client.callTool({ name: 'call_tool', arguments: { name: 'many__add_more', arguments: { n: 1 } } }))).toBe('now 6');
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent('call_tool takes the path of a direct call', () => {
@@ -172,11 +173,11 @@ describe.concurrent('call_tool takes the path of a direct call', () => {
 
     const controller = new AbortController();
     const call = client.callTool({ name: 'call_tool', arguments: { name: 'gw__slow' } }, undefined, { signal: controller.signal });
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow started');
+    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
     controller.abort(new Error('the user stopped it'));
     await expect(call).rejects.toThrow('the user stopped it');
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: 5_000 }).toContain('slow cancelled');
-  }, 60_000);
+    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+  }, deadline(60_000));
 
   it("a backend's form goes to the client whose call_tool it serves, and its answer back", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ every: everything }, { progressive: 'always' });
@@ -189,7 +190,7 @@ describe.concurrent('call_tool takes the path of a direct call', () => {
     const result = await client.callTool({ name: 'call_tool', arguments: { name: 'every__trigger-elicitation-request' } });
     expect(asked).toEqual(['[every] Please provide inputs for the following fields:']);
     expect(textOf(result)).toContain('- Name: Ada');
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent("progressive: 'auto'", () => {
@@ -211,13 +212,13 @@ describe.concurrent("progressive: 'auto'", () => {
     await changed;
     expect(await listed(client)).toHaveLength(33);
     expect(await listed(client)).toContain('many__tool_29');
-  }, 60_000);
+  }, deadline(60_000));
 
   it('the token threshold alone switches too', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'auto', progressiveThresholds: { tokens: 50 } });
     const client = await clientOf(gateway);
     expect(await listed(client)).toEqual(META);
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent("progressive with names: 'original'", () => {
@@ -238,5 +239,5 @@ describe.concurrent("progressive with names: 'original'", () => {
     expect((await search(client, 'slow'))[0]!.name).toBe('slow');
     expect((JSON.parse(textOf(await client.callTool({ name: 'describe_tool', arguments: { name: 'slow' } }))) as Tool).name).toBe('slow');
     expect(textOf(await client.callTool({ name: 'call_tool', arguments: { name: 'mcp__echo__echo', arguments: { text: 'mine' } } }))).toBe('mine');
-  }, 60_000);
+  }, deadline(60_000));
 });

@@ -14,6 +14,7 @@ import { Workspace } from '../../e2e/cliSession.js';
 import { fixture } from '../mcpServers.js';
 import { sleep } from '../processes.js';
 import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * `serve --stdio --restart-on-change` (decisions 226, 227), in process: a gateway on its real
@@ -117,7 +118,7 @@ describe.concurrent('serve --stdio --restart-on-change: the relay ends a session
     } finally {
       watching.unsubscribe();
     }
-  }, 60_000);
+  }, deadline(60_000));
 
   it('never ends the session of a client that lists again by itself', async ({ scope, expect }) => {
     const { ws, address } = await daemonOver(scope, { a: echo() });
@@ -126,11 +127,11 @@ describe.concurrent('serve --stdio --restart-on-change: the relay ends a session
     const relisted: string[][] = [];
     honouring.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void relisted.push(await names(honouring.client)));
     ws.atomicWrite(ws.userSettings, { mcpServers: { a: echo(), b: echo() } });
-    await expect.poll(() => relisted.some((list) => list.includes('b__echo')), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => relisted.some((list) => list.includes('b__echo')), { timeout: deadline(10_000) }).toBe(true);
     await sleep(QUIET_MS * 3);
     expect(honouring.done).toBeUndefined();
     expect(textOf(await honouring.client.callTool({ name: 'b__echo', arguments: { text: 'still on' } }))).toBe('still on');
-  }, 60_000);
+  }, deadline(60_000));
 
   it('waits for a call in flight: its answer reaches the client, then the session ends', async ({ scope, expect }) => {
     const { ws, address } = await daemonOver(scope, { a: echo('--slow-tool', '1500') });
@@ -143,5 +144,5 @@ describe.concurrent('serve --stdio --restart-on-change: the relay ends a session
     expect(await Promise.race([call.then(() => 'answered'), calling.ended])).toBe('answered');
     expect(textOf(await call)).toBe('slow done');
     expect(await calling.ended).toBe('restarted');
-  }, 60_000);
+  }, deadline(60_000));
 });

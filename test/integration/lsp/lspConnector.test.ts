@@ -11,6 +11,7 @@ import { LspDocuments, type FileDiagnostics } from '../../../src/sinks/lsp/docum
 import { createLspConnector, type LspConnection } from '../../../src/sinks/lsp/lspConnector.js';
 import { errorOf, fixture, freePort } from '../mcpServers.js';
 import { descendants, isAlive, sleep, waitForExit, waitForNoLeftovers } from '../processes.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * The language server connector against real processes: the fixture server
@@ -80,11 +81,11 @@ class World {
 
   /** Waits until the log has an entry `matches` accepts (the server handles notifications in its own time). */
   async logged(matches: (entry: LogEntry) => boolean, ms = 10_000): Promise<LogEntry> {
-    const deadline = Date.now() + ms;
+    const giveUpAt = Date.now() + deadline(ms);
     for (;;) {
       const found = this.readLog().find(matches);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`not logged; the log: ${JSON.stringify(this.readLog())}`);
+      if (Date.now() > giveUpAt) throw new Error(`not logged; the log: ${JSON.stringify(this.readLog())}`);
       await sleep(20);
     }
   }

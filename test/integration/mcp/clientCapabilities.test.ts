@@ -7,6 +7,7 @@ import { createConnectionPool } from '../../../src/sinks/mcp/connectionPool.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { it as base, noLeftoversAfterAll, type TempWorkspace } from '../workspace.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * The client side of the protocol (decisions 91–98) against real servers: server-everything where it
@@ -46,7 +47,7 @@ const it = base.extend<{ session: Session }>({
 
 /** Waits until the session lists `tool` (server-everything registers some only after `initialized`). */
 async function listed(live: McpLive, tool: string): Promise<void> {
-  await firstValueFrom(live.tools$.pipe(first((tools) => tools.some((t) => t.name === tool)), timeout(15_000)));
+  await firstValueFrom(live.tools$.pipe(first((tools) => tools.some((t) => t.name === tool)), timeout(deadline(15_000))));
 }
 
 function recordEvents(live: McpLive): McpLiveEvent[] {
@@ -78,7 +79,7 @@ describe.concurrent('elicitation', () => {
     expect(text).toContain('- Favorite Integer: 42');
     expect(await firstValueFrom(live.elicitation.pending$)).toEqual([]);
     expect(() => live.elicitation.answer(form!.id, { action: 'cancel' })).toThrow(`no form "${form!.id}" is waiting`);
-  }, 30_000);
+  }, deadline(30_000));
 
   it('decline reaches the server as decline', async ({ session, expect }) => {
     const live = await session({ every: everything() });
@@ -87,7 +88,7 @@ describe.concurrent('elicitation', () => {
     const [form] = await firstValueFrom(live.elicitation.pending$.pipe(filter((p) => p.length > 0)));
     live.elicitation.answer(form!.id, { action: 'decline' });
     expect(textOf(await call)).toContain('User declined');
-  }, 30_000);
+  }, deadline(30_000));
 
   it('a form nobody answers within the entry\'s timeout is cancelled, and the log says which knob to raise', async ({ session, expect }) => {
     const live = await session({ every: everything({ timeout: 400, connectTimeout: 15_000 }) });
@@ -99,7 +100,7 @@ describe.concurrent('elicitation', () => {
     const log = events.find((e) => e.type === 'log' && e.message.includes('not answered within 400 ms'));
     expect(log).toMatchObject({ level: 'warn' });
     expect(log?.type === 'log' && log.message).toContain('raise "timeout" in the server\'s entry');
-  }, 30_000);
+  }, deadline(30_000));
 
   it('onElicitation answers instead of the queue; an accept with nothing filled in gets every default (conformance sep1034)', async ({ session, expect }) => {
     const asked: unknown[] = [];
@@ -119,7 +120,7 @@ describe.concurrent('elicitation', () => {
     });
     expect(asked).toMatchObject([{ server: 'req', message: 'Test client default value handling - please accept with defaults' }]);
     expect(await firstValueFrom(live.elicitation.pending$)).toEqual([]);
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent('roots, instructions, sampling', () => {
@@ -131,7 +132,7 @@ describe.concurrent('roots, instructions, sampling', () => {
     const status = live.statusReport().find((s) => s.name === 'every')!;
     expect(status.serverInfo?.name).toBe('mcp-servers/everything');
     expect(status.instructions).toContain('Everything Server');
-  }, 30_000);
+  }, deadline(30_000));
 
   it('without onSampling, sampling is not advertised and a request is refused in words; with it, the host\'s model answers', async ({ session, expect }) => {
     const bare = await session({ every: everything(), req: requests() });
@@ -158,7 +159,7 @@ describe.concurrent('roots, instructions, sampling', () => {
     expect(textOf(await host.callTool('mcp__req__sample', {}))).toBe('model: hi');
     expect(sampled).toMatchObject([{ server: 'req', params: { maxTokens: 10 } }]);
     await listed(host, 'mcp__every__trigger-sampling-request');
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent('prompts and resources', () => {
@@ -168,7 +169,7 @@ describe.concurrent('prompts and resources', () => {
     expect(prompt.messages[0]!.content.text).toBe("What's weather in Paris?");
     await expect(live.prompts.get('no-such-prompt')).rejects.toThrow('no connected server lists prompt "no-such-prompt"');
     await expect(live.prompts.get('args-prompt', { city: 'Oslo' }, { server: 'nope' })).rejects.toThrow('server "nope" is not connected');
-  }, 30_000);
+  }, deadline(30_000));
 
   it('resources and templates are listed with their URIs; a read goes to the server that lists the URI or whose template matches it', async ({ session, expect }) => {
     const live = await session({ every: everything(), echo: echo() });
@@ -185,7 +186,7 @@ describe.concurrent('prompts and resources', () => {
     const templated = (await live.resources.read('demo://resource/dynamic/text/7')) as { contents: { uri: string; text: string }[] };
     expect(templated.contents[0]!.uri).toBe('demo://resource/dynamic/text/7');
     await expect(live.resources.read('nothing://here')).rejects.toThrow('no connected server lists resource "nothing://here"');
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 describe.concurrent('calls: timeout, progress, cancel', () => {
@@ -197,7 +198,7 @@ describe.concurrent('calls: timeout, progress, cancel', () => {
     await expect(live.callTool('mcp__req__quiet', {})).rejects.toThrow(
       'timed out after 300 ms (raise "timeout" in the server\'s entry)',
     );
-  }, 30_000);
+  }, deadline(30_000));
 
   it('progress reaches onProgress and starts the timeout again; the same call without progress times out', async ({ session, expect }) => {
     const live = await session({ every: everything() });
@@ -212,7 +213,7 @@ describe.concurrent('calls: timeout, progress, cancel', () => {
     await expect(
       live.callTool('mcp__every__trigger-long-running-operation', { duration: 1.5, steps: 1 }, { timeout: 700 }),
     ).rejects.toThrow('timed out after 700 ms');
-  }, 30_000);
+  }, deadline(30_000));
 
   it('every progress reaches onProgress, the last one too, when it arrives in one read with the answer', async ({ session, expect }) => {
     const live = await session({ burst: { command: process.execPath, args: [fixture('progress-burst-server.mjs')] } });
@@ -222,7 +223,7 @@ describe.concurrent('calls: timeout, progress, cancel', () => {
       expect(textOf(result)).toBe('done');
       expect(seen).toEqual([1, 2, 3].map((progress) => ({ progress, total: 3 })));
     }
-  }, 30_000);
+  }, deadline(30_000));
 
   it('an aborted call rejects at once and its server is sent notifications/cancelled', async ({ session, expect }) => {
     const live = await session({ echo: echo() });
@@ -230,8 +231,8 @@ describe.concurrent('calls: timeout, progress, cancel', () => {
     const call = live.callTool('mcp__echo__slow', {}, { signal: abort.signal });
     setTimeout(() => abort.abort(new Error('stop')), 200);
     await expect(call).rejects.toThrow('stop');
-    await expect.poll(() => live.stderrTail('echo'), { timeout: 10_000 }).toContain('slow cancelled');
-  }, 30_000);
+    await expect.poll(() => live.stderrTail('echo'), { timeout: deadline(10_000) }).toContain('slow cancelled');
+  }, deadline(30_000));
 });
 
 describe.concurrent('a shared pool', () => {
@@ -256,5 +257,5 @@ describe.concurrent('a shared pool', () => {
     const [next] = await firstValueFrom(second.elicitation.pending$.pipe(filter((p) => p.length > 0)));
     second.elicitation.answer(next!.id, { action: 'accept', content: { name: 'Ada' } });
     expect(JSON.parse(textOf(await again))).toMatchObject({ action: 'accept', content: { name: 'Ada', age: 30 } });
-  }, 30_000);
+  }, deadline(30_000));
 });

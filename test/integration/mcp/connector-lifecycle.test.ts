@@ -5,6 +5,7 @@ import { connectOnce, errorOf, fixture, nodeServer, removeScratch, scratch, star
 import { posixOnly } from '../../platforms.js';
 import { isAlive, sleep } from '../processes.js';
 import { it, noLeftoversAfterAll } from '../workspace.js';
+import { deadline } from '../../deadlines.js';
 
 /** stdio, a live connection: calls, death, close, stderr, secrets. */
 
@@ -47,8 +48,8 @@ describe.concurrent('connectMcp over stdio: a live connection', () => {
     const connection = scope.closes(
       await connectOnce(connectMcp('chatty', nodeServer(fixture('echo-server.mjs'), ['--stderr-lines', '500']))),
     );
-    const deadline = Date.now() + 15_000;
-    while (connection.stderrTail().at(-1) !== 'stderr line 500' && Date.now() < deadline) await sleep(25);
+    const giveUpAt = Date.now() + deadline(15_000);
+    while (connection.stderrTail().at(-1) !== 'stderr line 500' && Date.now() < giveUpAt) await sleep(25);
     const tail = connection.stderrTail();
     expect(tail).toHaveLength(200);
     expect(tail[0]).toBe('stderr line 301');

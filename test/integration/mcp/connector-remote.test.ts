@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, createMcpConnector } from '../../../src/sinks/mcp/connector.js';
 import {
@@ -90,13 +91,12 @@ describe.concurrent('remote connect failures', () => {
   let echoing: Server;
   let port: number;
   beforeAll(async () => {
-    port = await freePort();
     // A server that answers every request with an error page quoting the request's headers.
     echoing = createServer((req, res) => {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(`bad request, you sent ${JSON.stringify(req.headers)}`);
     });
-    await new Promise<void>((resolve) => echoing.listen(port, '127.0.0.1', resolve));
+    port = await listenOnAnyPort(echoing);
   });
   afterAll(() => new Promise<void>((resolve) => echoing.close(() => resolve())));
 
@@ -125,9 +125,8 @@ describe.concurrent('remote connect failures', () => {
   });
 
   it('times out a remote server that never answers', async () => {
-    const silentPort = await freePort();
     const silent = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
+    const silentPort = await listenOnAnyPort(silent);
     try {
       const error = await errorOf(connectMcp('silent', remoteServer('http', `http://127.0.0.1:${silentPort}/mcp`, { timeout: 500 })));
       expect(error.message).toBe('timed out after 500 ms (raise "connectTimeout" in the server\'s entry)');
@@ -137,3 +136,11 @@ describe.concurrent('remote connect failures', () => {
     }
   });
 });
+
+/** Listens on a port the system picks (decision 318) and returns it. */
+function listenOnAnyPort(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}

@@ -5,6 +5,7 @@ import { connectMcp, timedOut } from '../../../src/sinks/mcp/connector.js';
 import { resolveServerConfig } from '../../../src/model/settings/validate.js';
 import { connectOnce, errorOf, fixture, nodeServer, textOf } from '../mcpServers.js';
 import { it, noLeftoversAfterAll } from '../workspace.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * Decision 24, SPEC §11: `timeout` is the request timeout (default 600 000 ms),
@@ -22,14 +23,14 @@ describe.concurrent('connectMcp: two deadlines', () => {
     expect(error.message).toBe(`timed out after 2000 ms (raise "connectTimeout" in the server's entry)`);
     // Not the request timeout (60 s): the connect deadline plus the shutdown graces at most.
     expect(Date.now() - started).toBeLessThan(2_000 + 6_000);
-  }, 20_000);
+  }, deadline(20_000));
 
   it('timeout, not connectTimeout, ends a slow call — and the error names "timeout"; the connection stays', async ({ scope }) => {
     const config = nodeServer(fixture('echo-server.mjs'), ['--slow-tool', '30000'], { timeout: 1_500, connectTimeout: 20_000 });
     const connection = scope.closes(await connectOnce(connectMcp('slow-call', config)));
     await expect(connection.callTool('slow', {})).rejects.toThrow(`timed out after 1500 ms (raise "timeout" in the server's entry)`);
     expect(textOf(await connection.callTool('echo', { text: 'still here' }))).toBe('still here');
-  }, 20_000);
+  }, deadline(20_000));
 
   it('the default request timeout (600 000 ms) outlasts the connect deadline: a call longer than connectTimeout completes', async ({ scope }) => {
     const resolution = resolveServerConfig(
@@ -43,7 +44,7 @@ describe.concurrent('connectMcp: two deadlines', () => {
     const started = Date.now();
     expect(textOf(await connection.callTool('slow', {}))).toBe('slow done');
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
-  }, 20_000);
+  }, deadline(20_000));
 
   it('timedOut says which field to raise', () => {
     expect(timedOut(600_000, 'timeout')).toBe(`timed out after 600000 ms (raise "timeout" in the server's entry)`);

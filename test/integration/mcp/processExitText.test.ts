@@ -5,6 +5,7 @@ import { childEnvironment, describeProcessExit } from '../../../src/sinks/proces
 import { StderrRing } from '../../../src/sinks/process/stderrRing.js';
 import { closeTracked, connectOnce, errorOf, fixture, nodeServer, track } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
+import { deadline } from '../../deadlines.js';
 
 /** Why a stdio server went away, as the detail view and the event log show it (decision 77). */
 
@@ -17,8 +18,8 @@ describe('a stdio server killed by a signal', () => {
   it('says "killed by SIGKILL" and shows the last stderr line apart, not as the cause', async () => {
     const connection = track(await connectOnce(connectMcp('oom', nodeServer(fixture('echo-server.mjs'), ['--stderr-lines', '2']))));
     // The stderr lines are written at startup; wait until the ring has the last one.
-    const deadline = Date.now() + 15_000;
-    while (connection.stderrTail().at(-1) !== 'stderr line 2' && Date.now() < deadline) await sleep(25);
+    const giveUpAt = Date.now() + deadline(15_000);
+    while (connection.stderrTail().at(-1) !== 'stderr line 2' && Date.now() < giveUpAt) await sleep(25);
     const died = errorOf(connection.lists$);
     process.kill(connection.pid!, 'SIGKILL');
     // It used to read "process was killed by SIGKILL: stderr line 2", as if the line explained the kill.
@@ -48,8 +49,8 @@ describe('a stdio server that exits while a message is being sent to it', () => 
     transport.onclose = () => (closed = true);
     try {
       await transport.start();
-      const deadline = Date.now() + 15_000;
-      while (!stderr.lines().includes('stdin closed') && Date.now() < deadline) await sleep(10);
+      const giveUpAt = Date.now() + deadline(15_000);
+      while (!stderr.lines().includes('stdin closed') && Date.now() < giveUpAt) await sleep(10);
       const failed = await transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' }).then(
         () => undefined,
         (error: NodeJS.ErrnoException) => error,

@@ -19,6 +19,7 @@ import { isRunning, readProcessStat, type ProcessIdentity } from '../../../src/s
 import { closeTracked, connectOnce, fixture, nodeServer, textOf, track } from '../mcpServers.js';
 import { linuxOnly } from '../../platforms.js';
 import { isAlive, sleep, waitForExit } from '../processes.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * Decisions 23, 61 and 62: no process of a server outlives the session. A graceful close ends the
@@ -78,14 +79,14 @@ function remember(pid: number): ProcessIdentity {
 
 /** Waits for the fixture's pid file and remembers every pid in it for the cleanup. */
 async function helperPids(file: string): Promise<HelperPids> {
-  const deadline = Date.now() + 20_000;
+  const giveUpAt = Date.now() + deadline(20_000);
   for (;;) {
     try {
       const pids = JSON.parse(readFileSync(file, 'utf8')) as HelperPids;
       for (const [, pid] of roles(pids)) remember(pid);
       return pids;
     } catch (error) {
-      if (Date.now() > deadline) throw error;
+      if (Date.now() > giveUpAt) throw error;
       await sleep(25);
     }
   }

@@ -15,6 +15,7 @@ import { descendantsOutsideGroup, ProcessTable, type ProcessIdentity } from '../
 import { fixture } from '../mcpServers.js';
 import { posixOnly } from '../../platforms.js';
 import { isAlive, sleep, waitForExit } from '../processes.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * Decision 280: recording and reaping with the macOS process table, on real processes. The darwin
@@ -83,14 +84,14 @@ interface HelperPids {
 
 /** Waits for the fixture's pid file; every pid in it is SIGKILLed after the test if still alive (and still a child of this run). */
 async function helperPids(file: string): Promise<HelperPids> {
-  const deadline = Date.now() + 20_000;
+  const giveUpAt = Date.now() + deadline(20_000);
   for (;;) {
     try {
       const pids = JSON.parse(readFileSync(file, 'utf8')) as HelperPids;
       helpers.push(...(await Promise.all(Object.values(pids).map((pid: number) => identity(pid)))));
       return pids;
     } catch (error) {
-      if (Date.now() > deadline) throw error;
+      if (Date.now() > giveUpAt) throw error;
       await sleep(25);
     }
   }

@@ -11,6 +11,7 @@ import { StderrRing } from '../../../src/sinks/process/stderrRing.js';
 import { cmdExeRun, loadWindowsParse } from '../../unit/platform/windowsCommandLine.js';
 import { fixture } from '../mcpServers.js';
 import { isAlive, waitForExit } from '../processes.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * Decisions 270 and 271: a server's life on win32, simulated here. The ServerProcess
@@ -94,8 +95,8 @@ describe('ServerProcess on win32 (simulated)', () => {
     await server.start();
     expect(machine.spawns[0]!.command).toMatch(/cmd\.exe$/i);
     expect(machine.spawns[0]!.detached).toBe(false);
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(argvLog) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const giveUpAt = Date.now() + deadline(10_000);
+    while (!existsSync(argvLog) && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 20));
     expect(JSON.parse(readFileSync(argvLog, 'utf8'))).toEqual(['--argv-log', argvLog, hostile]);
     // No /proc start times and no groups on Windows: nothing to record for a reaper.
     expect(existsSync(registry.file!)).toBe(false);

@@ -17,6 +17,7 @@ import { HEADERS_HELPER_MAX_BYTES, runHeadersHelper } from '../../../src/sinks/r
 import { connectOnce, errorOf, fixture, textOf } from '../mcpServers.js';
 import { descendants, waitForNoLeftovers } from '../processes.js';
 import { posixOnly } from '../../platforms.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * `headersHelper` (decision 240) with real processes: the helper is a shell command
@@ -117,8 +118,8 @@ describe('running a helper', () => {
     // `; true` keeps the shell from exec-ing node: the helper is the shell's child, in its group.
     await expect(run(`${helper('--sleep', '30000')}; true`, { timeoutMs: 300 })).rejects.toThrow('headersHelper timed out after 300 ms');
     expect(Date.now() - started).toBeLessThan(2_000);
-    const deadline = Date.now() + 2_000;
-    while (descendants().some((p) => p.command.includes('headers-helper.mjs')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const giveUpAt = Date.now() + deadline(2_000);
+    while (descendants().some((p) => p.command.includes('headers-helper.mjs')) && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50));
     expect(descendants().filter((p) => p.command.includes('headers-helper.mjs'))).toEqual([]);
   });
 
@@ -205,7 +206,7 @@ describe('a remote server with a headersHelper', () => {
     const broken = await until(live, 'broken', (s) => s.state === 'error');
     expect(broken.error).toBe('headersHelper exited with code 2: please run corp-login first');
     await until(live, 'fine', (s) => s.state === 'connected');
-  }, 30_000);
+  }, deadline(30_000));
 
   it("the helper's output appears in no event, status or error text", async () => {
     const url = await startServer();
@@ -245,7 +246,7 @@ describe('a remote server with a headersHelper', () => {
     expect(api.seen.some((h) => h['x-api-key'] === secret)).toBe(true);
     expect(everything).not.toContain(secret);
     expect(everything).not.toContain(rotated);
-  }, 30_000);
+  }, deadline(30_000));
 
   posixOnly('sh scripts').it("a user's helper runs in the home directory: its ./token.sh is the home's, never the workspace's", async () => {
     const url = await startServer();
@@ -267,7 +268,7 @@ describe('a remote server with a headersHelper', () => {
     await until(live, 'corp', (s) => s.state === 'connected');
     expect(existsSync(join(dir, 'pwned'))).toBe(false);
     expect(runsLog()).toEqual([`corp ${url} corp ${home}`]);
-  }, 30_000);
+  }, deadline(30_000));
 
   it("a repository's helper never runs before approval; approved, it runs and the server connects", async () => {
     const url = await startServer();
@@ -287,7 +288,7 @@ describe('a remote server with a headersHelper', () => {
     await live.approvals.approve('repo');
     await until(live, 'repo', (s) => s.state === 'connected');
     expect(runsLog()).toEqual([`repo ${url} repo ${join(dir, 'work')}`]);
-  }, 30_000);
+  }, deadline(30_000));
 });
 
 function until(l: McpLive, name: string, test: (s: ServerStatus) => boolean, ms = 15_000): Promise<ServerStatus> {

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/createMcpLive.js';
 import { playBrowser, startOAuthFixture, type OAuthFixture } from '../../fixtures/oauth/authServer.js';
 import { noLeftoversAfterAll, until } from '../workspace.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * Step-up during a call (decision 242), against the real protected Streamable HTTP
@@ -65,7 +66,7 @@ describe('step-up during a call', () => {
     expect(states.filter((s) => s !== 'connected')).toEqual([]);
     expect(await l.callTool('mcp__remote__echo', { text: 'again' })).toMatchObject({ content: [{ text: 'again' }] });
     expect(oauth!.authorizeRequests).toHaveLength(2);
-  }, 30_000);
+  }, deadline(30_000));
 
   it('a host with onAuthorizationUrl is an interactive surface by default', async () => {
     const urls: string[] = [];
@@ -83,7 +84,7 @@ describe('step-up during a call', () => {
     expect(url.startsWith('remote http://127.0.0.1:')).toBe(true);
     expect(await playBrowser(url.slice('remote '.length))).toBe(200);
     expect(await call).toMatchObject({ content: [{ text: 'hosted' }] });
-  }, 30_000);
+  }, deadline(30_000));
 
   it('nobody opens the browser: the call ends at its timeout, saying it waited for the authorization; the server stays up; a later call can step up', async () => {
     const l = await session({ interactiveAuth: true });
@@ -98,5 +99,5 @@ describe('step-up during a call', () => {
     l.events$.pipe(filter((e) => e.type === 'auth-required')).subscribe((e) => opened.push(playBrowser(e.url)));
     expect(await l.callTool('mcp__remote__echo', { text: 'later' })).toMatchObject({ content: [{ text: 'later' }] });
     expect(await Promise.all(opened)).toEqual([200]);
-  }, 30_000);
+  }, deadline(30_000));
 });
