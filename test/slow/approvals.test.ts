@@ -1,14 +1,13 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { approvalHash } from '../../src/model/approvalHash.js';
 import { CLI, settleFor, waitUntil, Workspace, type CliSession } from '../e2e/cliSession.js';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import { POSIX } from '../platforms.js';
-import { expectScannerWorks, fixturePath, report, startCli, stopAndScan, tiny } from './kit.js';
+import { expectScannerWorks, LineWorker, report, startCli, stopAndScan, tiny } from './kit.js';
 
 /**
  * Approvals under stress: concurrent writers, a corrupt store, renamed servers, and servers
@@ -29,35 +28,6 @@ afterEach(async () => {
 afterAll(async () => {
   expect(await waitForNoLeftovers()).toEqual([]);
 });
-
-/** A worker process that writes decisions when told to (test/fixtures/approve-worker.mjs). */
-class Worker {
-  private readonly proc: ChildProcessWithoutNullStreams;
-  private readonly waiting = new Map<string, (line: string) => void>();
-
-  constructor(file: string) {
-    this.proc = spawn(process.execPath, [fixturePath('approve-worker.mjs'), file], { stdio: 'pipe' });
-    createInterface({ input: this.proc.stdout }).on('line', (line) => {
-      const id = line.split(' ')[1]!;
-      this.waiting.get(id)?.(line);
-      this.waiting.delete(id);
-    });
-  }
-
-  decide(id: string, root: string, server: string, hash: string): Promise<string> {
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.proc.stdin.write(`${JSON.stringify({ id, root, server, hash, status: 'approved' })}\n`);
-    });
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => {
-      this.proc.once('exit', () => resolve());
-      this.proc.stdin.end();
-    });
-  }
-}
 
 function stored(file: string): Record<string, Record<string, { hash: string; status: string; pin?: string }>> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { hash: string; status: string; pin?: string }>>;
@@ -84,13 +54,13 @@ describe('approvals', () => {
     ws = new Workspace();
     const file = ws.approvals;
     const root = realpathSync(ws.cwd);
-    const [one, two] = [new Worker(file), new Worker(file)];
+    const [one, two] = [new LineWorker('approve-worker.mjs', file), new LineWorker('approve-worker.mjs', file)];
     const started = Date.now();
     try {
       for (let round = 0; round < 100; round++) {
         const results = await Promise.all([
-          one.decide(`${round}`, root, `one-${round}`, `hash-one-${round}`),
-          two.decide(`${round}`, root, `two-${round}`, `hash-two-${round}`),
+          one.ask({ id: `${round}`, root, server: `one-${round}`, hash: `hash-one-${round}`, status: 'approved' }),
+          two.ask({ id: `${round}`, root, server: `two-${round}`, hash: `hash-two-${round}`, status: 'approved' }),
         ]);
         expect(results).toEqual([`done ${round}`, `done ${round}`]);
         const decisions = stored(file)[root]!;

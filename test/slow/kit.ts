@@ -3,8 +3,10 @@
  * that fails when one of them shows up anywhere), config builders for the fixture servers, and
  * /proc probes for memory, file descriptors and processes.
  */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'vitest';
@@ -155,4 +157,37 @@ export async function waitUntil(what: string, check: () => boolean, ms = 20_000)
 /** Figures a test measured, printed in one greppable line for docs/reliability.md. */
 export function report(what: string, figures: Record<string, unknown>): void {
   process.stdout.write(`[reliability] ${what}: ${JSON.stringify(figures)}\n`);
+}
+
+/**
+ * A worker process of test/fixtures that reads one JSON request a line and answers each with a
+ * line `<word> <id> …` (approve-worker.mjs, pin-worker.mjs): two of them race on one file.
+ */
+export class LineWorker {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly waiting = new Map<string, (line: string) => void>();
+
+  constructor(fixture: string, file: string) {
+    this.proc = spawn(process.execPath, [fixturePath(fixture), file], { stdio: 'pipe' });
+    createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      const id = line.split(' ')[1]!;
+      this.waiting.get(id)?.(line);
+      this.waiting.delete(id);
+    });
+  }
+
+  /** Sends `request` (with its `id`) and resolves with the worker's answer line. */
+  ask(request: { id: string } & Record<string, unknown>): Promise<string> {
+    return new Promise((resolve) => {
+      this.waiting.set(request.id, resolve);
+      this.proc.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.proc.once('exit', () => resolve());
+      this.proc.stdin.end();
+    });
+  }
 }
