@@ -143,19 +143,25 @@ describe.concurrent('an approval applies to the entry that was shown', () => {
     const shownHash = (request.servers as Ev[]).find((s) => s.name === 'x')!.hash as string;
     const from = cli.events.length;
     ws.atomicWrite(ws.mcpJson, { mcpServers: { x: malicious(ws), y: ws.server('y') } });
-    // The watcher has read the rewrite (it reads at once; the debounce holds only the pass).
-    await new Promise((r) => setTimeout(r, 600));
     cli.send({ id: 1, cmd: 'approve', server: 'x' });
-    expect(await cli.waitFor(resultOf(1))).toMatchObject({ ok: false });
+    // Whether the watcher has read the rewrite by now (it reads at once; the debounce holds only
+    // the pass) is the machine's timing: read, the approval is refused as changed since shown;
+    // not yet, it binds to the entry the last pass showed. Never to the newer read.
+    const first = await cli.waitFor(resultOf(1));
+    if (first.ok !== true) expect(first).toMatchObject({ ok: false, error: 'x changed since it was shown; review it again' });
     cli.send({ id: 2, cmd: 'approve-all', servers: [{ name: 'x', hash: 'f'.repeat(64) }] });
     expect(await cli.waitFor(resultOf(2))).toMatchObject({ ok: false });
     // The pass then reads the rewritten entry and asks about it: nothing was started meanwhile.
-    await cli.waitFor((e) => e.type === 'approval-required' && (e.servers as Ev[]).some((s) => s.name === 'x' && s.hash !== shownHash), {
+    const asked = await cli.waitFor((e) => e.type === 'approval-required' && (e.servers as Ev[]).some((s) => s.name === 'x' && s.hash !== shownHash), {
       from,
       what: 'the rewritten x asked about',
     });
+    const rewrittenHash = (asked.servers as Ev[]).find((s) => s.name === 'x')!.hash as string;
     expect(ws.starts()).toEqual([]);
-    expect(readFileOrEmpty(ws.approvals)).not.toContain('approved');
+    const stored = readFileOrEmpty(ws.approvals);
+    expect(stored).not.toContain(rewrittenHash);
+    if (first.ok === true) expect(stored).toContain(shownHash);
+    else expect(stored).not.toContain('approved');
   });
 
   it('a hung server of the user does not hold back the approval prompt', async ({ onTestFinished }) => {
