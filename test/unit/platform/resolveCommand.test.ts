@@ -1,11 +1,11 @@
-import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { neutralEnvironment, resolveCommand, windowsShell } from '../../../src/sinks/platform/resolveCommand.js';
-import { spawnCommand, type SpawnFunction } from '../../../src/sinks/platform/spawnCommand.js';
+import { spawnCommand } from '../../../src/sinks/platform/spawnCommand.js';
 import { linuxOnly } from '../../platforms.js';
+import { recordingSpawn } from './recordingSpawn.js';
 import { cmdExeRun, loadWindowsParse } from './windowsCommandLine.js';
 
 /**
@@ -32,21 +32,6 @@ const workspace = join(dir, 'workspace');
 for (const name of ['npx', 'node', 'uvx', 'npx.cmd', 'node.exe', 'node.cmd', 'uvx.exe', 'cmd.exe', 'tool.js']) {
   put(join(workspace, name));
   put(join(workspace, 'node_modules', '.bin', name));
-}
-
-interface SpawnCall {
-  command: string;
-  args: readonly string[];
-  options: SpawnOptions;
-}
-
-function recordingSpawn(): { spawn: SpawnFunction; calls: SpawnCall[] } {
-  const calls: SpawnCall[] = [];
-  const spawn: SpawnFunction = (command, args, options) => {
-    calls.push({ command, args, options });
-    return {} as ChildProcess;
-  };
-  return { spawn, calls };
 }
 
 describe('POSIX: PATH with relative entries, a workspace file named like the command', () => {

@@ -1,9 +1,9 @@
-import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnCommand, type SpawnFunction } from '../../../src/sinks/platform/spawnCommand.js';
+import { spawnCommand } from '../../../src/sinks/platform/spawnCommand.js';
+import { recordingSpawn } from './recordingSpawn.js';
 import { cmdExeRun, loadWindowsParse, splitCRuntime } from './windowsCommandLine.js';
 
 /**
@@ -32,21 +32,6 @@ writeFileSync(join(posixBin, 'npx'), '#!/bin/sh\n', { mode: 0o755 });
 const posixEnv = { PATH: posixBin };
 
 const parseForWindows = loadWindowsParse();
-
-interface SpawnCall {
-  command: string;
-  args: readonly string[];
-  options: SpawnOptions;
-}
-
-function recordingSpawn(): { spawn: SpawnFunction; calls: SpawnCall[] } {
-  const calls: SpawnCall[] = [];
-  const spawn: SpawnFunction = (command, args, options) => {
-    calls.push({ command, args, options });
-    return {} as ChildProcess;
-  };
-  return { spawn, calls };
-}
 
 /** The hostile argument: every cmd.exe metacharacter, a variable reference, quotes and backslashes. */
 const HOSTILE = 'a&b|c"d %PATH% ^e <f> (g) !h! %SECRET_PATH% \\"i\\ & calc.exe';
