@@ -1,9 +1,9 @@
-import { BehaviorSubject, asyncScheduler, filter, firstValueFrom, type Observable } from 'rxjs';
+import { BehaviorSubject, filter, firstValueFrom, type Observable } from 'rxjs';
 import { describe, expect } from 'vitest';
-import { createMcpLive, type McpLive, type McpLiveOptions } from '../../src/index.js';
+import type { McpLive, McpLiveOptions } from '../../src/index.js';
 import { connectMcp } from '../../src/sinks/mcp/connector.js';
-import { fakeConnector } from '../marbles/fakeConnector.js';
 import { connectOnce, fixture, nodeServer, textOf } from './mcpServers.js';
+import { fake, fakeSession } from './fakeSession.js';
 import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
 import { deadline } from '../deadlines.js';
 
@@ -14,23 +14,9 @@ import { deadline } from '../deadlines.js';
  * never repeats itself.
  */
 
-const fake = (...args: string[]) => ({ command: 'fake', args });
-
 /** A session on a temp workspace, servers from a stream, connected by the process-free fake connector. */
-function session(scope: TestScope, servers$: Observable<Record<string, unknown>>, options: Partial<McpLiveOptions> = {}): McpLive {
-  const ws = scope.workspace('mcp-live-calls-', { qwen: false });
-  return scope.track(
-    createMcpLive({
-      homeDir: ws.homeDir,
-      cwd: ws.cwd,
-      runtimeDir: ws.runtimeDir,
-      debounceMs: 20,
-      connector: fakeConnector(asyncScheduler).connector,
-      extraSources: [{ scope: 'user', source: 'stream', servers$ }],
-      ...options,
-    }),
-  );
-}
+const session = (scope: TestScope, servers$: Observable<Record<string, unknown>>, options: Partial<McpLiveOptions> = {}): McpLive =>
+  fakeSession(scope, 'mcp-live-calls-', servers$, options);
 
 noLeftoversAfterAll();
 

@@ -1,8 +1,8 @@
-import { BehaviorSubject, asyncScheduler, type Observable } from 'rxjs';
+import { BehaviorSubject, type Observable } from 'rxjs';
 import { describe, expect, vi } from 'vitest';
-import { createMcpLive, type McpLive, type McpLiveEvent } from '../../src/index.js';
-import { fakeConnector } from '../marbles/fakeConnector.js';
+import { type McpLive, type McpLiveEvent } from '../../src/index.js';
 import { deadline } from '../deadlines.js';
+import { fake, fakeSession } from './fakeSession.js';
 import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
 
 /**
@@ -12,24 +12,14 @@ import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
  * queued by a pass that a newer one supersedes holds nothing: the next pass connects it (`added`).
  */
 
-const fake = (...args: string[]) => ({ command: 'fake', args });
-
-function session(scope: TestScope, servers$: Observable<Record<string, unknown>>): McpLive {
-  const ws = scope.workspace('mcp-live-planned-', { qwen: false });
-  return scope.track(
-    createMcpLive({
-      homeDir: ws.homeDir,
-      cwd: ws.cwd,
-      runtimeDir: ws.runtimeDir,
-      debounceMs: 20,
-      connector: fakeConnector(asyncScheduler).connector,
-      extraSources: [
-        { scope: 'user', source: 'stream', servers$ },
-        { scope: 'project', source: 'repo', servers$: new BehaviorSubject({ p: fake() }) },
-      ],
-    }),
-  );
-}
+/** A session of the user's stream and a repository's pending `p`, connected by the process-free fake connector. */
+const session = (scope: TestScope, servers$: Observable<Record<string, unknown>>): McpLive =>
+  fakeSession(scope, 'mcp-live-planned-', servers$, {
+    extraSources: [
+      { scope: 'user', source: 'stream', servers$ },
+      { scope: 'project', source: 'repo', servers$: new BehaviorSubject({ p: fake() }) },
+    ],
+  });
 
 noLeftoversAfterAll();
 
