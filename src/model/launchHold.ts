@@ -59,8 +59,8 @@ function whyHeld(
   if (!sameFolder(cwd, workspace, hold.ignoresCase)) return 'its working directory is inside it';
   // Wherever it lands: `../../bin/x` from a package of a monorepo is still the repository's.
   if (hasSeparator(command, hold.windows) && !path.isAbsolute(command)) return 'its command is a relative path';
-  const interpreted = interpreterCode(command, args, hold, path);
-  if (interpreted !== undefined || interpreterOf(command, hold, path) !== undefined) return interpreted;
+  const kind = interpreterOf(command, hold, path);
+  if (kind !== undefined) return interpreterCode(kind, args, hold, path);
   return args.some((arg) => namesProgramOfFolder(arg, hold.windows, path)) ? 'an argument is a relative path to a program' : undefined;
 }
 
@@ -120,14 +120,12 @@ function interpreterOf(command: string, hold: LaunchHold, path: PlatformPath): s
 }
 
 /**
- * What of an interpreter's arguments makes it run code the folder chose (`python -m`, `node runs
+ * What of the arguments of interpreter `kind` makes it run code the folder chose (`python -m`, `node runs
  * a relative path`), or undefined (an absolute script, a URL such as `npm:x` or `jsr:@x/y`). In
  * the words of the fixed sets only, never a value of the entry: the reason is shown in `status`
  * and the NDJSON events, which show names, not config values.
  */
-function interpreterCode(command: string, args: readonly string[], hold: LaunchHold, path: PlatformPath): string | undefined {
-  const kind = interpreterOf(command, hold, path);
-  if (kind === undefined) return undefined;
+function interpreterCode(kind: string, args: readonly string[], hold: LaunchHold, path: PlatformPath): string | undefined {
   const options = CODE_OPTIONS[kind] ?? new Set<string>();
   const subcommands = SUBCOMMANDS[kind];
   let subcommandSeen = false;
