@@ -75,8 +75,7 @@ import { defaultRuntimeDir, openProcessGroupRegistry } from './sinks/process/pro
 import { fromAllSources, type ExtraSource } from './streams/fromAllSources.js';
 import { allowedNamesWarning } from './model/settings/allowedNamesWarning.js';
 import { admit } from './model/admit.js';
-import { launchHeld } from './model/launchHold.js';
-import { resolveAssembled } from './model/reconcile/plan.js';
+import { admittedVerdict } from './model/reconcile/plan.js';
 import { setServerDisabled } from './model/settings/serverEntryEdits.js';
 import { withSessionEnablement } from './operators/withSessionEnablement.js';
 import { editJsoncFile } from './sinks/files/editJsoncFile.js';
@@ -642,8 +641,10 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     const admission = enabled && desired ? admit(name, server, desired, options.allowedMcpServerNames) : undefined;
     if (admission?.admitted === false) return { server: name, enabled, stillBlocked: reasonText(admission.reason, admission.notAllowedBy, admission.detail) };
     // Admitted, it may still be held in this folder (decision 303).
-    const held = enabled && desired ? launchHeld(server, resolveAssembled(server, options.env ?? process.env, paths.cwd).resolved, desired.gating.launch) : undefined;
-    return held === undefined ? { server: name, enabled } : { server: name, enabled, stillBlocked: reasonText('untrusted_launch', undefined, held) };
+    const verdict = enabled && desired ? admittedVerdict(server, desired, options.env ?? process.env, paths.cwd, paths.home) : undefined;
+    return verdict === undefined || 'wanted' in verdict
+      ? { server: name, enabled }
+      : { server: name, enabled, stillBlocked: reasonText(verdict.blocked.reason, undefined, verdict.blocked.detail) };
   };
 
   /** Authorizations under way, by server: a second `/mcp auth NAME` joins the first. */

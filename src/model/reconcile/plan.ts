@@ -143,13 +143,27 @@ export function desiredServers(
       blocked[name] = why;
       continue;
     }
-    const server = desired.servers[name]!;
-    const resolved = resolveAssembled(server, env, workspace, home);
-    const held = launchHeld(server, resolved.resolved, desired.gating.launch);
-    if (held === undefined) wanted[name] = resolved;
-    else blocked[name] = { reason: 'untrusted_launch', detail: held };
+    const verdict = admittedVerdict(desired.servers[name]!, desired, env, workspace, home);
+    if ('wanted' in verdict) wanted[name] = verdict.wanted;
+    else blocked[name] = verdict.blocked;
   }
   return { wanted, blocked };
+}
+
+/**
+ * An admitted entry resolved: wanted, or held last by what it resolved to (`untrusted_launch`,
+ * decision 303) — the one rule for a pass and for a session's answer to an enable.
+ */
+export function admittedVerdict(
+  server: AssembledServer,
+  desired: DesiredState,
+  env: Readonly<Record<string, string | undefined>>,
+  workspace?: string,
+  home?: string,
+): { wanted: WantedServer } | { blocked: Blocked } {
+  const resolved = resolveAssembled(server, env, workspace, home);
+  const held = launchHeld(server, resolved.resolved, desired.gating.launch);
+  return held === undefined ? { wanted: resolved } : { blocked: { reason: 'untrusted_launch', detail: held } };
 }
 
 /**
