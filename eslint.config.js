@@ -24,8 +24,8 @@ export default defineConfig(
   },
   {
     // Decision 164: every string on screen goes through the UI's terminal-safe Text.
-    files: ['src/sinks/ui/**/*.ts', 'src/sinks/ui/**/*.tsx'],
-    ignores: ['src/sinks/ui/Text.tsx'],
+    files: ['src/hosts/ui/**/*.ts', 'src/hosts/ui/**/*.tsx'],
+    ignores: ['src/hosts/ui/kit/Text.tsx'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'ink', importNames: ['Text'], message: "Import Text from './Text.js': it renders untrusted strings terminal-safe." }] }],
     },

@@ -11,7 +11,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Subscription, defer, finalize, from, map } from 'rxjs';
-import { createMcpLive, type McpLive } from '../src/createMcpLive.js';
+import { createMcpLive, type McpLive } from '../src/live/createMcpLive.js';
 import type { Connection, Connector } from '../src/model/connection.js';
 import { createMcpConnector } from '../src/sinks/mcp/connector.js';
 import { type Availability, Probe } from './probe.js';

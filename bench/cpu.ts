@@ -10,7 +10,7 @@
  */
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assemble, type AssembleInput } from '../src/model/assemble.js';
+import { assemble, type AssembleInput } from '../src/model/settings/assemble.js';
 import { desiredStateEqual } from '../src/model/reconcile/equality.js';
 import { createIncrementalDesired } from '../src/model/reconcile/incrementalDesired.js';
 import { registerDerived } from '../src/model/reconcile/recordLineage.js';

@@ -9,7 +9,7 @@
  *   ← { type: 'stop' }    → { type: 'stopped' }, then exits
  */
 import { filter, firstValueFrom, of, timeout } from 'rxjs';
-import { createMcpLive } from '../src/createMcpLive.js';
+import { createMcpLive } from '../src/live/createMcpLive.js';
 
 export interface IdleSample {
   type: 'sample';

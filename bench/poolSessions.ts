@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
-import { createMcpLive, type McpLive } from '../src/createMcpLive.js';
+import { createMcpLive, type McpLive } from '../src/live/createMcpLive.js';
 import { connectMcp } from '../src/sinks/mcp/connector.js';
 import { createConnectionPool } from '../src/sinks/mcp/connectionPool.js';
 import { RunDir, fixtureProcesses, fixtureServers, readStarts, waitForNoFixtures, writeJson } from './fixtures.js';

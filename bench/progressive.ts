@@ -17,7 +17,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { gatewayView } from '../src/model/gateway/gatewayView.js';
-import type { QualifiedTool } from '../src/model/status.js';
+import type { QualifiedTool } from '../src/model/report/status.js';
 import { searchTools } from '../src/model/tools/toolSearch.js';
 import { qualifiedToolName } from '../src/model/tools/toolNames.js';
 import { estimateTokens, toolCatalog } from '../src/model/gateway/progressiveTools.js';

@@ -17,8 +17,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
-import { createMcpLive, type McpLive } from '../src/createMcpLive.js';
-import type { QualifiedTool, ServerStatus } from '../src/model/status.js';
+import { createMcpLive, type McpLive } from '../src/live/createMcpLive.js';
+import type { QualifiedTool, ServerStatus } from '../src/model/report/status.js';
 import type { ResolvedServerConfig } from '../src/model/types.js';
 import { connectMcp } from '../src/sinks/mcp/connector.js';
 import { FIXTURE, ROOT, type RunDir, fixtureProcesses, killPids, readStarts, serverName, waitForNoFixtures, writeJson } from './fixtures.js';

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { render } from 'ink';
 import { filter, firstValueFrom, map, NEVER, of, timer } from 'rxjs';
-import { createMcpLive } from '../src/createMcpLive.js';
+import { createMcpLive } from '../src/live/createMcpLive.js';
 import type { Connection, Connector } from '../src/model/connection.js';
-import { App } from '../src/sinks/ui/App.js';
+import { App } from '../src/hosts/ui/App.js';
 
 export interface UiFramesResult {
   servers: number;

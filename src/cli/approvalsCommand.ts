@@ -1,15 +1,15 @@
-import { assemble } from '../model/assemble.js';
-import { approvalHash, approvalState } from '../model/approvalHash.js';
+import { assemble } from '../model/settings/assemble.js';
+import { approvalHash, approvalState } from '../model/settings/approvalHash.js';
 import { GATED_SCOPES } from '../model/types.js';
-import type { McpLiveOptions } from '../createMcpLive.js';
-import { readInputsOnce } from '../planReport.js';
-import { createApprovalsStore } from '../sinks/files/approvalsStore.js';
+import type { McpLiveOptions } from '../live/createMcpLive.js';
+import { readInputsOnce } from '../live/planReport.js';
+import { createApprovalsStore } from '../sinks/stores/approvalsStore.js';
 import { UsageError, type CliCommand } from './args.js';
-import { reviewEntry, type ReviewLine } from '../model/reviewEntry.js';
-import { serverKind } from '../model/lsp/lspConfig.js';
+import { reviewEntry, type ReviewLine } from '../model/admission/reviewEntry.js';
+import { serverKind } from '../model/serverKeys.js';
 import { formatTable } from './statusCommand.js';
 import { hasUnsafeCharacters, terminalSafe, UNSAFE_TEXT_NOTE } from '../model/terminalText.js';
-import { createOutputMasks, maskingReplacer } from '../model/secrets.js';
+import { createOutputMasks, maskingReplacer } from '../model/settings/secrets.js';
 import { terminalWriter, writeJson } from './terminalWriter.js';
 
 /**

@@ -1,11 +1,11 @@
-import type { McpLiveOptions } from '../createMcpLive.js';
-import { settingsPaths } from '../settingsPaths.js';
-import { assemble } from '../model/assemble.js';
-import { reasonText } from '../model/messages.js';
+import type { McpLiveOptions } from '../live/createMcpLive.js';
+import { settingsPaths } from '../live/settingsPaths.js';
+import { assemble } from '../model/settings/assemble.js';
+import { reasonText } from '../model/report/messages.js';
 import { desiredServers } from '../model/reconcile/plan.js';
-import { readInputsOnce } from '../planReport.js';
+import { readInputsOnce } from '../live/planReport.js';
 import { createOAuthManager } from '../sinks/remote/oauthManager.js';
-import { createOAuthTokenStore } from '../sinks/files/oauthTokenStore.js';
+import { createOAuthTokenStore } from '../sinks/stores/oauthTokenStore.js';
 import type { CliCommand } from './args.js';
 import { terminalWriter, writeJson } from './terminalWriter.js';
 import { UsageError } from './usageError.js';

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { McpLiveOptions } from '../createMcpLive.js';
-import { defaultRuntimeDir } from '../sinks/process/processGroupRegistry.js';
+import type { McpLiveOptions } from '../live/createMcpLive.js';
+import { defaultRuntimeDir } from '../process/processGroupRegistry.js';
 import { packageRoot } from './ownPackage.js';
 
 /** The bundled demo: `examples/demo` of the package. */

@@ -1,9 +1,9 @@
 import { firstValueFrom } from 'rxjs';
 import type { CallProgress } from '../model/connection.js';
 import { checkAnswer } from '../model/elicitationForm.js';
-import type { ResultEvent } from '../model/events.js';
-import type { McpLive } from '../createMcpLive.js';
-import type { QualifiedTool } from '../model/status.js';
+import type { ResultEvent } from '../model/report/events.js';
+import type { McpLive } from '../live/createMcpLive.js';
+import type { QualifiedTool } from '../model/report/status.js';
 import { untilAborted } from '../model/untilAborted.js';
 
 /** Answer to one stdin line, plus whether the session should stop. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import type { McpLiveOptions } from '../createMcpLive.js';
+import type { McpLiveOptions } from '../live/createMcpLive.js';
 import { parseCliArgs, UsageError, USAGE, type CliCommand, type CommonOptions } from './args.js';
 import { checkOptionPaths } from './checkOptionPaths.js';
 import { packageVersion } from './ownPackage.js';
@@ -62,13 +62,13 @@ async function run(command: Exclude<CliCommand, { kind: 'help' | 'version' }>, o
     case 'auth':
       return (await import('./authCommand.js')).runAuth(options, command, stdout);
     case 'status': {
-      const [{ createMcpLive }, { runStatus }] = await Promise.all([import('../createMcpLive.js'), import('./statusCommand.js')]);
+      const [{ createMcpLive }, { runStatus }] = await Promise.all([import('../live/createMcpLive.js'), import('./statusCommand.js')]);
       return runStatus(createMcpLive(options), command.json, stdout);
     }
     case 'serve':
       return (await import('./serveCommand.js')).runServe(command, options);
     case 'session': {
-      const { createMcpLive } = await import('../createMcpLive.js');
+      const { createMcpLive } = await import('../live/createMcpLive.js');
       // Fix hints name what works where they are read: a JSON command, or `/mcp` in the UI. Both
       // have someone who can open an `auth-required` URL: a step-up starts by itself (decision 242).
       const live = createMcpLive({ ...options, hints: command.json ? 'json' : 'ui', interactiveAuth: true });

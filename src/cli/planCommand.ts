@@ -1,9 +1,9 @@
-import type { McpLiveOptions } from '../createMcpLive.js';
-import { createOutputMasks } from '../model/secrets.js';
+import type { McpLiveOptions } from '../live/createMcpLive.js';
+import { createOutputMasks } from '../model/settings/secrets.js';
 import { terminalSafe } from '../model/terminalText.js';
-import { lspName } from '../model/lsp/lspConfig.js';
-import { reasonTextForShell } from '../model/messages.js';
-import { planReport, type PlannedServer } from '../planReport.js';
+import { lspName } from '../model/serverKeys.js';
+import { reasonTextForShell } from '../model/report/messages.js';
+import { planReport, type PlannedServer } from '../live/planReport.js';
 import { formatReview } from './approvalsCommand.js';
 import { byKind, formatTable, formatWarnings, languageSection } from './statusCommand.js';
 import { terminalWriter, writeJson } from './terminalWriter.js';

@@ -1,6 +1,6 @@
 import { render } from 'ink';
-import type { McpLive } from '../createMcpLive.js';
-import { App } from '../sinks/ui/App.js';
+import type { McpLive } from '../live/createMcpLive.js';
+import { App } from '../hosts/ui/App.js';
 import { terminalSafe } from '../model/terminalText.js';
 
 /** Streams of the terminal session; the process's own by default (tests pass fakes). */

@@ -1,8 +1,8 @@
-import type { McpLive } from '../createMcpLive.js';
-import type { ResultEvent } from '../model/events.js';
+import type { McpLive } from '../live/createMcpLive.js';
+import type { ResultEvent } from '../model/report/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
 import { formatBytes } from '../model/formatBytes.js';
-import { BoundedLineSplitter, type LinePiece } from '../streams/boundedLineSplitter.js';
+import { BoundedLineSplitter, type LinePiece } from '../platform/boundedLineSplitter.js';
 import { CANCELLED_ON_QUIT, LISTINGS, SERVER_REQUESTS, peekCommand, runJsonCommand, waitOf } from './jsonCommands.js';
 
 /**

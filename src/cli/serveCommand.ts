@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpLiveOptions } from '../createMcpLive.js';
+import type { McpLiveOptions } from '../live/createMcpLive.js';
 import { shellWord } from '../model/shellWord.js';
-import { settingsPaths } from '../settingsPaths.js';
-import { attachToGateway, relayStdio, RESTART_QUIET_MS, stopGateway } from '../sinks/gateway/gatewayDaemon.js';
-import { GATEWAY_TOKEN_FILE, gatewayToken } from '../sinks/gateway/gatewayToken.js';
-import { gatewayAddress, readGatewayRecord } from '../sinks/gateway/localSocket.js';
-import { defaultRuntimeDir } from '../sinks/process/processGroupRegistry.js';
+import { settingsPaths } from '../live/settingsPaths.js';
+import { attachToGateway, relayStdio, RESTART_QUIET_MS, stopGateway } from '../hosts/gateway/gatewayDaemon.js';
+import { GATEWAY_TOKEN_FILE, gatewayToken } from '../hosts/gateway/gatewayToken.js';
+import { gatewayAddress, readGatewayRecord } from '../hosts/gateway/localSocket.js';
+import { defaultRuntimeDir } from '../process/processGroupRegistry.js';
 import type { ServeCommand } from './args.js';
 import type { ServeIo, ServeTarget } from './serveGateway.js';
 

@@ -1,4 +1,4 @@
-import { serverNameProblem } from '../model/serverName.js';
+import { serverNameProblem } from '../model/serverKeys.js';
 import type { TransportKind } from '../model/types.js';
 import { UsageError } from './usageError.js';
 

@@ -1,8 +1,8 @@
-import type { McpLive } from '../createMcpLive.js';
-import { lspName, serverKind } from '../model/lsp/lspConfig.js';
-import { idleText, plural, reasonTextForShell } from '../model/messages.js';
-import { createTextMasker, maskingReplacer, type Environment } from '../model/secrets.js';
-import type { ServerStatus } from '../model/status.js';
+import type { McpLive } from '../live/createMcpLive.js';
+import { lspName, serverKind } from '../model/serverKeys.js';
+import { idleText, plural, reasonTextForShell } from '../model/report/messages.js';
+import { createTextMasker, maskingReplacer, type Environment } from '../model/settings/secrets.js';
+import type { ServerStatus } from '../model/report/status.js';
 import { terminalSafe } from '../model/terminalText.js';
 import { terminalWriter, writeJson } from './terminalWriter.js';
 

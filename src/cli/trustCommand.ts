@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
-import type { McpLiveOptions } from '../createMcpLive.js';
-import { settingsPaths } from '../settingsPaths.js';
-import { writeTrustRule } from '../sinks/files/folderTrustFile.js';
+import type { McpLiveOptions } from '../live/createMcpLive.js';
+import { settingsPaths } from '../live/settingsPaths.js';
+import { writeTrustRule } from '../sinks/stores/folderTrustFile.js';
 import { getOwn, isPlainObject } from '../model/ownProperties.js';
-import { readJsonc } from '../streams/readJsonc.js';
+import { readJsonc } from '../files/readJsonc.js';
 import type { TrustRule } from '../model/types.js';
-import { systemPathKeys } from '../sinks/platform/pathKeys.js';
+import { systemPathKeys } from '../platform/systemPathKeys.js';
 import type { CliCommand } from './args.js';
 import { terminalWriter, writeJson } from './terminalWriter.js';
 import { UsageError } from './usageError.js';

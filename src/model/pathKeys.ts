@@ -2,7 +2,7 @@ import { posix, win32, type PlatformPath } from 'node:path';
 
 /**
  * The pure half of the path keys (decision 283; the file system half is
- * sinks/platform/pathKeys.ts): which platforms' file systems ignore case by default, and how two
+ * platform/systemPathKeys.ts): which platforms' file systems ignore case by default, and how two
  * spellings of a path compare there.
  */
 
@@ -31,7 +31,7 @@ export function sameButCase(a: string, b: string): boolean {
   return a === b || foldCase(a) === foldCase(b);
 }
 
-/** How paths become keys on one platform (decision 283); made by sinks/platform/pathKeys.ts. */
+/** How paths become keys on one platform (decision 283); made by platform/systemPathKeys.ts. */
 export interface PathKeys {
   readonly platform: NodeJS.Platform;
   /** The platform's path functions (`win32` on Windows): keys are made and compared with them. */

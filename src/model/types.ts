@@ -482,7 +482,7 @@ export interface ApprovalsRead {
   warning?: string;
 }
 
-/** The approvals file (SPEC §5), as sinks/files/approvalsStore.ts keeps it. */
+/** The approvals file (SPEC §5), as sinks/stores/approvalsStore.ts keeps it. */
 export interface ApprovalsStore {
   readonly file: string;
   read(projectRoot: string): Promise<ApprovalsRead>;

@@ -11,7 +11,7 @@
  * overshoots. The state lives in the subscription (`scan`'s seed is per subscriber).
  */
 import { asyncScheduler, concatMap, map, pipe, scan, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import type { ClientConnectedEvent, ClientDisconnectedEvent, GatewayClientFields } from '../model/events.js';
+import type { ClientConnectedEvent, ClientDisconnectedEvent, GatewayClientFields } from '../model/report/events.js';
 
 /** A client as the gateway lists it (`clientName` once it has initialized). */
 export interface ListedClient {

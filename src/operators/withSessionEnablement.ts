@@ -10,7 +10,7 @@
  * gate like an edited file (the overrides land in `gating`, which the gate compares).
  */
 import { combineLatest, map, type Observable, type OperatorFunction } from 'rxjs';
-import type { AssembleInput } from '../model/assemble.js';
+import type { AssembleInput } from '../model/settings/assemble.js';
 
 /**
  * Sets `sessionEnablement` of each input to the latest overrides (name → enabled). Completes

@@ -1,5 +1,5 @@
-import type { McpLiveEvent } from '../model/events.js';
-import { createOutputMasks, type Environment } from '../model/secrets.js';
+import type { McpLiveEvent } from '../model/report/events.js';
+import { createOutputMasks, type Environment } from '../model/settings/secrets.js';
 import { terminalSafeJson } from '../model/terminalText.js';
 
 /**

@@ -1,19 +1,19 @@
 import { combineLatest, defer, map, merge, mergeMap, of, startWith, tap, type Observable } from 'rxjs';
-import type { AssembleInput } from '../model/assemble.js';
-import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent, SettingsOkEvent } from '../model/events.js';
+import type { AssembleInput } from '../model/settings/assemble.js';
+import type { LogEvent, RestartRequiredEvent, SettingsErrorEvent, SettingsOkEvent } from '../model/report/events.js';
 import type { PathKeys } from '../model/pathKeys.js';
 import type { ApprovalsRead, ApprovalsStore, LaunchHold, Scope, SourceSnapshot } from '../model/types.js';
 import type { ReadActivity } from '../operators/settleOnActivity.js';
 import { fromApprovals } from './fromApprovals.js';
 import { fromExtensions } from './fromExtensions.js';
 import { fromSettingsFile, type SettingsFileError, type SettingsFileEvent, type SettingsFileKind } from './fromSettingsFile.js';
-import type { ReadFileFn } from './readJsonc.js';
-import { classifyChange } from './restartRequired.js';
+import type { ReadFileFn } from '../files/readJsonc.js';
+import { classifyChange } from '../model/settings/restartRequired.js';
 import { shareWatchersByDirectory } from './shareWatchersByDirectory.js';
-import { fromTrustedFolders } from './trustedFolders.js';
+import { fromTrustedFolders } from './fromTrustedFolders.js';
 import { fromLaunchFiles } from './fromLaunchFiles.js';
 import { fromLaunchTrust, type LaunchTrustFiles } from './fromLaunchTrust.js';
-import { launchFolders } from '../model/launchFiles.js';
+import { launchFolders } from '../model/launch/launchFiles.js';
 import type { WatchDeps } from './watchDirectory.js';
 import { chokidarWatchFactory, type WatchFactory } from './watchFactory.js';
 

@@ -24,7 +24,7 @@ import {
   type SettingsFileOk,
 } from './fromSettingsFile.js';
 import { getOwn, setOwn } from '../model/ownProperties.js';
-import { isPathInside, readInsideDirectory } from './readInsideDirectory.js';
+import { isPathInside, readInsideDirectory } from '../files/readInsideDirectory.js';
 
 /** The language server file at the root of an extension (as in a Claude Code plugin). */
 export const EXTENSION_LSP_FILE = '.lsp.json';

@@ -3,7 +3,7 @@ import { dirname, join, sep } from 'node:path';
 import { Observable, Subscription, defer, finalize, from } from 'rxjs';
 import { foreignManifests, foreignManifestWarning } from '../model/settings/extensionManifests.js';
 import type { SourceSnapshot } from '../model/types.js';
-import { isEditorArtifact } from './editorArtifacts.js';
+import { isEditorArtifact } from '../model/editorArtifacts.js';
 import { fromExtension } from './fromExtension.js';
 import type { SettingsFileDeps, SettingsFileError } from './fromSettingsFile.js';
 import { setOwn } from '../model/ownProperties.js';

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { combineLatest, distinctUntilChanged, map, of, type Observable } from 'rxjs';
-import { isLaunchFile, launchFolders } from '../model/launchFiles.js';
+import { isLaunchFile, launchFolders } from '../model/launch/launchFiles.js';
 import type { PathKeys } from '../model/pathKeys.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchDirectory, type WatchDeps } from './watchDirectory.js';

@@ -1,8 +1,8 @@
 import { combineLatest, distinctUntilChanged, map, of, type Observable } from 'rxjs';
-import { launchTrusted } from '../model/launchTrust.js';
+import { launchTrusted } from '../model/launch/launchTrust.js';
 import type { PathKeys } from '../model/pathKeys.js';
-import { readJsonc, type ReadFileFn, type ReadJsoncDeps } from './readJsonc.js';
-import { readRegularFile } from './readRegularFile.js';
+import { readJsonc, type ReadFileFn, type ReadJsoncDeps } from '../files/readJsonc.js';
+import { readRegularFile } from '../files/readRegularFile.js';
 import { rereadOnTick } from './rereadOnTick.js';
 import { watchFile } from './watchFile.js';
 import type { WatchDeps } from './watchDirectory.js';

@@ -1,7 +1,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { watch, type ChokidarOptions, type FSWatcher } from 'chokidar';
 import { Observable } from 'rxjs';
-import { isEditorArtifact } from './editorArtifacts.js';
+import { isEditorArtifact } from '../model/editorArtifacts.js';
 
 /**
  * What a directory watcher reports: a change of one direct child, that it is ready, `raw`:

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
-import type { PlannedServer } from '../../src/planReport.js';
+import type { PlannedServer } from '../../src/live/planReport.js';
 import { ROOT, runCli, Workspace } from './cliSession.js';
 
 afterAll(async () => {

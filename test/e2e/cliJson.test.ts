@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { approvalHash } from '../../src/model/approvalHash.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { descendants, isAlive, MCP_TEST_SERVERS } from '../integration/processes.js';
 import { CliSession, runCli, settleFor, waitUntil, Workspace, type Ev } from './cliSession.js';

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
-import type { PlanReport } from '../../src/planReport.js';
+import type { PlanReport } from '../../src/live/planReport.js';
 import { CliSession, FIXTURES, resultOf, runCli, Workspace, type Ev } from './cliSession.js';
 
 /**

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { PlannedServer } from '../../src/planReport.js';
+import type { PlannedServer } from '../../src/live/planReport.js';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import { posixOnly } from '../platforms.js';
 import { ROOT, runCli, Workspace } from './cliSession.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { withParentDeathSignal } from '../../src/sinks/platform/parentDeathSignal.js';
+import { withParentDeathSignal } from '../../src/platform/parentDeathSignal.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../integration/processes.js';
 import { linuxOnly } from '../platforms.js';
 import { CliSession, Workspace } from './cliSession.js';
@@ -7,7 +7,7 @@ import { CliSession, Workspace } from './cliSession.js';
 /**
  * A session that is SIGKILLed cannot end its servers. A server that exits on stdin EOF goes by
  * itself; one that ignores EOF would live on, reparented to init — unless the kernel signals it
- * when its parent dies (src/sinks/platform/parentDeathSignal.ts, Linux with util-linux's setpriv).
+ * when its parent dies (src/platform/parentDeathSignal.ts, Linux with util-linux's setpriv).
  */
 
 let ws: Workspace | undefined;

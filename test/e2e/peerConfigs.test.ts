@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForNoLeftovers } from '../integration/processes.js';
-import type { PlanReport } from '../../src/planReport.js';
+import type { PlanReport } from '../../src/live/planReport.js';
 import { FIXTURES, runCli, Workspace, type CliRun } from './cliSession.js';
 import { deadline } from '../deadlines.js';
 

@@ -39,7 +39,7 @@ describe('the remote parts load on first use', () => {
     const loaded = await modulesLoadedBy(
       `const { createMcpLive } = await import(${lib('index.js')}); createMcpLive({ cwd: ${JSON.stringify(dir)}, homeDir: ${JSON.stringify(dir)} });`,
     );
-    expect(loaded.some((url) => url.endsWith('/dist/src/createMcpLive.js'))).toBe(true);
+    expect(loaded.some((url) => url.endsWith('/dist/src/live/createMcpLive.js'))).toBe(true);
     expect(loaded.filter((url) => REMOTE.test(url))).toEqual([]);
   });
 

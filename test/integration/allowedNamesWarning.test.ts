@@ -5,8 +5,8 @@ import { Writable } from 'node:stream';
 import { BehaviorSubject, asyncScheduler, filter, firstValueFrom, type Observable } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpLive, type McpLive } from '../../src/index.js';
-import type { McpLiveEvent } from '../../src/model/events.js';
-import { planReport } from '../../src/planReport.js';
+import type { McpLiveEvent } from '../../src/model/report/events.js';
+import { planReport } from '../../src/live/planReport.js';
 import { runStatus } from '../../src/cli/statusCommand.js';
 import { fakeConnector } from '../marbles/fakeConnector.js';
 

@@ -6,11 +6,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runApprovals } from '../../src/cli/approvalsCommand.js';
 import type { CommonOptions } from '../../src/cli/args.js';
 import { startDemo } from '../../src/cli/demo.js';
-import { createMcpLive, type McpLiveOptions } from '../../src/createMcpLive.js';
-import type { ReconcileEvent } from '../../src/model/events.js';
-import { planReport } from '../../src/planReport.js';
-import { settingsPaths } from '../../src/settingsPaths.js';
-import { formatReconcile } from '../../src/sinks/ui/eventLogLine.js';
+import { createMcpLive, type McpLiveOptions } from '../../src/live/createMcpLive.js';
+import type { ReconcileEvent } from '../../src/model/report/events.js';
+import { planReport } from '../../src/live/planReport.js';
+import { settingsPaths } from '../../src/live/settingsPaths.js';
+import { formatReconcile } from '../../src/hosts/ui/text/eventLogLine.js';
 
 /**
  * Decision 79: the demo keeps what a run writes (approvals) in a temp directory, so every

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { BehaviorSubject, filter, firstValueFrom, map, timeout } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive } from '../../src/index.js';
-import type { ServerStatus } from '../../src/model/status.js';
+import type { ServerStatus } from '../../src/model/report/status.js';
 import { fixture, textOf } from './mcpServers.js';
 import { it, noLeftoversAfterAll, type TestScope } from './workspace.js';
 import { deadline } from '../deadlines.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { createMcpLive } from '../../src/index.js';
-import type { LogEvent } from '../../src/model/events.js';
+import type { LogEvent } from '../../src/model/report/events.js';
 import { fixture } from './mcpServers.js';
 import { isAlive } from './processes.js';
 import { it, noLeftoversAfterAll } from './workspace.js';

@@ -4,9 +4,9 @@ import { PassThrough } from 'node:stream';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { createMcpLive } from '../../src/index.js';
-import type { LogEvent, McpLiveEvent } from '../../src/model/events.js';
+import type { LogEvent, McpLiveEvent } from '../../src/model/report/events.js';
 import { ndjsonWriter } from '../../src/sinks/ndjsonWriter.js';
-import { eventLogText } from '../../src/sinks/ui/eventLogLine.js';
+import { eventLogText } from '../../src/hosts/ui/text/eventLogLine.js';
 import { echoEntry } from './mcpServers.js';
 import { it, noLeftoversAfterAll } from './workspace.js';
 

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { createMcpLive } from '../../src/createMcpLive.js';
+import { createMcpLive } from '../../src/live/createMcpLive.js';
 import { echoEntry } from './mcpServers.js';
 import { it, noLeftoversAfterAll, until } from './workspace.js';
 import { deadline } from '../deadlines.js';

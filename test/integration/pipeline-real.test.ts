@@ -1,7 +1,7 @@
 import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
-import type { ServerStatus } from '../../src/model/status.js';
-import { createReconciler } from '../../src/reconciler.js';
+import type { ServerStatus } from '../../src/model/report/status.js';
+import { createReconciler } from '../../src/live/reconciler.js';
 import { connectMcp } from '../../src/sinks/mcp/connector.js';
 import { echoEntry, fixture, reconcilePass, userSettingsInput } from './mcpServers.js';
 import { isAlive } from './processes.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { filter, firstValueFrom, map, timeout } from 'rxjs';
 import { afterAll, expect, it as base } from 'vitest';
 import type { McpLive } from '../../src/index.js';
-import type { ServerStatus } from '../../src/model/status.js';
+import type { ServerStatus } from '../../src/model/report/status.js';
 import { MCP_TEST_SERVERS, waitForNoLeftovers } from './processes.js';
 import { deadline } from '../deadlines.js';
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import type { ClientConnectedEvent } from '../../src/model/events.js';
+import type { ClientConnectedEvent } from '../../src/model/report/events.js';
 import { clientEvents, type ListedClient } from '../../src/operators/clientEvents.js';
 import { marbles } from './marbles.js';
 

@@ -1,13 +1,13 @@
 import type { TestScheduler } from 'rxjs/testing';
 import { map, mergeMap, takeUntil, tap, timer, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { AssembleInput } from '../../src/model/assemble.js';
-import { approvalHash } from '../../src/model/approvalHash.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import type { Connection, Connector } from '../../src/model/connection.js';
 import { fingerprint } from '../../src/model/reconcile/fingerprint.js';
 import type { ApprovalDecisions, ResolvedServerConfig } from '../../src/model/types.js';
 import { resolveServerConfig } from '../../src/model/settings/validate.js';
-import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
+import { createReconciler, type ReconcilerDeps } from '../../src/live/reconciler.js';
 import { createConnectionPool } from '../../src/sinks/mcp/connectionPool.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, observe, srv } from './inputs.js';

@@ -1,10 +1,10 @@
 import { expect } from 'vitest';
 import { TestScheduler } from 'rxjs/testing';
-import type { AssembleInput } from '../../src/model/assemble.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
 import type { ApprovalDecisions, McpSettings } from '../../src/model/types.js';
-import type { McpLiveEvent } from '../../src/model/events.js';
-import type { ServerStatus } from '../../src/model/status.js';
-import type { Reconciler } from '../../src/reconciler.js';
+import type { McpLiveEvent } from '../../src/model/report/events.js';
+import type { ServerStatus } from '../../src/model/report/status.js';
+import type { Reconciler } from '../../src/live/reconciler.js';
 
 /** A fake stdio server whose behaviour is its args (see fakeConnector). */
 export const srv = (...args: string[]) => ({ command: 'fake', args });

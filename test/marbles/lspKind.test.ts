@@ -1,11 +1,11 @@
 import { map, type Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import type { AssembleInput } from '../../src/model/assemble.js';
-import { approvalHash } from '../../src/model/approvalHash.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import type { Connector } from '../../src/model/connection.js';
-import type { ReconcileEvent, ServerEvent } from '../../src/model/events.js';
-import { createReconciler } from '../../src/reconciler.js';
+import type { ReconcileEvent, ServerEvent } from '../../src/model/report/events.js';
+import { createReconciler } from '../../src/live/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
 import { newScheduler, observe, srv } from './inputs.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { TestScheduler } from 'rxjs/testing';
 import type { Observable } from 'rxjs';
-import type { AssembleInput } from '../../src/model/assemble.js';
-import { approvalHash } from '../../src/model/approvalHash.js';
-import type { ServerEvent } from '../../src/model/events.js';
-import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
+import type { ServerEvent } from '../../src/model/report/events.js';
+import { createReconciler, type ReconcilerDeps } from '../../src/live/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, srv } from './inputs.js';
 

@@ -1,11 +1,11 @@
 import type { TestScheduler } from 'rxjs/testing';
 import { timer, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { AssembleInput } from '../../src/model/assemble.js';
-import { approvalHash } from '../../src/model/approvalHash.js';
-import type { McpLiveEvent, ReconcileEvent } from '../../src/model/events.js';
-import type { PendingApproval } from '../../src/model/status.js';
-import { createReconciler, type ReconcilerDeps } from '../../src/reconciler.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
+import type { McpLiveEvent, ReconcileEvent } from '../../src/model/report/events.js';
+import type { PendingApproval } from '../../src/model/report/status.js';
+import { createReconciler, type ReconcilerDeps } from '../../src/live/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, observe, srv, type InputOptions } from './inputs.js';
 

@@ -1,10 +1,10 @@
 import type { TestScheduler } from 'rxjs/testing';
 import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { AssembleInput } from '../../src/model/assemble.js';
-import type { ReconcileEvent } from '../../src/model/events.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
+import type { ReconcileEvent } from '../../src/model/report/events.js';
 import type { ReadActivity } from '../../src/operators/settleOnActivity.js';
-import { createReconciler } from '../../src/reconciler.js';
+import { createReconciler } from '../../src/live/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, observe, srv } from './inputs.js';
 

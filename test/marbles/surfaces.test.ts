@@ -1,16 +1,16 @@
 import { VirtualTimeScheduler, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { approvalHash } from '../../src/model/approvalHash.js';
-import type { SurfaceChangedEvent } from '../../src/model/events.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
+import type { SurfaceChangedEvent } from '../../src/model/report/events.js';
 import { fingerprint } from '../../src/model/reconcile/fingerprint.js';
 import type { WantedServer } from '../../src/model/reconcile/plan.js';
-import type { ServerStatus } from '../../src/model/status.js';
+import type { ServerStatus } from '../../src/model/report/status.js';
 import { surfaceHash, surfaceOf } from '../../src/model/tools/surface.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
-import { createReconciler } from '../../src/reconciler.js';
+import { createReconciler } from '../../src/live/reconciler.js';
 import { lazyConnector } from '../../src/sinks/mcp/lazyConnector.js';
 import { LiveServers } from '../../src/sinks/mcp/liveServers.js';
-import type { SurfaceRecord, SurfaceStore } from '../../src/sinks/files/surfaceStore.js';
+import type { SurfaceRecord, SurfaceStore } from '../../src/sinks/stores/surfaceStore.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, observe, srv } from './inputs.js';
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import type { AssembleInput } from '../../src/model/assemble.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
 import { withSessionEnablement } from '../../src/operators/withSessionEnablement.js';
 import { marbles } from './marbles.js';
 

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFil
 import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { approvalHash } from '../../src/model/approvalHash.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import { CLI, settleFor, waitUntil, Workspace, type CliSession } from '../e2e/cliSession.js';
 import { waitForNoLeftovers } from '../integration/processes.js';
 import { POSIX } from '../platforms.js';

@@ -6,8 +6,8 @@
  * what every server must look like once the pipeline settled.
  */
 import fc from 'fast-check';
-import type { AssembleInput } from '../../src/model/assemble.js';
-import { approvalHash } from '../../src/model/approvalHash.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import type { ApprovalRecord, Reason, ServerState, SourceSnapshot } from '../../src/model/types.js';
 
 export const NAMES = ['a', 'b', 'c', 'd'] as const;

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ReconcileEvent } from '../../src/model/events.js';
+import type { ReconcileEvent } from '../../src/model/report/events.js';
 import { settleFor, Workspace, type CliSession, type Ev } from '../e2e/cliSession.js';
 import { isAlive, waitForNoLeftovers } from '../integration/processes.js';
 import { linuxOnly, POSIX, posixOnly } from '../platforms.js';

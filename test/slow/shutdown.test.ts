@@ -9,7 +9,7 @@ import { expectNoSecrets, expectScannerWorks, fixturePath, groupMembers, report,
  * Ending the CLI: SIGINT, SIGTERM, and SIGKILL of the CLI itself. Servers run in their own
  * process groups (so a wrapper's children go with them), which also means no terminal signal
  * reaches them: after a SIGKILL of the CLI, a stdio server notices that its stdin ended, and on
- * Linux the kernel sends it SIGTERM (src/sinks/platform/parentDeathSignal.ts).
+ * Linux the kernel sends it SIGTERM (src/platform/parentDeathSignal.ts).
  */
 
 let ws: Workspace | undefined;

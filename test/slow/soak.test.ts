@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../src/createMcpLive.js';
-import type { ServerStatus } from '../../src/model/status.js';
+import { createMcpLive, type McpLive } from '../../src/live/createMcpLive.js';
+import type { ServerStatus } from '../../src/model/report/status.js';
 import { leftoverServers, sleep, waitForNoLeftovers } from '../integration/processes.js';
 import { linuxOnly } from '../platforms.js';
 import { expectNoSecrets, fdCount, fullGc, mb, MB, report, rssOf, SECRET_PROCESS_ENV, tiny } from './kit.js';

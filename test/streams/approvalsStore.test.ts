@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord, ApprovalsStore } from '../../src/model/types.js';
-import { createApprovalsStore, projectRoot } from '../../src/sinks/files/approvalsStore.js';
-import { writeOwnedFile } from '../../src/sinks/files/writeOwnedFile.js';
+import { createApprovalsStore, projectRoot } from '../../src/sinks/stores/approvalsStore.js';
+import { writeOwnedFile } from '../../src/files/writeOwnedFile.js';
 import { fromApprovals } from '../../src/streams/fromApprovals.js';
 import { posixOnly } from '../platforms.js';
 import { mkfifo, settlesWithin } from './specialFileKit.js';
@@ -144,16 +144,16 @@ for (const file of files) {
 }`,
         repo,
         build,
-        'src/sinks/files/approvalsStore.ts',
-        'src/sinks/platform/pathKeys.ts',
+        'src/sinks/stores/approvalsStore.ts',
+        'src/platform/systemPathKeys.ts',
         'src/model/pathKeys.ts',
-        'src/sinks/files/ownedJsonFile.ts',
-        'src/sinks/files/writeOwnedFile.ts',
-        'src/sinks/platform/renameRetry.ts',
+        'src/sinks/stores/ownedJsonFile.ts',
+        'src/files/writeOwnedFile.ts',
+        'src/platform/renameRetry.ts',
         'src/model/ownProperties.ts',
-        'src/streams/readJsonc.ts',
+        'src/files/readJsonc.ts',
         'src/model/settings/parseJsonc.ts',
-        'src/streams/readRegularFile.ts',
+        'src/files/readRegularFile.ts',
       ],
       repo,
     );
@@ -162,7 +162,7 @@ for (const file of files) {
     const worker = join(build, 'worker.js');
     await writeFile(
       worker,
-      `import { createApprovalsStore } from './src/sinks/files/approvalsStore.js';
+      `import { createApprovalsStore } from './src/sinks/stores/approvalsStore.js';
 const [file, root, prefix, count, startAt] = process.argv.slice(2);
 const store = createApprovalsStore(file);
 while (Date.now() < Number(startAt)) await new Promise((done) => setTimeout(done, 1));

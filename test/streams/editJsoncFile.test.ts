@@ -2,7 +2,7 @@ import { chmod, readFile, readdir, stat, symlink, writeFile } from 'node:fs/prom
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addServerEntry, removeServerEntry } from '../../src/model/settings/serverEntryEdits.js';
-import { editJsoncFile } from '../../src/sinks/files/editJsoncFile.js';
+import { editJsoncFile } from '../../src/sinks/stores/editJsoncFile.js';
 import { posixOnly } from '../platforms.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 

@@ -2,7 +2,7 @@ import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromExtensions, type ExtensionsEvent } from '../../src/streams/fromExtensions.js';
-import { isPathInside } from '../../src/streams/readInsideDirectory.js';
+import { isPathInside } from '../../src/files/readInsideDirectory.js';
 import { ManualWatch, makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
 /** Decision 156: an extension's language servers — manifest `lspServers` (inline or a path inside it) and its root `.lsp.json`. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/model/types.js';
 import { fromSettingsFile, type SettingsFileEvent, type SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
-import { classifyChange } from '../../src/streams/restartRequired.js';
+import { classifyChange } from '../../src/model/settings/restartRequired.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 import { Harness } from './settingsFileHarness.js';
 

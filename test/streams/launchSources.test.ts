@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemPathKeys } from '../../src/sinks/platform/pathKeys.js';
+import { systemPathKeys } from '../../src/platform/systemPathKeys.js';
 import { fromLaunchFiles } from '../../src/streams/fromLaunchFiles.js';
 import { fromLaunchTrust, type LaunchTrustFiles } from '../../src/streams/fromLaunchTrust.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { changedBetween } from '../../src/model/reconcile/recordLineage.js';
 import type { Scope } from '../../src/model/types.js';
 import { fromSettingsFile, type SettingsFileEvent, type SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
-import { classifyChange } from '../../src/streams/restartRequired.js';
+import { classifyChange } from '../../src/model/settings/restartRequired.js';
 import { Harness } from './settingsFileHarness.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 

@@ -2,11 +2,11 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { NEVER, of, type Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AssembleInput } from '../../src/model/assemble.js';
+import type { AssembleInput } from '../../src/model/settings/assemble.js';
 import type { SourceSnapshot } from '../../src/model/types.js';
-import { settingsPaths } from '../../src/settingsPaths.js';
-import { createApprovalsStore } from '../../src/sinks/files/approvalsStore.js';
-import { systemPathKeys } from '../../src/sinks/platform/pathKeys.js';
+import { settingsPaths } from '../../src/live/settingsPaths.js';
+import { createApprovalsStore } from '../../src/sinks/stores/approvalsStore.js';
+import { systemPathKeys } from '../../src/platform/systemPathKeys.js';
 import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
 import { makeTempDir, removeDir, waitFor } from './streamTestKit.js';
 

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOAuthTokenStore, oauthRecordKey } from '../../src/sinks/files/oauthTokenStore.js';
+import { createOAuthTokenStore, oauthRecordKey } from '../../src/sinks/stores/oauthTokenStore.js';
 import { posixOnly } from '../platforms.js';
 
 /** The token file (decision 86) under the rules of every file mcp-live owns. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MAX_NESTING, parseJsoncObject } from '../../src/model/settings/parseJsonc.js';
-import { readJsonc } from '../../src/streams/readJsonc.js';
+import { readJsonc } from '../../src/files/readJsonc.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';
 
 describe('parseJsoncObject', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SETTINGS_SCHEMA, classifyChange, requiresRestart } from '../../src/streams/restartRequired.js';
+import { SETTINGS_SCHEMA, classifyChange, requiresRestart } from '../../src/model/settings/restartRequired.js';
 
 describe('requiresRestart', () => {
   it.each([

@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromSettingsFile, type SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { MAX_NESTING, parseJsoncObject } from '../../src/model/settings/parseJsonc.js';
-import { readJsonc } from '../../src/streams/readJsonc.js';
+import { readJsonc } from '../../src/files/readJsonc.js';
 import type { WatchTick } from '../../src/streams/watchDirectory.js';
 import { watchFile } from '../../src/streams/watchFile.js';
 import { ManualWatch, makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';

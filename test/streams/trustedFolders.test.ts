@@ -1,9 +1,9 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FolderTrust } from '../../src/model/folderTrust.js';
-import { systemPathKeys } from '../../src/sinks/platform/pathKeys.js';
-import { fromTrustedFolders } from '../../src/streams/trustedFolders.js';
+import type { FolderTrust } from '../../src/model/launch/folderTrust.js';
+import { systemPathKeys } from '../../src/platform/systemPathKeys.js';
+import { fromTrustedFolders } from '../../src/streams/fromTrustedFolders.js';
 import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
 
 describe('fromTrustedFolders (real chokidar)', () => {

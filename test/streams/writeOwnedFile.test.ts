@@ -1,8 +1,8 @@
 import { lstat, mkdir, readFile, readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HELD_FILE_RETRY_MS } from '../../src/sinks/platform/renameRetry.js';
-import { assertWritableTarget, writeOwnedFile, type AtomicWriteDeps } from '../../src/sinks/files/writeOwnedFile.js';
+import { HELD_FILE_RETRY_MS } from '../../src/platform/renameRetry.js';
+import { assertWritableTarget, writeOwnedFile, type AtomicWriteDeps } from '../../src/files/writeOwnedFile.js';
 import { posixOnly } from '../platforms.js';
 import { mkfifo } from './specialFileKit.js';
 import { makeTempDir, removeDir } from './streamTestKit.js';

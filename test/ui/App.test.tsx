@@ -1,6 +1,6 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/sinks/ui/App.js';
+import { App } from '../../src/hosts/ui/App.js';
 import { fakeLive, KEY, pendingApproval, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

@@ -1,9 +1,9 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { entryChanges } from '../../src/model/entryChanges.js';
-import { reviewEntry } from '../../src/model/reviewEntry.js';
-import type { PendingApproval } from '../../src/model/status.js';
-import { App } from '../../src/sinks/ui/App.js';
+import { entryChanges } from '../../src/model/admission/entryChanges.js';
+import { reviewEntry } from '../../src/model/admission/reviewEntry.js';
+import type { PendingApproval } from '../../src/model/report/status.js';
+import { App } from '../../src/hosts/ui/App.js';
 import { fakeLive, KEY, pendingApproval, plain, server, tick, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

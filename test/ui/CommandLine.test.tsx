@@ -1,7 +1,7 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CommandLine } from '../../src/sinks/ui/CommandLine.js';
-import { completeCommandLine } from '../../src/sinks/ui/completeCommandLine.js';
+import { CommandLine } from '../../src/hosts/ui/commands/CommandLine.js';
+import { completeCommandLine } from '../../src/hosts/ui/commands/completeCommandLine.js';
 import { KEY, plain, tick, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PendingElicitation } from '../../src/createMcpLive.js';
-import { App } from '../../src/sinks/ui/App.js';
+import type { PendingElicitation } from '../../src/live/createMcpLive.js';
+import { App } from '../../src/hosts/ui/App.js';
 import { fakeLive, KEY, pendingApproval, plain, tick, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

@@ -2,9 +2,9 @@ import { render, cleanup } from 'ink-testing-library';
 import { Profiler } from 'react';
 import { Subject } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpLiveEvent, ReconcileEvent } from '../../src/model/events.js';
-import { eventLogText, formatReconcile, nextLogLines, type LogLine } from '../../src/sinks/ui/eventLogLine.js';
-import { ReconcileLog } from '../../src/sinks/ui/ReconcileLog.js';
+import type { McpLiveEvent, ReconcileEvent } from '../../src/model/report/events.js';
+import { eventLogText, formatReconcile, nextLogLines, type LogLine } from '../../src/hosts/ui/text/eventLogLine.js';
+import { ReconcileLog } from '../../src/hosts/ui/lists/ReconcileLog.js';
 import { plain, tick, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

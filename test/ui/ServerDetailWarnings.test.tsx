@@ -1,6 +1,6 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServerDetail } from '../../src/sinks/ui/ServerDetail.js';
+import { ServerDetail } from '../../src/hosts/ui/lists/ServerDetail.js';
 import { plain, server } from './fakeLive.js';
 
 afterEach(cleanup);

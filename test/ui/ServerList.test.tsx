@@ -1,8 +1,8 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ServerList } from '../../src/sinks/ui/ServerList.js';
-import { countServers } from '../../src/sinks/ui/serverSummary.js';
-import { UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admit.js';
+import { ServerList } from '../../src/hosts/ui/lists/ServerList.js';
+import { countServers } from '../../src/hosts/ui/text/serverSummary.js';
+import { UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admission/admit.js';
 import { KEY, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

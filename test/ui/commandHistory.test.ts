@@ -6,7 +6,7 @@ import {
   recordHistory,
   stopBrowsing,
   type CommandHistory,
-} from '../../src/sinks/ui/commandHistory.js';
+} from '../../src/hosts/ui/commands/commandHistory.js';
 
 const withEntries = (...lines: string[]): CommandHistory => lines.reduce((h, l) => recordHistory(h, l), EMPTY_HISTORY);
 

@@ -6,7 +6,7 @@ import {
   parseCommand,
   runCommandLine,
   type Command,
-} from '../../src/sinks/ui/commands.js';
+} from '../../src/hosts/ui/commands/commands.js';
 import { fakeLive, server, tool } from './fakeLive.js';
 
 describe('parseCommand', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completeCommandLine } from '../../src/sinks/ui/completeCommandLine.js';
+import { completeCommandLine } from '../../src/hosts/ui/commands/completeCommandLine.js';
 
 const ctx = {
   servers: ['alpha', 'alpine', 'beta'],

@@ -1,8 +1,8 @@
 import { BehaviorSubject, Subject, map, of } from 'rxjs';
 import { vi } from 'vitest';
-import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '../../src/createMcpLive.js';
-import type { McpLiveEvent } from '../../src/model/events.js';
-import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/status.js';
+import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '../../src/live/createMcpLive.js';
+import type { McpLiveEvent } from '../../src/model/report/events.js';
+import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/report/status.js';
 import { deadline } from '../deadlines.js';
 
 /** One recorded method call of the fake (`callTool`; a group's as `approvals.approve`). */

@@ -1,12 +1,12 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { PendingElicitation } from '../../src/createMcpLive.js';
-import { reviewEntry } from '../../src/model/reviewEntry.js';
-import { ApprovalDialog } from '../../src/sinks/ui/ApprovalDialog.js';
-import { ElicitationDialog } from '../../src/sinks/ui/ElicitationDialog.js';
-import { KeyRouter } from '../../src/sinks/ui/keys.js';
-import { ServerDetail } from '../../src/sinks/ui/ServerDetail.js';
-import { ServerList } from '../../src/sinks/ui/ServerList.js';
+import type { PendingElicitation } from '../../src/live/createMcpLive.js';
+import { reviewEntry } from '../../src/model/admission/reviewEntry.js';
+import { ApprovalDialog } from '../../src/hosts/ui/dialogs/ApprovalDialog.js';
+import { ElicitationDialog } from '../../src/hosts/ui/dialogs/ElicitationDialog.js';
+import { KeyRouter } from '../../src/hosts/ui/kit/keys.js';
+import { ServerDetail } from '../../src/hosts/ui/lists/ServerDetail.js';
+import { ServerList } from '../../src/hosts/ui/lists/ServerList.js';
 import { pendingApproval, server, tool } from './fakeLive.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { Text } from 'ink';
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KeyRouter, useKeys } from '../../src/sinks/ui/keys.js';
+import { KeyRouter, useKeys } from '../../src/hosts/ui/kit/keys.js';
 import { tick } from './fakeLive.js';
 
 afterEach(cleanup);

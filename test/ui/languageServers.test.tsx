@@ -1,8 +1,8 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ServerStatus } from '../../src/model/status.js';
-import { App } from '../../src/sinks/ui/App.js';
-import { ServerList } from '../../src/sinks/ui/ServerList.js';
+import type { ServerStatus } from '../../src/model/report/status.js';
+import { App } from '../../src/hosts/ui/App.js';
+import { ServerList } from '../../src/hosts/ui/lists/ServerList.js';
 import { fakeLive, KEY, pendingApproval, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

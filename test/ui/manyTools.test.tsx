@@ -2,11 +2,11 @@ import { Box, type DOMElement } from 'ink';
 import { cleanup, render } from 'ink-testing-library';
 import { createRef } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { QualifiedTool, ServerStatus } from '../../src/model/status.js';
-import { App } from '../../src/sinks/ui/App.js';
-import { ScrollView } from '../../src/sinks/ui/ScrollView.js';
-import { Text } from '../../src/sinks/ui/Text.js';
-import { WINDOWED_ABOVE, WindowedRows } from '../../src/sinks/ui/WindowedRows.js';
+import type { QualifiedTool, ServerStatus } from '../../src/model/report/status.js';
+import { App } from '../../src/hosts/ui/App.js';
+import { ScrollView } from '../../src/hosts/ui/kit/ScrollView.js';
+import { Text } from '../../src/hosts/ui/kit/Text.js';
+import { WINDOWED_ABOVE, WindowedRows } from '../../src/hosts/ui/kit/WindowedRows.js';
 import { fakeLive, KEY, plain, server, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

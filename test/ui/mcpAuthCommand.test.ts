@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommand, runCommandLine } from '../../src/sinks/ui/commands.js';
+import { parseCommand, runCommandLine } from '../../src/hosts/ui/commands/commands.js';
 import { fakeLive, server } from './fakeLive.js';
 
 describe('/mcp auth NAME · /mcp logout NAME', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { optionKey, type Option } from '../../src/sinks/ui/OptionList.js';
+import { optionKey, type Option } from '../../src/hosts/ui/kit/OptionList.js';
 
 const options: readonly Option<'a' | 's' | 'all' | 'r'>[] = [
   { value: 'a', label: 'Approve', letter: 'a' },

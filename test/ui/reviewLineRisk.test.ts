@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reviewLineRisk } from '../../src/sinks/ui/reviewLineRisk.js';
+import { reviewLineRisk } from '../../src/hosts/ui/text/reviewLineRisk.js';
 
 describe('reviewLineRisk', () => {
   it.each([

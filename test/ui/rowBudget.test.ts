@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { share } from '../../src/sinks/ui/rowBudget.js';
+import { share } from '../../src/hosts/ui/kit/rowBudget.js';
 
 describe('share (the rows of a full screen)', () => {
   it('serves the claims in order, each what it needs of what is left', () => {

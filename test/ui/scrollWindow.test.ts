@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { revealOffset, scrollStep, scrollWindow } from '../../src/sinks/ui/scrollWindow.js';
+import { revealOffset, scrollStep, scrollWindow } from '../../src/hosts/ui/kit/scrollWindow.js';
 
 describe('scrollWindow', () => {
   it('shows everything, hiding nothing, when it fits', () => {

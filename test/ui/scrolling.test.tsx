@@ -1,7 +1,7 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServerStatus } from '../../src/model/status.js';
-import { App } from '../../src/sinks/ui/App.js';
+import type { ServerStatus } from '../../src/model/report/status.js';
+import { App } from '../../src/hosts/ui/App.js';
 import { fakeLive, KEY, plain, server, tick, tool, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/sinks/ui/App.js';
-import { parseCommand } from '../../src/sinks/ui/commands.js';
+import { App } from '../../src/hosts/ui/App.js';
+import { parseCommand } from '../../src/hosts/ui/commands/commands.js';
 import { fakeLive, KEY, plain, server, tick, waitFor } from './fakeLive.js';
 
 afterEach(cleanup);

@@ -2,7 +2,7 @@ import { Text } from 'ink';
 import { render, cleanup } from 'ink-testing-library';
 import { BehaviorSubject, Observable, Subject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { useObservable, useThrottledObservable } from '../../src/sinks/ui/useObservable.js';
+import { useObservable, useThrottledObservable } from '../../src/hosts/ui/kit/useObservable.js';
 import { tick } from './fakeLive.js';
 
 afterEach(cleanup);

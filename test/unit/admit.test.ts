@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { admit, admitAll } from '../../src/model/admit.js';
+import { admit, admitAll } from '../../src/model/admission/admit.js';
 import { matchesName } from '../../src/model/settings/namePatterns.js';
 import type { AssembledServer, DesiredState, Gating, Scope } from '../../src/model/types.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { approvalHash, approvalState } from '../../src/model/approvalHash.js';
+import { approvalHash, approvalState } from '../../src/model/settings/approvalHash.js';
 import { canonicalJson } from '../../src/model/canonicalJson.js';
 import { sha256Hex } from '../../src/model/sha256Hex.js';
 import type { ApprovalDecisions } from '../../src/model/types.js';

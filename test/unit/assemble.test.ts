@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { admit, UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admit.js';
-import { assemble, type AssembleInput } from '../../src/model/assemble.js';
+import { admit, UNTRUSTED_IGNORED_DETAIL } from '../../src/model/admission/admit.js';
+import { assemble, type AssembleInput } from '../../src/model/settings/assemble.js';
 import { createIncrementalDesired } from '../../src/model/reconcile/incrementalDesired.js';
-import { approvalHash } from '../../src/model/approvalHash.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import { SCOPE_PRECEDENCE, type McpSettings, type Scope, type SourceSnapshot } from '../../src/model/types.js';
 
 function source(scope: Scope, servers: Record<string, unknown>, extra: Partial<SourceSnapshot> = {}): SourceSnapshot {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/model/formatBytes.js';
-import { BoundedLineSplitter } from '../../src/streams/boundedLineSplitter.js';
+import { BoundedLineSplitter } from '../../src/platform/boundedLineSplitter.js';
 
 const bytes = (text: string): Uint8Array => Buffer.from(text);
 

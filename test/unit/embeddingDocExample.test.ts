@@ -53,9 +53,9 @@ describe('docs/embedding.md, Options', () => {
       const node = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name)!;
       const own = node.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : []));
       const bases = (node.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.expression.getText(source)));
-      return [...own, ...bases.flatMap((base) => members(base === 'SettingsLocations' ? 'src/settingsPaths.ts' : file, base))];
+      return [...own, ...bases.flatMap((base) => members(base === 'SettingsLocations' ? 'src/live/settingsPaths.ts' : file, base))];
     };
-    const names = members('src/createMcpLive.ts', 'McpLiveOptions');
+    const names = members('src/live/createMcpLive.ts', 'McpLiveOptions');
     expect(names).toEqual(expect.arrayContaining(['cwd', 'homeDir', 'pinsFile', 'interactiveAuth']));
     expect(names.filter((name) => !listed.has(name))).toEqual([]);
   });

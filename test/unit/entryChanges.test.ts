@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { entryChanges } from '../../src/model/entryChanges.js';
-import { reviewEntry } from '../../src/model/reviewEntry.js';
+import { entryChanges } from '../../src/model/admission/entryChanges.js';
+import { reviewEntry } from '../../src/model/admission/reviewEntry.js';
 
 /** The review lines of an entry as the dialog shows a gated one. */
 const lines = (entry: unknown) => reviewEntry(entry, 'mcp', 'project').lines;

@@ -1,16 +1,16 @@
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approvalHash } from '../../src/model/approvalHash.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import { canonicalJson } from '../../src/model/canonicalJson.js';
 import { fingerprint } from '../../src/model/reconcile/fingerprint.js';
 import { sha256Hex } from '../../src/model/sha256Hex.js';
-import { reviewEntry } from '../../src/model/reviewEntry.js';
-import { referencedVariables } from '../../src/model/secrets.js';
+import { reviewEntry } from '../../src/model/admission/reviewEntry.js';
+import { referencedVariables } from '../../src/model/settings/secrets.js';
 import { resolveAssembled } from '../../src/model/reconcile/plan.js';
 import { DEFAULT_HEALTH_CHECK, type Scope } from '../../src/model/types.js';
 import { expandBuiltins, healthCheckOf, resolveServerConfig, validateServerConfig } from '../../src/model/settings/validate.js';
-import { reviewLineRisk } from '../../src/sinks/ui/reviewLineRisk.js';
+import { reviewLineRisk } from '../../src/hosts/ui/text/reviewLineRisk.js';
 
 /**
  * The entry fields that shape a connection: `headersHelper` (decision 240),

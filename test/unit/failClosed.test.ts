@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { admitAll } from '../../src/model/admit.js';
-import { assemble, type AssembleInput } from '../../src/model/assemble.js';
+import { admitAll } from '../../src/model/admission/admit.js';
+import { assemble, type AssembleInput } from '../../src/model/settings/assemble.js';
 import { desiredStateEqual } from '../../src/model/reconcile/equality.js';
-import { reasonText, toolNotFoundMessage } from '../../src/model/messages.js';
+import { reasonText, toolNotFoundMessage } from '../../src/model/report/messages.js';
 import { desiredServers, plan } from '../../src/model/reconcile/plan.js';
 import type { Scope, SourceSnapshot } from '../../src/model/types.js';
 

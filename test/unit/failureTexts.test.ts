@@ -1,6 +1,6 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { describeProcessExit } from '../../src/sinks/process/serverProcess.js';
+import { describeProcessExit } from '../../src/process/serverProcess.js';
 import { loadRemoteParts } from '../../src/sinks/remote/remoteSdk.js';
 import { describeError, describeRemoteFailure } from '../../src/sinks/mcp/transports.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isFolderTrusted } from '../../src/model/folderTrust.js';
-import { pathKeys } from '../../src/sinks/platform/pathKeys.js';
+import { isFolderTrusted } from '../../src/model/launch/folderTrust.js';
+import { pathKeys } from '../../src/platform/systemPathKeys.js';
 
 /** Paths compared as written, as on Linux (the case-blind platforms: test/unit/pathKeys.test.ts). */
 const LINUX = pathKeys({ platform: 'linux' });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { assemble } from '../../src/model/assemble.js';
-import { isLaunchFile, launchFolders } from '../../src/model/launchFiles.js';
-import { launchHeld } from '../../src/model/launchHold.js';
-import { claudeTrusts, launchTrusted, type LaunchTrustRecords } from '../../src/model/launchTrust.js';
-import { reasonText, toolNotFoundMessage } from '../../src/model/messages.js';
+import { assemble } from '../../src/model/settings/assemble.js';
+import { isLaunchFile, launchFolders } from '../../src/model/launch/launchFiles.js';
+import { launchHeld } from '../../src/model/launch/launchHold.js';
+import { claudeTrusts, launchTrusted, type LaunchTrustRecords } from '../../src/model/launch/launchTrust.js';
+import { reasonText, toolNotFoundMessage } from '../../src/model/report/messages.js';
 import { desiredServers, resolveAssembled } from '../../src/model/reconcile/plan.js';
 import { mcpGatingEqual } from '../../src/model/reconcile/equality.js';
 import type { AssembledServer, LaunchHold, Scope } from '../../src/model/types.js';
-import { pathKeys } from '../../src/sinks/platform/pathKeys.js';
+import { pathKeys } from '../../src/platform/systemPathKeys.js';
 import { posix, win32 } from 'node:path';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstDownloadNote } from '../../src/model/launcherHint.js';
+import { firstDownloadNote } from '../../src/model/launch/launcherHint.js';
 
 describe('firstDownloadNote (decision 323)', () => {
   it('names the runner, the package and how to install it once, for each package runner', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reasonText, toolNotFoundMessage } from '../../src/model/messages.js';
+import { reasonText, toolNotFoundMessage } from '../../src/model/report/messages.js';
 import type { Reason } from '../../src/model/types.js';
 
 describe('reasonText', () => {

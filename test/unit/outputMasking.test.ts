@@ -5,8 +5,8 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/cli/planCommand.js';
 import { runStatus } from '../../src/cli/statusCommand.js';
-import type { McpLiveEvent } from '../../src/model/events.js';
-import { reviewEntry } from '../../src/model/reviewEntry.js';
+import type { McpLiveEvent } from '../../src/model/report/events.js';
+import { reviewEntry } from '../../src/model/admission/reviewEntry.js';
 import { ndjsonWriter } from '../../src/sinks/ndjsonWriter.js';
 import { fakeLive, server } from '../ui/fakeLive.js';
 

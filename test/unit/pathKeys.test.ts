@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { NEVER } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LanguageServerConnection } from '../../src/model/lsp/languageServer.js';
-import { isFolderTrusted } from '../../src/model/folderTrust.js';
+import { isFolderTrusted } from '../../src/model/launch/folderTrust.js';
 import { foldCase, sameButCase, upperDriveLetter, type PathKeys } from '../../src/model/pathKeys.js';
-import { createApprovalsStore, projectRoot } from '../../src/sinks/files/approvalsStore.js';
+import { createApprovalsStore, projectRoot } from '../../src/sinks/stores/approvalsStore.js';
 import { LspDocuments } from '../../src/sinks/lsp/documents.js';
 import { runLspTool } from '../../src/sinks/lsp/lspToolRunner.js';
-import { pathKeys } from '../../src/sinks/platform/pathKeys.js';
+import { pathKeys } from '../../src/platform/systemPathKeys.js';
 
 /**
  * Decision 283: trust rules, the approvals' project root and language servers' `file:` URIs on

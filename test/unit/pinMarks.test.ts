@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalDecisions, ApprovalsStore } from '../../src/model/types.js';
-import { pinMarks } from '../../src/sinks/files/pinMarks.js';
+import { pinMarks } from '../../src/sinks/stores/pinMarks.js';
 
 /** The approvals' pin markers (decisions 309, 315): the digest a persisted approval carries, or a session's in memory. */
 

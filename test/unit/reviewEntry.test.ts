@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { reviewEntry } from '../../src/model/reviewEntry.js';
-import { SECRET_MASK, createTextMasker, createWrittenTextMasker, maskingReplacer } from '../../src/model/secrets.js';
+import { reviewEntry } from '../../src/model/admission/reviewEntry.js';
+import { SECRET_MASK, createTextMasker, createWrittenTextMasker, maskingReplacer } from '../../src/model/settings/secrets.js';
 
 /** A repository's entry whose "secret" positions carry shell payloads. */
 const PAYLOAD_ENTRY = {

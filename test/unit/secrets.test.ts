@@ -10,7 +10,7 @@ import {
   maskText,
   maskingReplacer,
   referencedVariables,
-} from '../../src/model/secrets.js';
+} from '../../src/model/settings/secrets.js';
 import { VARIABLE, resolveServerConfig } from '../../src/model/settings/validate.js';
 
 const GHP = 'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';

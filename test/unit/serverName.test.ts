@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMcpLive } from '../../src/createMcpLive.js';
-import { serverNameProblem } from '../../src/model/serverName.js';
+import { createMcpLive } from '../../src/live/createMcpLive.js';
+import { serverNameProblem } from '../../src/model/serverKeys.js';
 
 /** Names an added server may have (decision 193): what the assembly would drop is refused, with why. */
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { admit, admitAll } from '../../src/model/admit.js';
-import { assemble, type AssembleInput } from '../../src/model/assemble.js';
-import { approvalHash } from '../../src/model/approvalHash.js';
+import { admit, admitAll } from '../../src/model/admission/admit.js';
+import { assemble, type AssembleInput } from '../../src/model/settings/assemble.js';
+import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import { desiredStateEqual } from '../../src/model/reconcile/equality.js';
 
 /** `/mcp enable|disable` for this session: an override of `disabled` only, never of approval or exclusion. */

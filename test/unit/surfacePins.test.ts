@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { WantedServer } from '../../src/model/reconcile/plan.js';
-import { surfaceHash, surfaceOf, type ServerSurface, type SurfaceChange } from '../../src/model/tools/surface.js';
+import { surfaceHash, surfaceOf } from '../../src/model/tools/surface.js';
+import { type ServerSurface, type SurfaceChange } from '../../src/model/tools/surfaceTypes.js';
 import { pinDigest, pinOf } from '../../src/model/tools/surfacePin.js';
 import type { ServerLists } from '../../src/model/types.js';
-import { memoryPinStore, type PinOutcome, type PinRecord, type PinStore } from '../../src/sinks/files/pinStore.js';
-import type { SurfaceRecord, SurfaceStore } from '../../src/sinks/files/surfaceStore.js';
+import { memoryPinStore, type PinOutcome, type PinRecord, type PinStore } from '../../src/sinks/stores/pinStore.js';
+import type { SurfaceRecord, SurfaceStore } from '../../src/sinks/stores/surfaceStore.js';
 import { MISSING_PIN, SurfacePins, type ApprovalMarks } from '../../src/sinks/mcp/surfacePins.js';
 
 /**

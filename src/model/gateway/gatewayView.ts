@@ -1,6 +1,6 @@
 import equal from 'fast-deep-equal';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ListedPrompt, QualifiedTool } from '../status.js';
+import type { ListedPrompt, QualifiedTool } from '../report/status.js';
 import type { ResourceInfo, ResourceTemplateInfo } from '../types.js';
 import { boundedToolName, qualifiedFromServerScoped, serverScopedToolName, TOOL_NAME_PATTERN } from '../tools/toolNames.js';
 import { withoutUndefined } from '../withoutUndefined.js';

@@ -13,29 +13,7 @@ import {
   type FieldRule,
 } from '../fieldChecks.js';
 import { entryExpander, expandValues, messageCap } from '../settings/validate.js';
-import { MAX_TIMEOUT_MS, type LspSocket, type ServerKind, type LspView, type ResolvedLsp, type ResolvedServerConfig, type ViewFields } from '../types.js';
-
-/**
- * Language servers live in the same desired state, pipeline and approvals as MCP
- * servers, under a key of their own: `lsp:NAME`. The prefix is the kind (decision 145): an
- * MCP server and a language server of one name never share a key, a status or an approval.
- */
-export const LSP_PREFIX = 'lsp:';
-
-/** The kind of a server by its key in the desired state. */
-export function serverKind(key: string): ServerKind {
-  return key.startsWith(LSP_PREFIX) ? 'lsp' : 'mcp';
-}
-
-/** `lsp:NAME` → `NAME` (a key of another kind is returned as it is). */
-export function lspName(key: string): string {
-  return key.startsWith(LSP_PREFIX) ? key.slice(LSP_PREFIX.length) : key;
-}
-
-/** `NAME` → `lsp:NAME`. */
-export function lspKey(name: string): string {
-  return `${LSP_PREFIX}${name}`;
-}
+import { MAX_TIMEOUT_MS, type LspSocket, type LspView, type ResolvedLsp, type ResolvedServerConfig, type ViewFields } from '../types.js';
 
 /**
  * One entry of a `.lsp.json` file or an `lspServers` map as written (Claude Code plugins' format):

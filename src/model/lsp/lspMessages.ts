@@ -1,5 +1,5 @@
-import { lspName } from './lspConfig.js';
-import type { ServerStatus } from '../status.js';
+import { lspName } from '../serverKeys.js';
+import type { ServerStatus } from '../report/status.js';
 
 /** What the words about a language server that cannot take a file need of its status. */
 export type UnavailableLanguageServer = Pick<ServerStatus, 'name' | 'state' | 'reason' | 'notAllowedBy' | 'detail' | 'error' | 'source'>;

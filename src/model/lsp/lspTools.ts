@@ -1,6 +1,6 @@
 import type { ServerCapabilities } from 'vscode-languageserver-protocol';
 import { fieldProblems, isBoolean, isNonEmptyString, isPlainObject, type FieldCheck, type FieldRule } from '../fieldChecks.js';
-import type { QualifiedTool } from '../status.js';
+import type { QualifiedTool } from '../report/status.js';
 
 /**
  * The agent's code intelligence (decision 155): while a language server is connected, its

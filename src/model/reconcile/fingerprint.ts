@@ -1,6 +1,6 @@
 import type { ResolvedServerConfig, ViewFields } from '../types.js';
 import equal from 'fast-deep-equal';
-import { approvalHash } from '../approvalHash.js';
+import { approvalHash } from '../settings/approvalHash.js';
 import { canonicalJson } from '../canonicalJson.js';
 import { setsEqual } from '../setsEqual.js';
 import { sha256Hex } from '../sha256Hex.js';

@@ -1,17 +1,17 @@
-import { admission, type Admission } from '../admit.js';
+import { admission, type Admission } from '../admission/admit.js';
 import {
   approvalStanding,
   assembledServer,
   assemblyOrder,
   desiredState,
   type AssembleInput,
-} from '../assemble.js';
-import { approvalHash } from '../approvalHash.js';
+} from '../settings/assemble.js';
+import { approvalHash } from '../settings/approvalHash.js';
 import { resolveAssembled, type Blocked, type WantedServer } from './plan.js';
 import { GATED_SCOPES, type AssembledServer, type DesiredState, type Gating, type SourceSnapshot } from '../types.js';
 import { changedBetween, registerDerived } from './recordLineage.js';
 import { launchHoldsEqual } from './equality.js';
-import { launchHeld } from '../launchHold.js';
+import { launchHeld } from '../launch/launchHold.js';
 import { VARIABLE } from '../settings/validate.js';
 import { deriveRecord, plainRecord } from './persistentRecord.js';
 
@@ -32,7 +32,7 @@ export interface DesiredServers {
 }
 
 /**
- * `assemble` and `desiredServers` (src/model/assemble.ts, plan.ts) with memory: each call gives
+ * `assemble` and `desiredServers` (src/model/settings/assemble.ts, plan.ts) with memory: each call gives
  * exactly what the pure function gives for the same arguments, but reuses what the previous call
  * computed for whatever did not change (decision 102). Results of unchanged entries keep their
  * object identity, so the comparisons downstream (the reconcile gate, the planner) are cheap.

@@ -9,10 +9,11 @@ import {
   type ServerState,
   type ViewFields,
 } from '../types.js';
-import { admitAll } from '../admit.js';
-import { launchHeld } from '../launchHold.js';
+import { admitAll } from '../admission/admit.js';
+import { launchHeld } from '../launch/launchHold.js';
 import { fingerprint, invalidFingerprint, viewFieldsEqual } from './fingerprint.js';
-import { resolveLspConfig, serverKind } from '../lsp/lspConfig.js';
+import { resolveLspConfig } from '../lsp/lspConfig.js';
+import { serverKind } from '../serverKeys.js';
 import { resolveServerConfig, unsetVariableWarning } from '../settings/validate.js';
 
 /** An admitted server, resolved: what a reconcile pass wants running. */

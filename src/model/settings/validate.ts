@@ -142,7 +142,7 @@ export function transportKind(config: ServerConfig): TransportKind | undefined {
 /**
  * A variable reference: `$NAME` (group 1), or `${NAME}` / `${NAME:-default}` (name in group 2,
  * default in group 3), NAME a shell-style identifier — or `${/}`, the path separator. Also read by
- * model/secrets.ts, which takes the name from group 1 or 2.
+ * model/settings/secrets.ts, which takes the name from group 1 or 2.
  */
 export const VARIABLE = /\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*|\/)(?::-([^}]*))?\})/g;
 

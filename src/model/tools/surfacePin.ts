@@ -2,7 +2,7 @@ import { canonicalJson } from '../canonicalJson.js';
 import { getOwn, isPlainObject } from '../ownProperties.js';
 import { sha256Hex } from '../sha256Hex.js';
 import type { PromptInfo, ToolInfo } from '../types.js';
-import type { ServerSurface, SurfaceChange } from './surface.js';
+import type { ServerSurface, SurfaceChange } from './surfaceTypes.js';
 
 /**
  * What is compared of a surface the user approved (decision 306): a digest per tool, per prompt

@@ -1,9 +1,9 @@
 import equal from 'fast-deep-equal';
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
-import { readDocumentText } from '../../streams/readRegularFile.js';
+import { readDocumentText } from '../../files/readRegularFile.js';
 import type { PathKeys } from '../../model/pathKeys.js';
-import { systemPathKeys } from '../platform/pathKeys.js';
+import { systemPathKeys } from '../../platform/systemPathKeys.js';
 
 /**
  * The documents the host has open, and the diagnostics language servers published for them

@@ -2,10 +2,11 @@ import { distinctUntilChanged, map, type Observable, type Subscription } from 'r
 import type { DocumentDiagnosticReport } from 'vscode-languageserver-protocol';
 import type { Connection, RequestOptions } from '../../model/connection.js';
 import { isLanguageServerConnection, type LanguageServerConnection } from '../../model/lsp/languageServer.js';
-import { languageOf, languagesOf, lspKey, lspName } from '../../model/lsp/lspConfig.js';
+import { languageOf, languagesOf } from '../../model/lsp/lspConfig.js';
+import { lspKey, lspName } from '../../model/serverKeys.js';
 import { lspToolsFor } from '../../model/lsp/lspTools.js';
-import { reasonText } from '../../model/messages.js';
-import type { QualifiedTool, ServerStatus } from '../../model/status.js';
+import { reasonText } from '../../model/report/messages.js';
+import type { QualifiedTool, ServerStatus } from '../../model/report/status.js';
 import type { LspView } from '../../model/types.js';
 import type { FileDiagnostics, LspDocuments, OpenDocument } from './documents.js';
 import { runLspTool, type LspToolResult, type RoutedServer } from './lspToolRunner.js';

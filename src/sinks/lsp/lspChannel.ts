@@ -3,9 +3,9 @@ import { pipeline, type Readable, type Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LspSocket, ResolvedLsp, ResolvedServerConfig } from '../../model/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../model/messageLimit.js';
-import type { ProcessGroupRegistry } from '../process/processGroupRegistry.js';
-import { ServerProcess, childEnvironment, describeProcessExit } from '../process/serverProcess.js';
-import type { StderrRing } from '../process/stderrRing.js';
+import type { ProcessGroupRegistry } from '../../process/processGroupRegistry.js';
+import { ServerProcess, childEnvironment, describeProcessExit } from '../../process/serverProcess.js';
+import type { StderrRing } from '../../process/stderrRing.js';
 import { lspMessageGuard } from './lspMessageGuard.js';
 
 /**

@@ -29,12 +29,12 @@ import type { LanguageServerConnection, LanguageServerSession } from '../../mode
 import { DEFAULT_LSP_STARTUP_TIMEOUT_MS, LSP_REQUEST_TIMEOUT_MS, languageOf } from '../../model/lsp/lspConfig.js';
 import { initializeParams, workspaceFolders } from '../../model/lsp/lspInitialize.js';
 import { capabilitySummary, settingsSection } from '../../model/lsp/lspServerFacts.js';
-import { createServerMasker } from '../../model/secrets.js';
+import { createServerMasker } from '../../model/settings/secrets.js';
 import type { LspView, ResolvedLsp, ResolvedServerConfig, ServerLists, ViewFields } from '../../model/types.js';
 import { connectionAttempt, type ConnectionAttempt } from '../mcp/connectionAttempt.js';
 import { DEFAULT_KILL_GRACE_MS, timedOut } from '../mcp/connector.js';
-import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../process/processGroupRegistry.js';
-import { StderrRing } from '../process/stderrRing.js';
+import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../../process/processGroupRegistry.js';
+import { StderrRing } from '../../process/stderrRing.js';
 import { DocumentSync } from './documentSync.js';
 import type { LspDocuments } from './documents.js';
 import { LspChannel } from './lspChannel.js';

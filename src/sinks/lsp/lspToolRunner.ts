@@ -13,7 +13,7 @@ import type {
 } from 'vscode-languageserver-protocol';
 import type { RequestOptions } from '../../model/connection.js';
 import type { LanguageServerConnection } from '../../model/lsp/languageServer.js';
-import { lspName } from '../../model/lsp/lspConfig.js';
+import { lspName } from '../../model/serverKeys.js';
 import { lspUnavailableText, type UnavailableLanguageServer } from '../../model/lsp/lspMessages.js';
 import { columnToCharacter, positionEncodingOf, splitLines, type PositionEncoding } from '../../model/lsp/lspPositions.js';
 import {
@@ -29,7 +29,7 @@ import {
   type TextContext,
 } from '../../model/lsp/lspResultText.js';
 import { checkLspToolArgs, lspOperationOf, providerOf, type FilePosition, type LspOperation, type LspToolCall } from '../../model/lsp/lspTools.js';
-import { RefusedFileError, readDocumentText } from '../../streams/readRegularFile.js';
+import { RefusedFileError, readDocumentText } from '../../files/readRegularFile.js';
 
 /**
  * Runs the agent's `lsp__*` tools (src/model/lsp/lspTools.ts) against the connected language

@@ -43,7 +43,7 @@ import type {
   ServerRequestHandlers,
 } from '../../model/connection.js';
 import { NeedsAuthorization } from '../../model/connection.js';
-import { createServerMasker, maskingReplacer } from '../../model/secrets.js';
+import { createServerMasker, maskingReplacer } from '../../model/settings/secrets.js';
 import { mergeHelperHeaders, runHeadersHelper } from '../remote/headersHelper.js';
 import type { OAuthManager } from '../remote/oauthManager.js';
 import type { McpOAuthProvider } from '../remote/oauthProvider.js';
@@ -61,12 +61,12 @@ import {
   type ServerLists,
   type ToolInfo,
 } from '../../model/types.js';
-import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../process/processGroupRegistry.js';
-import { StderrRing } from '../process/stderrRing.js';
+import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../../process/processGroupRegistry.js';
+import { StderrRing } from '../../process/stderrRing.js';
 import { MessageTooLarge } from '../../model/messageLimit.js';
-import { firstDownloadNote } from '../../model/launcherHint.js';
+import { firstDownloadNote } from '../../model/launch/launcherHint.js';
 import { connectionAttempt } from './connectionAttempt.js';
-import { describeProcessExit } from '../process/serverProcess.js';
+import { describeProcessExit } from '../../process/serverProcess.js';
 import { createTransport, describeRemoteFailure, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
 
 /**

@@ -25,7 +25,8 @@ import type {
   ServerRequestHandlers,
 } from '../../model/connection.js';
 import { fingerprint } from '../../model/reconcile/fingerprint.js';
-import { identityOf, listsOf, type ServerSurface } from '../../model/tools/surface.js';
+import { identityOf, listsOf } from '../../model/tools/surface.js';
+import { type ServerSurface } from '../../model/tools/surfaceTypes.js';
 import type { Lifecycle, ResolvedServerConfig, ServerLists, ViewFields } from '../../model/types.js';
 
 /** Where the last surface of a fingerprint is read from (the surface record, decision 195). */

@@ -38,7 +38,7 @@ import {
   type ServerRequestHandlers,
 } from '../../model/connection.js';
 import { serverWarnings, type Blocked, type LiveEntry, type WantedServer } from '../../model/reconcile/plan.js';
-import type { HistoryEntry, QualifiedTool, ServerStatus } from '../../model/status.js';
+import type { HistoryEntry, QualifiedTool, ServerStatus } from '../../model/report/status.js';
 import type { Scope, ServerLists } from '../../model/types.js';
 import {
   filterTools,
@@ -49,12 +49,13 @@ import {
   serverNameParts,
 } from '../../model/tools/toolNames.js';
 import { ambiguousToolMessage, collisionWarning, gatewayNamingMessage, libraryNameOf, renamedToolMessage } from '../../model/tools/toolNameMessages.js';
-import { needsAuthText, toolNotFoundMessage, withheldPromptMessage, type HintAudience, type ToolFilter } from '../../model/messages.js';
+import { needsAuthText, toolNotFoundMessage, withheldPromptMessage, type HintAudience, type ToolFilter } from '../../model/report/messages.js';
 import { withholdsAnything } from '../../model/tools/surfacePin.js';
 import { offeredInstructions } from './offeredSurface.js';
 import type { SurfaceWithheld } from './surfacePins.js';
 import { untilAborted } from '../../model/untilAborted.js';
-import { languagesOf, serverKind } from '../../model/lsp/lspConfig.js';
+import { languagesOf } from '../../model/lsp/lspConfig.js';
+import { serverKind } from '../../model/serverKeys.js';
 import { backoffDelay } from '../../operators/backoffDelay.js';
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
 

@@ -2,8 +2,8 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLarge } from '../../model/messageLimit.js';
-import { ServerProcess, type GroupRecording, type ProcessExit, type ServerLaunch } from '../process/serverProcess.js';
-import type { StderrRing } from '../process/stderrRing.js';
+import { ServerProcess, type GroupRecording, type ProcessExit, type ServerLaunch } from '../../process/serverProcess.js';
+import type { StderrRing } from '../../process/stderrRing.js';
 
 /**
  * An MCP client transport over a child process's stdin/stdout, on the SDK's `Transport` seam.

@@ -1,7 +1,8 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { ServerIdentity } from '../../model/connection.js';
 import type { WantedServer } from '../../model/reconcile/plan.js';
-import { diffSurfaces, surfaceApprovalHash, surfaceHash, surfaceOf, type ServerSurface, type SurfaceChange } from '../../model/tools/surface.js';
+import { diffSurfaces, surfaceApprovalHash, surfaceHash, surfaceOf } from '../../model/tools/surface.js';
+import { type ServerSurface, type SurfaceChange } from '../../model/tools/surfaceTypes.js';
 import {
   pinChanges,
   pinDifference,
@@ -13,8 +14,8 @@ import {
   type SurfacePin,
 } from '../../model/tools/surfacePin.js';
 import { GATED_SCOPES, type ServerLists } from '../../model/types.js';
-import type { SurfaceRecord, SurfaceStore } from '../files/surfaceStore.js';
-import type { PinOutcome, PinRecord, PinStore } from '../files/pinStore.js';
+import type { SurfaceRecord, SurfaceStore } from '../stores/surfaceStore.js';
+import type { PinOutcome, PinRecord, PinStore } from '../stores/pinStore.js';
 
 /** A changed surface waiting for the user (decision 197): what changed, and the hash that approves it. */
 export interface SurfaceApproval {

@@ -6,8 +6,8 @@ import { boundedFetch } from '../remote/boundedFetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, type MessageTooLarge } from '../../model/messageLimit.js';
 import type { McpOAuthProvider } from '../remote/oauthProvider.js';
 import { loadedRemoteParts, remoteParts } from '../remote/remoteSdk.js';
-import type { StderrRing } from '../process/stderrRing.js';
-import { childEnvironment, type GroupRecording } from '../process/serverProcess.js';
+import type { StderrRing } from '../../process/stderrRing.js';
+import { childEnvironment, type GroupRecording } from '../../process/serverProcess.js';
 import { StdioProcessTransport, type StdioShutdownGraces } from './stdioTransport.js';
 
 /**

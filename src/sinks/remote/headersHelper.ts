@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
-import { holdSecrets } from '../../model/secrets.js';
+import { holdSecrets } from '../../model/settings/secrets.js';
 import { terminalSafe } from '../../model/terminalText.js';
-import { childEnvironment } from '../process/serverProcess.js';
-import { signalTree } from '../platform/killTree.js';
-import { neutralEnvironment, windowsShell } from '../platform/resolveCommand.js';
+import { childEnvironment } from '../../process/serverProcess.js';
+import { signalTree } from '../../platform/killTree.js';
+import { neutralEnvironment, windowsShell } from '../../platform/resolveCommand.js';
 
 /**
  * A remote server's `headersHelper` (Claude Code's field; decision 240): a shell command whose

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ResolvedServerConfig } from '../../model/types.js';
-import { holdSecrets } from '../../model/secrets.js';
+import { holdSecrets } from '../../model/settings/secrets.js';
 import { listenForCallback } from './oauthCallback.js';
 import type { McpOAuthProvider } from './oauthProvider.js';
 import { loadRemoteParts, remoteParts } from './remoteSdk.js';
-import type { OAuthTokenStore } from '../files/oauthTokenStore.js';
+import type { OAuthTokenStore } from '../stores/oauthTokenStore.js';
 
 /**
  * The session's OAuth (decision 83): one {@link McpOAuthProvider} per remote server, kept across

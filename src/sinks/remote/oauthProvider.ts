@@ -18,9 +18,9 @@ import { NeedsAuthorization } from '../../model/connection.js';
 import { oauthClientKey } from '../../model/oauth/oauthSettings.js';
 import type { OAuthSettings } from '../../model/types.js';
 import { fetchRefusal, OAuthUrlRefused, openableAuthorizationUrl, usableResourceMetadataUrl } from '../../model/oauth/oauthUrlPolicy.js';
-import { holdSecrets } from '../../model/secrets.js';
+import { holdSecrets } from '../../model/settings/secrets.js';
 import { withoutUndefined } from '../../model/withoutUndefined.js';
-import { oauthRecordKey, type OAuthRecord, type OAuthTokenStore } from '../files/oauthTokenStore.js';
+import { oauthRecordKey, type OAuthRecord, type OAuthTokenStore } from '../stores/oauthTokenStore.js';
 
 /**
  * One remote server's side of OAuth (decision 83): the SDK's {@link OAuthClientProvider}, backed by

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, describe, expect } from 'vitest';
-import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
+import type { Gateway } from '../../../src/hosts/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
 import { errorOf, it } from './gatewayKit.js';

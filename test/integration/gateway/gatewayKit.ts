@@ -4,8 +4,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { it as base } from 'vitest';
-import { createMcpLive } from '../../../src/createMcpLive.js';
-import { createGateway, type Gateway, type GatewayOptions } from '../../../src/sinks/gateway/gateway.js';
+import { createMcpLive } from '../../../src/live/createMcpLive.js';
+import { createGateway, type Gateway, type GatewayOptions } from '../../../src/hosts/gateway/gateway.js';
 import { Workspace } from '../../e2e/cliSession.js';
 
 /**

@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect } from 'vitest';
 import { metaTools } from '../../../src/model/gateway/progressiveTools.js';
-import type { Gateway } from '../../../src/sinks/gateway/gateway.js';
+import type { Gateway } from '../../../src/hosts/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';
 import { errorOf, it } from './gatewayKit.js';

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive } from '../../../src/createMcpLive.js';
-import { createGateway, type Gateway } from '../../../src/sinks/gateway/gateway.js';
-import { attachToGateway, relayStdio, stopGateway } from '../../../src/sinks/gateway/gatewayDaemon.js';
+import { createMcpLive } from '../../../src/live/createMcpLive.js';
+import { createGateway, type Gateway } from '../../../src/hosts/gateway/gateway.js';
+import { attachToGateway, relayStdio, stopGateway } from '../../../src/hosts/gateway/gatewayDaemon.js';
 import {
   claimGatewaySocket,
   connectGateway,
@@ -18,10 +18,10 @@ import {
   readGatewayRecord,
   type GatewayAddress,
   type GatewaySocket,
-} from '../../../src/sinks/gateway/localSocket.js';
-import { SocketServerTransport } from '../../../src/sinks/gateway/socketTransport.js';
-import type { ExecFileFunction } from '../../../src/sinks/platform/killTree.js';
-import { isListeningPipeOf, localEndpoint } from '../../../src/sinks/platform/localAddress.js';
+} from '../../../src/hosts/gateway/localSocket.js';
+import { SocketServerTransport } from '../../../src/hosts/gateway/socketTransport.js';
+import type { ExecFileFunction } from '../../../src/platform/killTree.js';
+import { isListeningPipeOf, localEndpoint } from '../../../src/platform/localAddress.js';
 import { Workspace } from '../../e2e/cliSession.js';
 import { fixture } from '../mcpServers.js';
 import { isAlive, waitForExit, waitForNoLeftovers } from '../processes.js';

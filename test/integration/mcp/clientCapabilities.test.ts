@@ -2,7 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { BehaviorSubject, filter, first, firstValueFrom, timeout } from 'rxjs';
 import { describe } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
-import type { McpLiveEvent } from '../../../src/model/events.js';
+import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { createConnectionPool } from '../../../src/sinks/mcp/connectionPool.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';

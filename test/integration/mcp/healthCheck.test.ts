@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { filter, firstValueFrom, from, lastValueFrom, timeout } from 'rxjs';
 import { describe, expect } from 'vitest';
-import { createMcpLive } from '../../../src/createMcpLive.js';
+import { createMcpLive } from '../../../src/live/createMcpLive.js';
 import type { Connection } from '../../../src/model/connection.js';
 import type { ResolvedServerConfig } from '../../../src/model/types.js';
 import { createMcpConnector, type McpConnection } from '../../../src/sinks/mcp/connector.js';

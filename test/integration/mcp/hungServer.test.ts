@@ -3,7 +3,7 @@ import { filter, firstValueFrom, timeout } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive } from '../../../src/index.js';
 import { createMcpConnector } from '../../../src/sinks/mcp/connector.js';
-import type { ServerStatus } from '../../../src/model/status.js';
+import type { ServerStatus } from '../../../src/model/report/status.js';
 import { fixture, startedPids, textOf } from '../mcpServers.js';
 import { isAlive, waitForExit } from '../processes.js';
 import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';

@@ -1,6 +1,6 @@
 import { BehaviorSubject } from 'rxjs';
 import { describe, expect } from 'vitest';
-import { createReconciler } from '../../../src/reconciler.js';
+import { createReconciler } from '../../../src/live/reconciler.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { echoEntry, freePort, reconcilePass, userSettingsInput } from '../mcpServers.js';
 import { isAlive } from '../processes.js';

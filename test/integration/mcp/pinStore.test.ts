@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { surfaceOf } from '../../../src/model/tools/surface.js';
 import { pinDigest, pinOf } from '../../../src/model/tools/surfacePin.js';
-import { createPinStore, type PinOutcome, type PinRecord, type PinStore, type PinStoreOptions } from '../../../src/sinks/files/pinStore.js';
+import { createPinStore, type PinOutcome, type PinRecord, type PinStore, type PinStoreOptions } from '../../../src/sinks/stores/pinStore.js';
 import { posixOnly } from '../../platforms.js';
 import { makeTempDir, removeDir } from '../../streams/streamTestKit.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
-import type { McpLiveEvent } from '../../../src/model/events.js';
+import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { fixture } from '../mcpServers.js';
 import { it as base, noLeftoversAfterAll, until } from '../workspace.js';
 

@@ -1,7 +1,7 @@
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../../src/createMcpLive.js';
-import type { ServerStatus } from '../../../src/model/status.js';
+import { createMcpLive, type McpLive } from '../../../src/live/createMcpLive.js';
+import type { ServerStatus } from '../../../src/model/report/status.js';
 import { createConnectionPool, type ConnectionPool } from '../../../src/sinks/mcp/connectionPool.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { Workspace } from '../../e2e/cliSession.js';

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { StdioProcessTransport } from '../../../src/sinks/mcp/stdioTransport.js';
-import { childEnvironment, describeProcessExit } from '../../../src/sinks/process/serverProcess.js';
-import { StderrRing } from '../../../src/sinks/process/stderrRing.js';
+import { childEnvironment, describeProcessExit } from '../../../src/process/serverProcess.js';
+import { StderrRing } from '../../../src/process/stderrRing.js';
 import { closeTracked, connectOnce, errorOf, fixture, nodeServer, track } from '../mcpServers.js';
 import { sleep, waitForNoLeftovers } from '../processes.js';
 import { deadline } from '../../deadlines.js';

@@ -2,9 +2,10 @@ import { chmod, mkdir, readFile, readdir, stat, symlink, unlink, writeFile } fro
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { surfaceHash, surfaceOf, type ServerSurface } from '../../../src/model/tools/surface.js';
-import { createSurfaceStore, type SurfaceRecord, type SurfaceStoreOptions } from '../../../src/sinks/files/surfaceStore.js';
-import { writeOwnedFile } from '../../../src/sinks/files/writeOwnedFile.js';
+import { surfaceHash, surfaceOf } from '../../../src/model/tools/surface.js';
+import { type ServerSurface } from '../../../src/model/tools/surfaceTypes.js';
+import { createSurfaceStore, type SurfaceRecord, type SurfaceStoreOptions } from '../../../src/sinks/stores/surfaceStore.js';
+import { writeOwnedFile } from '../../../src/files/writeOwnedFile.js';
 import { posixOnly } from '../../platforms.js';
 import { makeTempDir, removeDir, waitFor } from '../../streams/streamTestKit.js';
 

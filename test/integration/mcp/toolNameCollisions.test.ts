@@ -1,10 +1,10 @@
 import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { approvalHash } from '../../../src/model/approvalHash.js';
-import type { AssembleInput } from '../../../src/model/assemble.js';
-import type { LogEvent } from '../../../src/model/events.js';
+import { approvalHash } from '../../../src/model/settings/approvalHash.js';
+import type { AssembleInput } from '../../../src/model/settings/assemble.js';
+import type { LogEvent } from '../../../src/model/report/events.js';
 import { sha256Hex } from '../../../src/model/sha256Hex.js';
-import { createReconciler, type Reconciler } from '../../../src/reconciler.js';
+import { createReconciler, type Reconciler } from '../../../src/live/reconciler.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { fixture, reconcilePass, textOf } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';

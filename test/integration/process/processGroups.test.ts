@@ -4,18 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../../src/createMcpLive.js';
-import type { McpLiveEvent } from '../../../src/model/events.js';
+import { createMcpLive, type McpLive } from '../../../src/live/createMcpLive.js';
+import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { createMcpConnector } from '../../../src/sinks/mcp/connector.js';
-import { withParentDeathSignal } from '../../../src/sinks/platform/parentDeathSignal.js';
+import { withParentDeathSignal } from '../../../src/platform/parentDeathSignal.js';
 import {
   ProcessGroupRegistry,
   defaultRuntimeDir,
   openProcessGroupRegistry,
   reapLeftoverProcessGroups,
   type ProcessGroupRecord,
-} from '../../../src/sinks/process/processGroupRegistry.js';
-import { isRunning, readProcessStat, type ProcessIdentity } from '../../../src/sinks/process/processTable.js';
+} from '../../../src/process/processGroupRegistry.js';
+import { isRunning, readProcessStat, type ProcessIdentity } from '../../../src/process/processTable.js';
 import { closeTracked, connectOnce, fixture, nodeServer, textOf, track } from '../mcpServers.js';
 import { linuxOnly } from '../../platforms.js';
 import { isAlive, sleep, waitForExit } from '../processes.js';

@@ -3,15 +3,15 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { PS_FILE } from '../../../src/sinks/platform/processSourceDarwin.js';
-import { runCommand, type RunCommand } from '../../../src/sinks/platform/runCommand.js';
+import { PS_FILE } from '../../../src/platform/processSourceDarwin.js';
+import { runCommand, type RunCommand } from '../../../src/platform/runCommand.js';
 import {
   openProcessGroupRegistry,
   ProcessGroupRegistry,
   reapLeftoverProcessGroups,
   type ProcessGroupRecord,
-} from '../../../src/sinks/process/processGroupRegistry.js';
-import { descendantsOutsideGroup, ProcessTable, type ProcessIdentity } from '../../../src/sinks/process/processTable.js';
+} from '../../../src/process/processGroupRegistry.js';
+import { descendantsOutsideGroup, ProcessTable, type ProcessIdentity } from '../../../src/process/processTable.js';
 import { fixture } from '../mcpServers.js';
 import { posixOnly } from '../../platforms.js';
 import { isAlive, sleep, waitForExit } from '../processes.js';

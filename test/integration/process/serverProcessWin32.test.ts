@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { ExecFileFunction } from '../../../src/sinks/platform/killTree.js';
-import type { SpawnFunction } from '../../../src/sinks/platform/spawnCommand.js';
-import { ProcessGroupRegistry } from '../../../src/sinks/process/processGroupRegistry.js';
-import { ServerProcess, childEnvironment } from '../../../src/sinks/process/serverProcess.js';
-import { StderrRing } from '../../../src/sinks/process/stderrRing.js';
+import type { ExecFileFunction } from '../../../src/platform/killTree.js';
+import type { SpawnFunction } from '../../../src/platform/spawnCommand.js';
+import { ProcessGroupRegistry } from '../../../src/process/processGroupRegistry.js';
+import { ServerProcess, childEnvironment } from '../../../src/process/serverProcess.js';
+import { StderrRing } from '../../../src/process/stderrRing.js';
 import { cmdExeRun, loadWindowsParse } from '../../unit/platform/windowsCommandLine.js';
 import { fixture } from '../mcpServers.js';
 import { isAlive, waitForExit } from '../processes.js';

@@ -7,10 +7,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { filter, firstValueFrom, map, timeout } from 'rxjs';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../../src/createMcpLive.js';
-import type { McpLiveEvent } from '../../../src/model/events.js';
-import { maskText } from '../../../src/model/secrets.js';
-import type { ServerStatus } from '../../../src/model/status.js';
+import { createMcpLive, type McpLive } from '../../../src/live/createMcpLive.js';
+import type { McpLiveEvent } from '../../../src/model/report/events.js';
+import { maskText } from '../../../src/model/settings/secrets.js';
+import type { ServerStatus } from '../../../src/model/report/status.js';
 import { resolveServerConfig } from '../../../src/model/settings/validate.js';
 import { createMcpConnector } from '../../../src/sinks/mcp/connector.js';
 import { HEADERS_HELPER_MAX_BYTES, runHeadersHelper } from '../../../src/sinks/remote/headersHelper.js';

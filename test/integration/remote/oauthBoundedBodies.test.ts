@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../../src/model/messageLimit.js';
 import { McpOAuthProvider } from '../../../src/sinks/remote/oauthProvider.js';
-import type { OAuthTokenStore } from '../../../src/sinks/files/oauthTokenStore.js';
+import type { OAuthTokenStore } from '../../../src/sinks/stores/oauthTokenStore.js';
 
 /**
  * The fetch OAuth uses on its own — the interactive flow and a token refresh, which are not

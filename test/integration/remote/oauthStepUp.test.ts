@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/createMcpLive.js';
+import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/live/createMcpLive.js';
 import { playBrowser, startOAuthFixture, type OAuthFixture } from '../../fixtures/oauth/authServer.js';
 import { noLeftoversAfterAll, until } from '../workspace.js';
 import { deadline } from '../../deadlines.js';

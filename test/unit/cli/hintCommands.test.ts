@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayStopCommand } from '../../../src/cli/serveCommand.js';
 import { formatStatusTable } from '../../../src/cli/statusCommand.js';
-import { reasonTextForShell } from '../../../src/model/messages.js';
-import type { ServerStatus } from '../../../src/model/status.js';
+import { reasonTextForShell } from '../../../src/model/report/messages.js';
+import type { ServerStatus } from '../../../src/model/report/status.js';
 
 const status = (patch: Partial<ServerStatus>): ServerStatus => ({
   name: 's',

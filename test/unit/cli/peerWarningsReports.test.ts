@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPlan } from '../../../src/cli/planCommand.js';
 import { formatWarnings, runStatus } from '../../../src/cli/statusCommand.js';
-import { planReport, type PlanReport } from '../../../src/planReport.js';
+import { planReport, type PlanReport } from '../../../src/live/planReport.js';
 import { fakeLive, server } from '../../ui/fakeLive.js';
 
 /**

@@ -12,7 +12,7 @@ import {
   type LiveLists,
 } from '../../../src/model/gateway/gatewayView.js';
 import { sha256Hex } from '../../../src/model/sha256Hex.js';
-import type { QualifiedTool } from '../../../src/model/status.js';
+import type { QualifiedTool } from '../../../src/model/report/status.js';
 import { qualifyTools, serverNameParts } from '../../../src/model/tools/toolNames.js';
 
 const tool = (server: string, name: string, extra: Partial<QualifiedTool> = {}): QualifiedTool => ({

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { gatewayView } from '../../../src/model/gateway/gatewayView.js';
-import type { QualifiedTool } from '../../../src/model/status.js';
+import type { QualifiedTool } from '../../../src/model/report/status.js';
 import {
   answerDescribe,
   answerSearch,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResourceSubscriptions, type Subscriber } from '../../../src/sinks/gateway/resourceSubscriptions.js';
+import { ResourceSubscriptions, type Subscriber } from '../../../src/hosts/gateway/resourceSubscriptions.js';
 
 /** A live's `resources` that records what the backends are asked, and refuses URIs starting with `bad:`. */
 function fakeResources() {

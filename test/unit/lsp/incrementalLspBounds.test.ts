@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AssembleInput } from '../../../src/model/assemble.js';
+import type { AssembleInput } from '../../../src/model/settings/assemble.js';
 import { createIncrementalDesired } from '../../../src/model/reconcile/incrementalDesired.js';
 
 describe('incremental admission: the language servers’ own bounds', () => {

@@ -8,7 +8,7 @@ import type { Location } from 'vscode-languageserver-protocol';
 import type { LanguageServerConnection } from '../../../src/model/lsp/languageServer.js';
 import { LspDocuments } from '../../../src/sinks/lsp/documents.js';
 import { runLspTool, type LspToolDeps } from '../../../src/sinks/lsp/lspToolRunner.js';
-import { MAX_DOCUMENT_BYTES } from '../../../src/streams/readRegularFile.js';
+import { MAX_DOCUMENT_BYTES } from '../../../src/files/readRegularFile.js';
 import { posixOnly } from '../../platforms.js';
 import { mkfifo, settlesWithin } from '../../streams/specialFileKit.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { admit, admitAll, UNTRUSTED_IGNORED_DETAIL } from '../../../src/model/admit.js';
-import { approvalHash } from '../../../src/model/approvalHash.js';
-import { assemble, type AssembleInput } from '../../../src/model/assemble.js';
+import { admit, admitAll, UNTRUSTED_IGNORED_DETAIL } from '../../../src/model/admission/admit.js';
+import { approvalHash } from '../../../src/model/settings/approvalHash.js';
+import { assemble, type AssembleInput } from '../../../src/model/settings/assemble.js';
 import { languageOf, resolveLspConfig } from '../../../src/model/lsp/lspConfig.js';
 import { desiredServers, plan, type LiveEntry } from '../../../src/model/reconcile/plan.js';
-import { reviewEntry } from '../../../src/model/reviewEntry.js';
+import { reviewEntry } from '../../../src/model/admission/reviewEntry.js';
 import type { SourceSnapshot } from '../../../src/model/types.js';
 
 const TS = { command: 'typescript-language-server', args: ['--stdio'], extensionToLanguage: { '.ts': 'typescript', '.tsx': 'typescriptreact' } };

@@ -5,8 +5,8 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPlan } from '../../../src/cli/planCommand.js';
 import { runStatus } from '../../../src/cli/statusCommand.js';
-import type { ServerStatus } from '../../../src/model/status.js';
-import type { PlanReport } from '../../../src/planReport.js';
+import type { ServerStatus } from '../../../src/model/report/status.js';
+import type { PlanReport } from '../../../src/live/planReport.js';
 import { fakeLive, server, tool } from '../../ui/fakeLive.js';
 
 /**

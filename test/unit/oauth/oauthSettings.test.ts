@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../../src/model/reconcile/fingerprint.js';
-import { needsAuthText, toolNotFoundMessage } from '../../../src/model/messages.js';
+import { needsAuthText, toolNotFoundMessage } from '../../../src/model/report/messages.js';
 import { oauthClientKey, oauthProblems } from '../../../src/model/oauth/oauthSettings.js';
-import { reviewEntry } from '../../../src/model/reviewEntry.js';
-import { holdSecrets, maskText } from '../../../src/model/secrets.js';
+import { reviewEntry } from '../../../src/model/admission/reviewEntry.js';
+import { holdSecrets, maskText } from '../../../src/model/settings/secrets.js';
 import { resolveServerConfig, validateServerConfig } from '../../../src/model/settings/validate.js';
 import { wantsOAuth } from '../../../src/sinks/remote/oauthManager.js';
 

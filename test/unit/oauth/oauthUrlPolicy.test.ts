@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fetchRefusal, isLoopbackHost, openableAuthorizationUrl, usableResourceMetadataUrl } from '../../../src/model/oauth/oauthUrlPolicy.js';
 import { openInBrowser } from '../../../src/sinks/remote/openBrowser.js';
 import { AuthorizationInProgress, McpOAuthProvider } from '../../../src/sinks/remote/oauthProvider.js';
-import type { OAuthRecord, OAuthTokenStore } from '../../../src/sinks/files/oauthTokenStore.js';
+import type { OAuthRecord, OAuthTokenStore } from '../../../src/sinks/stores/oauthTokenStore.js';
 
 /**
  * Which URLs OAuth opens and fetches (decisions 189–191), and the one-flow rule (decision 187).

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bootIdentity, parseKernBoottime, SYSCTL_ARGS, SYSCTL_FILE } from '../../../src/sinks/platform/bootIdentity.js';
-import { parseLstart, parsePsTable, PS_ARGS, PS_ENV, PS_FILE } from '../../../src/sinks/platform/processSourceDarwin.js';
-import type { RunCommand } from '../../../src/sinks/platform/runCommand.js';
-import { leftoverProcesses } from '../../../src/sinks/process/processGroupRegistry.js';
-import { descendantsOutsideGroup, ProcessTable } from '../../../src/sinks/process/processTable.js';
+import { bootIdentity, parseKernBoottime, SYSCTL_ARGS, SYSCTL_FILE } from '../../../src/platform/bootIdentity.js';
+import { parseLstart, parsePsTable, PS_ARGS, PS_ENV, PS_FILE } from '../../../src/platform/processSourceDarwin.js';
+import type { RunCommand } from '../../../src/platform/runCommand.js';
+import { leftoverProcesses } from '../../../src/process/processGroupRegistry.js';
+import { descendantsOutsideGroup, ProcessTable } from '../../../src/process/processTable.js';
 
 /**
  * Decisions 280 and 281: the process table and the boot identity on macOS, from recorded `ps`

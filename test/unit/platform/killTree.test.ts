@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signalTree, taskkillArgs, taskkillPath, type ExecFileFunction } from '../../../src/sinks/platform/killTree.js';
+import { signalTree, taskkillArgs, taskkillPath, type ExecFileFunction } from '../../../src/platform/killTree.js';
 
 /**
  * Decision 271: ending a server's tree. win32 runs here against a fake execFile

@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { capLogWhileRunning, LOG_CAP_BYTES, olderLog, rotateLog } from '../../../src/sinks/platform/logRotation.js';
+import { capLogWhileRunning, LOG_CAP_BYTES, olderLog, rotateLog } from '../../../src/platform/logRotation.js';
 
 /** The gateway daemon's log is kept to 1 MiB and one older generation (decision 284). */
 

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { withParentDeathSignal } from '../../../src/sinks/platform/parentDeathSignal.js';
+import { withParentDeathSignal } from '../../../src/platform/parentDeathSignal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-live-pdeathsig-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

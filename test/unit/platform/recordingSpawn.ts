@@ -1,5 +1,5 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import type { SpawnFunction } from '../../../src/sinks/platform/spawnCommand.js';
+import type { SpawnFunction } from '../../../src/platform/spawnCommand.js';
 
 /** One call of a {@link recordingSpawn}. */
 export interface SpawnCall {

@@ -2,8 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { neutralEnvironment, resolveCommand, windowsShell } from '../../../src/sinks/platform/resolveCommand.js';
-import { spawnCommand } from '../../../src/sinks/platform/spawnCommand.js';
+import { neutralEnvironment, resolveCommand, windowsShell } from '../../../src/platform/resolveCommand.js';
+import { spawnCommand } from '../../../src/platform/spawnCommand.js';
 import { linuxOnly } from '../../platforms.js';
 import { recordingSpawn } from './recordingSpawn.js';
 import { cmdExeRun, loadWindowsParse } from './windowsCommandLine.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnCommand } from '../../../src/sinks/platform/spawnCommand.js';
+import { spawnCommand } from '../../../src/platform/spawnCommand.js';
 import { recordingSpawn } from './recordingSpawn.js';
 import { cmdExeRun, loadWindowsParse, splitCRuntime } from './windowsCommandLine.js';
 

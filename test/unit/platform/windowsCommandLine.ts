@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { ParseForWindows } from '../../../src/sinks/platform/spawnCommand.js';
+import type { ParseForWindows } from '../../../src/platform/spawnCommand.js';
 
 /**
  * The Windows side of spawnCommand's win32 branch, on Linux: cross-spawn loaded as it loads on

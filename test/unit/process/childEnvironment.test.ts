@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childEnvironment } from '../../../src/sinks/process/serverProcess.js';
+import { childEnvironment } from '../../../src/process/serverProcess.js';
 
 /** SPEC §3 and decision 275: the child's environment, inherited and overlaid, per platform. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { descendantsOutsideGroup, parseProcessStat, type ProcessStat } from '../../../src/sinks/process/processTable.js';
+import { descendantsOutsideGroup, parseProcessStat, type ProcessStat } from '../../../src/process/processTable.js';
 
 /** A /proc/<pid>/stat line with the fields we read; the rest are zeros. */
 function statLine(pid: number, comm: string, state: string, ppid: number, pgid: number, sid: number, start: number): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StderrRing } from '../../../src/sinks/process/stderrRing.js';
+import { StderrRing } from '../../../src/process/stderrRing.js';
 
 describe('StderrRing', () => {
   it('is empty at first', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint, invalidFingerprint, viewFieldsEqual } from '../../../src/model/reconcile/fingerprint.js';
-import { approvalHash } from '../../../src/model/approvalHash.js';
+import { approvalHash } from '../../../src/model/settings/approvalHash.js';
 import { resolveServerConfig } from '../../../src/model/settings/validate.js';
 import type { ResolvedServerConfig } from '../../../src/model/types.js';
 

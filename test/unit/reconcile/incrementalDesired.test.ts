@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approvalHash } from '../../../src/model/approvalHash.js';
-import { assemble, type AssembleInput } from '../../../src/model/assemble.js';
+import { approvalHash } from '../../../src/model/settings/approvalHash.js';
+import { assemble, type AssembleInput } from '../../../src/model/settings/assemble.js';
 import { canonicalJson } from '../../../src/model/canonicalJson.js';
 import { mcpServersEqual } from '../../../src/model/reconcile/equality.js';
 import { createIncrementalDesired } from '../../../src/model/reconcile/incrementalDesired.js';

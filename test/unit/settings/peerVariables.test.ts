@@ -1,8 +1,8 @@
 import { sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approvalHash } from '../../../src/model/approvalHash.js';
+import { approvalHash } from '../../../src/model/settings/approvalHash.js';
 import { desiredServers, resolveAssembled, serverWarnings } from '../../../src/model/reconcile/plan.js';
-import { maskEntryAsWritten, referencedVariables } from '../../../src/model/secrets.js';
+import { maskEntryAsWritten, referencedVariables } from '../../../src/model/settings/secrets.js';
 import type { AssembledServer, DesiredState, Scope } from '../../../src/model/types.js';
 import { expandVars, resolveServerConfig } from '../../../src/model/settings/validate.js';
 
@@ -178,7 +178,7 @@ describe('unset variables: expanded to "", and named in a warning', () => {
   });
 });
 
-describe('the approval review of the new forms (model/secrets.ts)', () => {
+describe('the approval review of the new forms (model/settings/secrets.ts)', () => {
   it('"reads from your environment" lists environment variables only: not ${/}, ${workspacePath}, ${extensionPath}', () => {
     const entry = { command: 'node', args: ['${extensionPath}${/}a.js', '${workspacePath}', '${pathSeparator}'], env: { T: '${TOKEN:-none}', U: '$USER_NAME' } };
     expect(referencedVariables(entry)).toEqual(['TOKEN', 'USER_NAME']);

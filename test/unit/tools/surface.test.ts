@@ -3,20 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/model/canonicalJson.js';
 import { pinDigest, pinOf } from '../../../src/model/tools/surfacePin.js';
 import { sha256Hex } from '../../../src/model/sha256Hex.js';
-import {
-  MAX_SURFACE_CHANGES,
-  changeText,
-  changedTools,
-  diffSurfaces,
-  identityOf,
-  isServerSurface,
-  listsOf,
-  surfaceApprovalHash,
-  surfaceHash,
-  surfaceOf,
-  toolDigest,
-  type ServerSurface,
-} from '../../../src/model/tools/surface.js';
+import { MAX_SURFACE_CHANGES, changeText, changedTools, diffSurfaces, identityOf, isServerSurface, listsOf, surfaceApprovalHash, surfaceHash, surfaceOf, toolDigest } from '../../../src/model/tools/surface.js';
+import { type ServerSurface } from '../../../src/model/tools/surfaceTypes.js';
 import type { PromptInfo, ToolInfo } from '../../../src/model/types.js';
 import { shuffleKeysDeep } from '../shuffleKeysDeep.js';
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/model/canonicalJson.js';
-import { changedTools, surfaceOf, type ServerSurface } from '../../../src/model/tools/surface.js';
+import { changedTools, surfaceOf } from '../../../src/model/tools/surface.js';
+import { type ServerSurface } from '../../../src/model/tools/surfaceTypes.js';
 import {
   MAX_PINNED_ITEMS,
   MAX_PINNED_NAME,

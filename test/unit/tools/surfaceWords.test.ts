@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ServerStatus } from '../../../src/model/status.js';
-import { eventLogText } from '../../../src/sinks/ui/eventLogLine.js';
-import { formatDuration, idleText } from '../../../src/model/messages.js';
-import { countServers, statusText } from '../../../src/sinks/ui/serverSummary.js';
+import type { ServerStatus } from '../../../src/model/report/status.js';
+import { eventLogText } from '../../../src/hosts/ui/text/eventLogLine.js';
+import { formatDuration, idleText } from '../../../src/model/report/messages.js';
+import { countServers, statusText } from '../../../src/hosts/ui/text/serverSummary.js';
 import { formatStatusTable } from '../../../src/cli/statusCommand.js';
 import { tool } from '../../ui/fakeLive.js';
 import { MISSING_PIN } from '../../../src/sinks/mcp/surfacePins.js';

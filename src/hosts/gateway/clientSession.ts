@@ -1,0 +1,380 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  LoggingLevelSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestFormParams,
+  type GetPromptResult,
+  type LoggingLevel,
+  type LoggingMessageNotification,
+  type ProgressToken,
+  type ReadResourceResult,
+  type RequestId,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpLive, PendingElicitation } from '../../live/createMcpLive.js';
+import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
+import { exposedNameOf, inCallersWords, meantToolNames, type ExposedNames, type GatewayView, type ListKind } from '../../model/gateway/gatewayView.js';
+import { exposedNamingMessage } from '../../model/tools/toolNameMessages.js';
+import { lspOperationOf } from '../../model/lsp/lspTools.js';
+import { formForClient } from '../../model/elicitationForm.js';
+import { answerDescribe, answerSearch, CALL_TOOL, callToolTarget, DESCRIBE_TOOL, metaToolCalled, SEARCH_TOOLS, type ToolCatalog } from '../../model/gateway/progressiveTools.js';
+import type { ResourceSubscriptions } from './resourceSubscriptions.js';
+
+export interface GatewayClientInfo {
+  id: string;
+  transport: 'stdio' | 'socket' | 'http';
+  clientName?: string;
+  clientVersion?: string;
+}
+
+export interface GatewaySession {
+  /** Gains `clientName` / `clientVersion` once the client has initialized. */
+  readonly info: GatewayClientInfo;
+  /** Settles when the session is over, whichever side ended it. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What every client session of one gateway shares. */
+export interface GatewayCore {
+  readonly live: McpLive;
+  /** How the view names tools: what an unlisted name a client calls may have meant. */
+  readonly names: ExposedNames;
+  /** The current view, once the live's first pass has ended. */
+  view(): Promise<GatewayView>;
+  /** What tools/list answers and the gateway's own tools work from, of the same view (decision 216). */
+  catalog(): Promise<ToolCatalog>;
+  readonly calls: CallsInFlight;
+  readonly subscriptions: ResourceSubscriptions;
+}
+
+/**
+ * An error answered to a client as `{code, message}` with the message exactly as given: an
+ * `McpError` would go out as "MCP error <code>: …", and the client's SDK prefixes that again.
+ */
+export class GatewayError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+/** Requests from a user take as long as the user: the backend's own deadline and cancel end them. */
+const NO_TIMEOUT = 2_147_483_647;
+
+const CAPABILITIES = {
+  tools: { listChanged: true },
+  prompts: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
+  completions: {},
+  logging: {},
+};
+
+const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LoggingLevelSchema.options.map((level, i) => [level, i]));
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A request of a client being served by a backend server: where that server's messages go meanwhile. */
+export interface Call {
+  readonly client: ClientSession;
+  readonly server: string;
+  readonly requestId: RequestId;
+  /** Sends on the request's own stream (Streamable HTTP answers on it). */
+  readonly sendNotification: (notification: ServerNotification) => Promise<void>;
+}
+
+/** The requests in flight on each backend server, oldest first. */
+export class CallsInFlight {
+  private readonly byServer = new Map<string, Call[]>();
+
+  /** Records `call`; the returned function ends it. */
+  begin(call: Call): () => void {
+    const calls = this.byServer.get(call.server) ?? [];
+    calls.push(call);
+    this.byServer.set(call.server, calls);
+    return () => {
+      const left = calls.filter((c) => c !== call);
+      if (left.length > 0) this.byServer.set(call.server, left);
+      else if (this.byServer.get(call.server) === calls) this.byServer.delete(call.server);
+      calls.splice(0, calls.length, ...left);
+    };
+  }
+
+  on(server: string): readonly Call[] {
+    return this.byServer.get(server) ?? [];
+  }
+
+  /** The newest call on `server` that `where` accepts. */
+  latest(server: string, where: (call: Call) => boolean): Call | undefined {
+    return this.on(server).findLast(where);
+  }
+}
+
+/** One connected client: its own SDK `Server`, answered from the shared live set. */
+export class ClientSession implements GatewaySession {
+  readonly closed: Promise<void>;
+  private readonly server: Server;
+  private current: GatewayClientInfo;
+  private initialized = false;
+  /** `logging/setLevel`: the least severe level this client wants (all when unset). */
+  private level?: LoggingLevel;
+
+  constructor(
+    private readonly core: GatewayCore,
+    info: GatewayClientInfo,
+    serverInfo: { name: string; version: string },
+    private readonly onInfo: () => void,
+  ) {
+    this.current = info;
+    this.server = new Server(serverInfo, { capabilities: CAPABILITIES });
+    this.closed = new Promise<void>((resolve) => {
+      // The SDK aborts the requests in flight then: their backend calls are cancelled.
+      this.server.onclose = () => resolve();
+    });
+    this.server.oninitialized = () => {
+      const version = this.server.getClientVersion();
+      this.current = { ...this.current, clientName: version?.name, clientVersion: version?.version };
+      this.initialized = true;
+      this.onInfo();
+    };
+    this.answerLists();
+    this.answerRequests();
+  }
+
+  get info(): GatewayClientInfo {
+    return this.current;
+  }
+
+  start(transport: Transport): Promise<void> {
+    return this.server.connect(transport);
+  }
+
+  async close(): Promise<void> {
+    await this.server.close();
+    await this.closed;
+  }
+
+  canElicit(): boolean {
+    return this.server.getClientCapabilities()?.elicitation?.form !== undefined;
+  }
+
+  canSample(): boolean {
+    return this.server.getClientCapabilities()?.sampling !== undefined;
+  }
+
+  listChanged(kind: ListKind): void {
+    if (!this.initialized) return;
+    const sent =
+      kind === 'tools' ? this.server.sendToolListChanged() : kind === 'prompts' ? this.server.sendPromptListChanged() : this.server.sendResourceListChanged();
+    sent.catch(ignore);
+  }
+
+  /** A backend's log message, on the stream of `call` when it came during one, if this client's level lets it through. */
+  log(params: LoggingMessageNotification['params'], call?: Call): void {
+    if (!this.initialized || (this.level !== undefined && SEVERITY.get(params.level)! < SEVERITY.get(this.level)!)) return;
+    const notification: ServerNotification = { method: 'notifications/message', params };
+    (call ? call.sendNotification(notification) : this.server.notification(notification)).catch(ignore);
+  }
+
+  resourceUpdated(uri: string): void {
+    this.server.sendResourceUpdated({ uri }).catch(ignore);
+  }
+
+  async elicit(request: PendingElicitation, signal: AbortSignal, relatedRequestId?: RequestId): Promise<ElicitationAnswer> {
+    // Under the server's name and terminal-safe: the client may print it raw (decision 169).
+    const params = { mode: 'form', ...formForClient(request.server, request) } as ElicitRequestFormParams;
+    const result = await whileRunning(signal, (scoped) => this.server.elicitInput(params, { signal: scoped, timeout: NO_TIMEOUT, relatedRequestId }));
+    return result.action === 'accept' ? { action: 'accept', content: result.content ?? {} } : { action: result.action };
+  }
+
+  sample(params: CreateMessageRequestParams, signal: AbortSignal, relatedRequestId?: RequestId): Promise<CreateMessageResult> {
+    return this.server.createMessage(params, { signal, timeout: NO_TIMEOUT, relatedRequestId });
+  }
+
+  private answerLists(): void {
+    const view = () => this.core.view();
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await this.core.catalog()).listed] }));
+    this.server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...(await view()).prompts] }));
+    this.server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...(await view()).resources] }));
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: [...(await view()).resourceTemplates],
+    }));
+  }
+
+  private answerRequests(): void {
+    const { live, subscriptions } = this.core;
+    this.server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
+      const catalog = await this.core.catalog();
+      const token = params._meta?.progressToken;
+      switch (metaToolCalled(params.name, catalog)) {
+        case SEARCH_TOOLS:
+          return answerSearch(catalog, params.arguments);
+        case DESCRIBE_TOOL:
+          return answerDescribe(catalog, params.arguments, (name) => this.notFoundWords(name, catalog));
+        case CALL_TOOL: {
+          // A tools/call in other clothes (decision 218): the same route, progress, cancel and errors.
+          const target = callToolTarget(params.arguments);
+          if ('error' in target) throw new GatewayError(ErrorCode.InvalidParams, target.error);
+          return this.callTool(catalog, target.name, target.arguments, token, extra);
+        }
+        case undefined:
+          return this.callTool(catalog, params.name, params.arguments ?? {}, token, extra);
+      }
+    });
+    this.server.setRequestHandler(GetPromptRequestSchema, async ({ params }, extra) => {
+      const route = (await this.core.view()).promptRoutes.get(params.name);
+      // Not listed: the library says why (no server lists it, or more than one does).
+      if (route === undefined) return failed(live.prompts.get(params.name, params.arguments ?? {}), ErrorCode.InvalidParams) as Promise<GetPromptResult>;
+      return this.serve(route.server, extra, (signal) =>
+        live.prompts.get(route.prompt, params.arguments ?? {}, { server: route.server, signal }),
+      ) as Promise<GetPromptResult>;
+    });
+    this.server.setRequestHandler(ReadResourceRequestSchema, async ({ params }, extra) => {
+      await this.core.view();
+      return this.serve(live.resources.serverOf(params.uri), extra, (signal) => live.resources.read(params.uri, { signal })) as Promise<ReadResourceResult>;
+    });
+    this.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
+      await this.core.view();
+      await failed(subscriptions.subscribe(this, params.uri), ErrorCode.InvalidParams);
+      return {};
+    });
+    this.server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
+      await failed(subscriptions.unsubscribe(this, params.uri), ErrorCode.InvalidParams);
+      return {};
+    });
+    this.server.setRequestHandler(CompleteRequestSchema, async ({ params }, extra) => {
+      const { ref } = params;
+      if (ref.type === 'ref/resource') return this.serve(live.resources.serverOf(ref.uri, 'complete'), extra, (signal) => live.prompts.complete(params, { signal }));
+      const route = (await this.core.view()).promptRoutes.get(ref.name);
+      if (route === undefined) return failed(live.prompts.complete(params), ErrorCode.InvalidParams);
+      const routed = { ...params, ref: { ...ref, name: route.prompt } };
+      return this.serve(route.server, extra, (signal) => live.prompts.complete(routed, { server: route.server, signal }));
+    });
+    // The SDK's own handler keeps the level per transport session; here it is per client.
+    this.server.setRequestHandler(SetLevelRequestSchema, ({ params }) => {
+      this.level = params.level;
+      return {};
+    });
+  }
+
+  /** A call of the tool exposed as `name`, as a client's tools/call of it: progress under the client's token, the backend's result unchanged. */
+  private async callTool(
+    catalog: ToolCatalog,
+    name: string,
+    args: Record<string, unknown>,
+    token: ProgressToken | undefined,
+    extra: Extra,
+  ): Promise<CallToolResult> {
+    const route = catalog.routes.get(name);
+    if (route === undefined) throw this.toolUnavailable(name, catalog);
+    // The last progress goes out before the answer: a client stops listening for a token once answered.
+    let progressSent = Promise.resolve();
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (p: CallProgress) => {
+            const notification: ServerNotification = { method: 'notifications/progress', params: { progressToken: token, ...p } };
+            progressSent = progressSent.then(() => extra.sendNotification(notification)).catch(ignore);
+          };
+    const result = await this.serve(route.server, extra, (signal) => this.core.live.callTool(route.qualified, args, { signal, onProgress }));
+    await progressSent;
+    return result as CallToolResult;
+  }
+
+  /**
+   * Runs a request of this client on a backend `server` (when known): it counts as in flight
+   * there (the server's elicitations, sampling and logs come to this client meanwhile), is
+   * cancelled when the client cancels it or goes away, and fails with the backend's code.
+   */
+  private async serve<T>(server: string | undefined, extra: Extra, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const end =
+      server === undefined
+        ? ignore
+        : this.core.calls.begin({ client: this, server, requestId: extra.requestId, sendNotification: extra.sendNotification });
+    try {
+      return await failed(run(extra.signal), ErrorCode.InternalError);
+    } finally {
+      end();
+    }
+  }
+
+  /**
+   * A tool that is not listed — never configured, its server removed, pending, failed, withheld
+   * — is the spec's unknown tool: invalid params, in the library's words (decision 224).
+   */
+  private toolUnavailable(name: string, catalog: ToolCatalog): GatewayError {
+    return new GatewayError(ErrorCode.InvalidParams, this.notFoundWords(name, catalog));
+  }
+
+  /**
+   * Why `name` is not listed, in the library's words about the name the client meant (under
+   * `server`, `a__x` is `mcp__a__x` to the library), naming the tool as the client did.
+   */
+  private notFoundWords(name: string, catalog: ToolCatalog): string {
+    const { live } = this.core;
+    // A listed tool by another naming (`mcp__clock__now` for `clock__now`): the name it is listed under (decision 322).
+    const exposed = exposedNameOf(name, catalog.routes);
+    if (exposed !== undefined) return exposedNamingMessage(name, exposed, this.core.names);
+    const meant = meantToolNames(name, this.core.names, (n) => lspOperationOf(n) !== undefined);
+    const known = meant.find((m) => live.serverOfTool(m) !== undefined) ?? meant[0]!;
+    return inCallersWords(live.toolNotFoundMessage(known), known, name);
+  }
+}
+
+/**
+ * `request`, its failure as a {@link GatewayError}: a backend's JSON-RPC error keeps its code
+ * and message; any other failure is the library's own words, with `code`.
+ */
+async function failed<T>(request: Promise<T>, code: number): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    const own = (error as { code?: unknown }).code;
+    if (typeof own === 'number' && Number.isSafeInteger(own)) {
+      const prefix = `MCP error ${own}: `;
+      throw new GatewayError(own, message.startsWith(prefix) ? message.slice(prefix.length) : message);
+    }
+    throw new GatewayError(code, message);
+  }
+}
+
+/**
+ * Runs `run` with a signal that aborts when `signal` does — while it runs only. The SDK never
+ * takes its abort listener off a request's signal, and the library aborts a form's signal once
+ * it is answered: passed on as it is, that would send the client a stray `notifications/cancelled`.
+ */
+async function whileRunning<T>(signal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const scoped = new AbortController();
+  const abort = (): void => scoped.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  try {
+    return await run(scoped.signal);
+  } finally {
+    signal.removeEventListener('abort', abort);
+  }
+}
+
+function ignore(): void {}

@@ -1,0 +1,180 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, type Observable } from 'rxjs';
+import type { McpLive, McpLiveOptions } from '../../live/createMcpLive.js';
+import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gateway/gatewayView.js';
+import { distinctFlatList } from '../../operators/distinctFlatList.js';
+import { CallsInFlight, ClientSession, GatewayError, type GatewayClientInfo, type GatewayCore, type GatewaySession } from './clientSession.js';
+import { DEFAULT_PROGRESSIVE_THRESHOLDS, toolCatalog, type ProgressiveMode, type ProgressiveThresholds, type ToolCatalog } from '../../model/gateway/progressiveTools.js';
+import { ResourceSubscriptions } from './resourceSubscriptions.js';
+
+/**
+ * The gateway core: one MCP server per connected client, all fronting one
+ * {@link McpLive}. Transport-agnostic: `mcp-live serve` hands it stdio, socket and HTTP
+ * transports. What a backend asks of its client (elicitation, sampling) and what it tells it
+ * (logs, resource updates, progress) goes to the client whose request it serves.
+ *
+ *   live lists ──view(names)──▶ tools/prompts/resources(/templates)/list   ──▶ every client
+ *              │               (tools: the three of progressive discovery, when on — decision 216)
+ *              └─changed?─────▶ notifications/<kind>/list_changed
+ *   client ──tools/call──▶ live.callTool ──progress──▶ that client (its token)
+ *   backend ──elicitation/sampling/log──▶ the client with a request in flight there
+ */
+
+/** The hooks the gateway gives {@link createMcpLive}: each routes a backend's message to a client. */
+export interface GatewayHooks {
+  onElicitation: McpLiveOptions['onElicitation'];
+  onSampling: McpLiveOptions['onSampling'];
+  onServerLog: McpLiveOptions['onServerLog'];
+  onResourceUpdated: McpLiveOptions['onResourceUpdated'];
+}
+
+export interface GatewayOptions {
+  /**
+   * 'server' (default, decision 222): tools and prompts as `server__tool`, the library's
+   * qualified names without `mcp__`. 'qualified': the library's qualified names (tools$ names,
+   * mcp__server__tool). 'original': a tool's/prompt's own name when no other live server lists
+   * that name, else the qualified one (needed so the official conformance suite can call
+   * `test_simple_text` through the gateway). Every name matches `^[A-Za-z0-9_-]{1,64}$`.
+   */
+  names?: ExposedNames;
+  /**
+   * Progressive discovery (decision 216): tools/list shows `search_tools`, `call_tool` and
+   * `describe_tool` instead of every tool — `always`, or in `auto` while the full list would be
+   * over {@link progressiveThresholds}. Absent: every tool is listed, as ever.
+   */
+  progressive?: ProgressiveMode;
+  /** For `auto`: default 40 tools or 10,000 estimated tokens (decision 217). */
+  progressiveThresholds?: Partial<ProgressiveThresholds>;
+  serverInfo?: { name: string; version: string };
+}
+
+export interface Gateway {
+  readonly live: McpLive;
+  /** Serves one client over `transport` until either side closes. */
+  connect(transport: Transport, kind: GatewayClientInfo['transport']): Promise<GatewaySession>;
+  /** The clients connected now; replays the current list. */
+  readonly clients$: Observable<readonly GatewayClientInfo[]>;
+  /** Closes every client session; does NOT dispose the McpLive (the caller owns that). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_SERVER_INFO = { name: 'mcp-live', version: '0.1.0' };
+
+/**
+ * The gateway builds its own McpLive through `makeLive`, passing the hooks it needs
+ * (elicitation/sampling/log passthrough routed to the right client). The caller starts the live
+ * (`gateway.live.start()`) and disposes it; lists and calls wait for its first pass.
+ */
+export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, options: GatewayOptions = {}): Gateway {
+  const names = options.names ?? 'server';
+  const progressive = options.progressive;
+  const thresholds: ProgressiveThresholds = { ...DEFAULT_PROGRESSIVE_THRESHOLDS, ...options.progressiveThresholds };
+  const serverInfo = options.serverInfo ?? DEFAULT_SERVER_INFO;
+  /** Connected clients, oldest first: who is asked when no request is in flight. */
+  const sessions = new Set<ClientSession>();
+  const clients = new BehaviorSubject<readonly GatewayClientInfo[]>([]);
+  const calls = new CallsInFlight();
+  let counter = 0;
+
+  /** The client a backend's request goes to: the latest that has one in flight there, else the oldest; only a capable one. */
+  const askable = (server: string, capable: (s: ClientSession) => boolean) =>
+    calls.latest(server, (c) => capable(c.client)) ?? firstOf(sessions, capable);
+
+  const hooks: GatewayHooks = {
+    onElicitation: (request, { signal }) => {
+      const target = askable(request.server, (s) => s.canElicit());
+      // Nobody to ask: the form is dismissed, as a user who closed it.
+      if (target === undefined) return Promise.resolve({ action: 'cancel' });
+      return target.client.elicit(request, signal, target.requestId);
+    },
+    onSampling: (server, params, { signal }): Promise<CreateMessageResult> => {
+      const target = askable(server, (s) => s.canSample());
+      if (target === undefined) {
+        return Promise.reject(
+          new GatewayError(ErrorCode.MethodNotFound, 'no client connected to the mcp-live gateway can sample (none declared the sampling capability)'),
+        );
+      }
+      return target.client.sample(params, signal, target.requestId);
+    },
+    onServerLog: (server, message) => {
+      // During requests, their clients hear the server's log (each once, on its latest request's
+      // stream); else every client does.
+      const byClient = new Map(calls.on(server).map((call) => [call.client, call]));
+      if (byClient.size > 0) for (const [client, call] of byClient) client.log(message, call);
+      else for (const s of sessions) s.log(message);
+    },
+    onResourceUpdated: (_server, uri) => subscriptions.updated(uri),
+  };
+  const live = makeLive(hooks);
+  const subscriptions = new ResourceSubscriptions(live.resources);
+
+  const ready = firstValueFrom(live.events$.pipe(filter((e) => e.type === 'ready')), { defaultValue: undefined });
+  let view: GatewayView = EMPTY_VIEW;
+  let catalog: ToolCatalog = toolCatalog(EMPTY_VIEW, [], progressive, thresholds);
+  let catalogOf: readonly unknown[] = [];
+  const watching = combineLatest({
+    tools: live.tools$,
+    prompts: live.prompts.list$,
+    resources: live.servers$.pipe(distinctFlatList((s) => s.resources, (r, s) => ({ ...r, server: s.name }))),
+    resourceTemplates: live.servers$.pipe(distinctFlatList((s) => s.resourceTemplates ?? [], (t, s) => ({ ...t, server: s.name }))),
+  })
+    .pipe(map((lists) => ({ next: gatewayView(lists, names), tools: lists.tools })))
+    .subscribe(({ next, tools }) => {
+      const changed = changedLists(view, next);
+      // tools$ keeps its array while the tools are unchanged: so does the catalog, and its search index.
+      const nextCatalog = tools === catalogOf ? catalog : toolCatalog(next, tools, progressive, thresholds);
+      catalogOf = tools;
+      // `auto` switching between the full list and the three changes what tools/list answers (decision 217).
+      if (nextCatalog.progressive !== catalog.progressive && !changed.includes('tools')) changed.push('tools');
+      view = next;
+      catalog = nextCatalog;
+      for (const kind of changed) for (const s of sessions) s.listChanged(kind);
+    });
+
+  const core: GatewayCore = {
+    live,
+    names,
+    calls,
+    subscriptions,
+    // Lists and calls wait for the first pass, so a client started with the gateway sees its
+    // servers' tools in its first tools/list (many clients never re-list).
+    view: () => ready.then(() => view),
+    catalog: () => ready.then(() => catalog),
+  };
+
+  const publishClients = (): void => clients.next([...sessions].map((s) => s.info));
+
+  return {
+    live,
+    clients$: clients.asObservable(),
+    async connect(transport, kind) {
+      const session = new ClientSession(core, { id: `${kind}-${++counter}`, transport: kind }, serverInfo, publishClients);
+      sessions.add(session);
+      void session.closed.then(() => {
+        sessions.delete(session);
+        subscriptions.dropClient(session);
+        publishClients();
+      });
+      try {
+        await session.start(transport);
+      } catch (error) {
+        sessions.delete(session);
+        await transport.close().catch(() => undefined);
+        throw error;
+      }
+      publishClients();
+      return session;
+    },
+    async close() {
+      watching.unsubscribe();
+      await Promise.all([...sessions].map((s) => s.close()));
+      clients.complete();
+    },
+  };
+}
+
+function firstOf<T>(items: Iterable<T>, where: (item: T) => boolean): { client: T; requestId?: undefined } | undefined {
+  for (const item of items) if (where(item)) return { client: item };
+  return undefined;
+}
