@@ -2,7 +2,7 @@
  * A burst of saves: `saves` writes of the config file within `windowMs`, each changing one
  * server's args (as a user typing and saving, or a tool rewriting the file). Counted: passes
  * and process starts until it settles, and whether it ended on the content of the last save.
- * Target for mcp-live (SPEC §7): a burst is one reconcile (at most 2 passes).
+ * Target for mcp-live (docs/benchmarks.md, "Targets"): a burst is one reconcile (at most 2 passes).
  */
 import { LiveContestant } from './contestant.js';
 import { type Entrant, type WaitOptions, breakdown, settle, usableWith } from './edits.js';

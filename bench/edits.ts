@@ -1,8 +1,8 @@
 /**
- * Edit one server's args, add one server, remove one server: for each, from the file write
- * until the change is usable, how many processes started, the tools gap of every server that
- * was not changed (SPEC §6: must be 0 for mcp-live), and for an edit the tools gap of the edited
- * server itself (decision 101: 0 with make-before-break).
+ * Edit one server's args, add one server, remove one server: for each, from the file write until
+ * the change is usable, how many processes started, the tools gap of every server that was not
+ * changed (docs/contract.md, "Reconcile": must be 0 for mcp-live), and for an edit the tools gap of
+ * the edited server itself (decision 101: 0 with make-before-break).
  */
 import { statSync } from 'node:fs';
 import { type Attempt, type Contestant, LiveContestant } from './contestant.js';

@@ -501,7 +501,7 @@ function versusHub(r: BenchResults): TargetVerdict {
         let why = `${c.scenario}: ${num(c.ours)} vs ${num(c.hub)} ${c.unit}`;
         if (c.oursNet !== undefined && c.hubNet !== undefined) {
           why += c.oursNet <= c.hubNet
-            ? ` — the floors differ (our ${r.config.debounceMs} ms debounce, SPEC §7's default, vs its ${HUB_STABILITY_MS} ms write-stability wait); net of them ours is ${c.oursNet < c.hubNet ? 'ahead' : 'even'}: ${num(c.oursNet)} vs ${num(c.hubNet)} ms`
+            ? ` — the floors differ (our ${r.config.debounceMs} ms debounce, mcp-live's default, vs its ${HUB_STABILITY_MS} ms write-stability wait); net of them ours is ${c.oursNet < c.hubNet ? 'ahead' : 'even'}: ${num(c.oursNet)} vs ${num(c.hubNet)} ms`
             : ` — the floors differ (${r.config.debounceMs} vs ${HUB_STABILITY_MS} ms), and net of them ours is still behind: ${num(c.oursNet)} vs ${num(c.hubNet)} ms: ${c.note ?? ''}`;
         } else if (c.note) why += ` — ${c.note}`;
         return why;

@@ -109,9 +109,9 @@ function previousRun(): PreviousRun | undefined {
  * Every contestant's servers get the same environment: the SDK's default inherited set (HOME,
  * LOGNAME, PATH, SHELL, TERM, USER), which is all mcp-hub hands its children. mcp-live (in this
  * process, and the session children it forks) hands a child the whole process environment
- * (SPEC §3), so the run keeps only that set for itself: a variable such as NODE_EXTRA_CA_CERTS
- * makes each Node fixture boot tens of ms slower, and would count against one contestant only.
- * Returns the names kept and dropped (never values) for the report.
+ * (docs/contract.md, "Server entries"), so the run keeps only that set for itself: a variable such
+ * as NODE_EXTRA_CA_CERTS makes each Node fixture boot tens of ms slower, and would count against
+ * one contestant only. Returns the names kept and dropped (never values) for the report.
  */
 function sameChildEnvironment(): { kept: string[]; dropped: string[] } {
   const keep = getDefaultEnvironment();

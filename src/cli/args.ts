@@ -10,7 +10,7 @@ import { UsageError } from './usageError.js';
 export { UsageError } from './usageError.js';
 export type { EditableScope } from './serverEntryFromFlags.js';
 
-/** Options shared by every command (SPEC §9). */
+/** Options shared by every command (docs/contract.md, "Command line"). */
 export interface CommonOptions {
   cwd: string;
   profile: string;

@@ -38,10 +38,10 @@ function idOf(cmd: Json): string | number | undefined {
 }
 
 /**
- * Executes one line of the `--json` command protocol (SPEC §9). A malformed line gets
- * `{ok: false, error}` and changes nothing; `id` is echoed when present. `signal` cancels a
- * request in flight (`call`, `get-prompt`, `read-resource`: it then fails with the signal's
- * reason); `onProgress` hears a `call`'s progress notifications.
+ * Executes one line of the `--json` command protocol (docs/contract.md, "Commands on stdin"). A
+ * malformed line gets `{ok: false, error}` and changes nothing; `id` is echoed when present.
+ * `signal` cancels a request in flight (`call`, `get-prompt`, `read-resource`: it then fails with
+ * the signal's reason); `onProgress` hears a `call`'s progress notifications.
  */
 export async function runJsonCommand(
   line: string,

@@ -23,7 +23,7 @@ import { UsageError } from './usageError.js';
 export const LIST_NOTE =
   'No running session is asked (mcp-live has no channel to one yet): ADMISSION is what a session started now would decide, as `mcp-live plan` shows it.';
 
-/** Where a name is defined: one source of SPEC §2. */
+/** Where a name is defined: one of the settings sources (docs/contract.md, "Settings sources"). */
 interface Definition {
   scope: Scope;
   file: string;

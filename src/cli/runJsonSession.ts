@@ -146,7 +146,7 @@ export async function runJsonSession(
 
   const lines = new BoundedLineSplitter(MAX_COMMAND_LINE_BYTES);
   const onPiece = (piece: LinePiece): void => {
-    // Like a malformed line (SPEC §9): an answer without an id, and the session goes on.
+    // Like a malformed line (docs/contract.md, "Commands on stdin"): an answer without an id, and the session goes on.
     if ('tooLong' in piece) answer({ answered: false }, failure(undefined, lineTooLong(piece.tooLong)));
     else if (piece.line.trim() !== '') run(piece.line);
   };

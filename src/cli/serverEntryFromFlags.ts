@@ -2,7 +2,7 @@ import { serverNameProblem } from '../model/serverKeys.js';
 import type { TransportKind } from '../model/types.js';
 import { UsageError } from './usageError.js';
 
-/** The files `mcp add` and `mcp remove` edit (SPEC §2): user settings, `.mcp.json`, workspace settings. */
+/** The files `mcp add` and `mcp remove` edit (docs/contract.md, "Settings sources"): user settings, `.mcp.json`, workspace settings. */
 export type EditableScope = 'user' | 'project' | 'workspace';
 
 export const EDITABLE_SCOPES: readonly EditableScope[] = ['user', 'project', 'workspace'];

@@ -12,12 +12,12 @@ import { UsageError } from './usageError.js';
 
 /**
  * `mcp-live trust [DIR]` / `untrust [DIR]`: sets DIR's rule in `~/.<profile>/trustedFolders.json`
- * (the file Gemini CLI and Qwen Code share, SPEC §4) — `TRUST_FOLDER`, or `DO_NOT_TRUST`, which
- * covers DIR and everything below it whatever a parent's rule says. The file keeps its comments
- * and layout and is written through `writeOwnedFile`; a running session follows it live. The
- * rule is also the user's yes that lets the user's own servers start in a folder that could
- * change what they run (decision 302), folder trust on or off; when it is off, says what the rule
- * does then.
+ * (the file Gemini CLI and Qwen Code share: docs/contract.md, "Folder trust") — `TRUST_FOLDER`, or
+ * `DO_NOT_TRUST`, which covers DIR and everything below it whatever a parent's rule says. The file
+ * keeps its comments and layout and is written through `writeOwnedFile`; a running session follows
+ * it live. The rule is also the user's yes that lets the user's own servers start in a folder that
+ * could change what they run (decision 302), folder trust on or off; when it is off, says what the
+ * rule does then.
  */
 export async function runTrust(
   options: McpLiveOptions,

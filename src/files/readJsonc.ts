@@ -21,7 +21,7 @@ const EMPTY_REREAD_MS = 100;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Reads a JSON-with-comments file whose top level must be an object (SPEC §2).
+ * Reads a JSON-with-comments file whose top level must be an object (docs/contract.md, "Reading a file").
  * A missing file is an empty source (`value: undefined`); every other failure is an error
  * result with a message naming the file — it never throws. A file of 0 bytes is read again
  * {@link EMPTY_REREAD_MS} later, and only that read's answer counts.

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { projectRoot } from '../sinks/stores/approvalsStore.js';
 
-/** Where a session's settings and its own files are; every path has the default of SPEC §2. */
+/** Where a session's settings and its own files are; every path has its default (docs/contract.md, "Settings sources"). */
 export interface SettingsLocations {
   /** Workspace directory (default `process.cwd()`). */
   cwd?: string;
@@ -31,11 +31,12 @@ export interface SettingsLocations {
 }
 
 /**
- * Settings file paths for a profile (SPEC §2). File options given as relative paths resolve
- * against the process's working directory, as every CLI does (decision 63: `--mcp-config team.json`
- * — or `--lsp-config` — must never pick up a file of the workspace, where a repository could
- * have put it). When the workspace settings file is the user settings file (`--cwd ~`, compared
- * by real path), there is no workspace layer: the user's own servers are not a repository's.
+ * Settings file paths for a profile (docs/contract.md, "Settings sources"). File options given as
+ * relative paths resolve against the process's working directory, as every CLI does (decision 63:
+ * `--mcp-config team.json` — or `--lsp-config` — must never pick up a file of the workspace, where
+ * a repository could have put it). When the workspace settings file is the user settings file
+ * (`--cwd ~`, compared by real path), there is no workspace layer: the user's own servers are not a
+ * repository's.
  */
 export function settingsPaths(options: SettingsLocations) {
   const cwd = resolve(options.cwd ?? process.cwd());

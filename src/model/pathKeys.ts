@@ -40,7 +40,7 @@ export interface PathKeys {
   readonly ignoresCase: boolean;
   /** The key of an absolute path (see the module comment). */
   key(path: string): string;
-  /** The approvals' project root (SPEC §5): the realpath of the workspace, in its real case. Throws when it does not exist. */
+  /** The approvals' project root (docs/contract.md, "Approvals"): the realpath of the workspace, in its real case. Throws when it does not exist. */
   projectRoot(cwd: string): string;
   /** The key of the path a `file:` URI names; `undefined` for another URI or a malformed one. */
   pathOfFileUri(uri: string): string | undefined;

@@ -1,15 +1,15 @@
 
 /**
- * The domain vocabulary of mcp-live (SPEC §1). Pure data: no behaviour lives here.
+ * The domain vocabulary of mcp-live (docs/contract.md, "Terms"). Pure data: no behaviour lives here.
  */
 
-/** The kind of source an entry came from (SPEC §2). */
+/** The kind of source an entry came from (docs/contract.md, "Settings sources"). */
 export type Scope = 'user' | 'workspace' | 'system' | 'project' | 'cli' | 'session' | 'extension';
 
 /** Scopes whose files arrive with a cloned repository: their servers need approval first. */
 export const GATED_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['project', 'workspace']);
 
-/** Server assembly order, later wins by name (whole entry) — SPEC §2. */
+/** Server assembly order, later wins by name (whole entry): docs/contract.md, "Precedence". */
 export const SCOPE_PRECEDENCE: readonly Scope[] = [
   'extension',
   'user',
@@ -21,7 +21,8 @@ export const SCOPE_PRECEDENCE: readonly Scope[] = [
 ];
 
 /**
- * One entry of an `mcpServers` map as written (SPEC §3). Unknown fields are kept and ignored.
+ * One entry of an `mcpServers` map as written (docs/contract.md, "Server entries"). Unknown fields
+ * are kept and ignored.
  */
 export interface ServerConfig {
   command?: string;
@@ -64,14 +65,14 @@ export interface ServerConfig {
   [unknown: string]: unknown;
 }
 
-/** The values of `trustedFolders.json` (Gemini CLI and Qwen Code format, SPEC §4). */
+/** The values of `trustedFolders.json` (Gemini CLI and Qwen Code format: docs/contract.md, "Folder trust"). */
 export type TrustRule = 'TRUST_FOLDER' | 'TRUST_PARENT' | 'DO_NOT_TRUST';
 
 export type TransportKind = 'stdio' | 'sse' | 'http';
 
-/** The request timeout of an entry without `timeout` (SPEC §11), as the peers have it: 10 minutes. */
+/** The request timeout of an entry without `timeout` (decision 24), as the peers have it: 10 minutes. */
 export const DEFAULT_TIMEOUT_MS = 600_000;
-/** The connect deadline of an entry without `connectTimeout` or a shorter `timeout` (SPEC §11). */
+/** The connect deadline of an entry without `connectTimeout` or a shorter `timeout` (decision 24). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /**
  * The longest connect deadline and request timeout a config may ask for: 10 minutes. A larger
@@ -271,8 +272,9 @@ export interface LspSettings {
 }
 
 /**
- * One source's current content (SPEC §2). Settings files also carry their `mcp` admission keys
- * and folder-trust switch; `.mcp.json`, `--mcp-config`, extensions and the session carry servers only.
+ * One source's current content (docs/contract.md, "Settings sources"). Settings files also carry
+ * their `mcp` admission keys and folder-trust switch; `.mcp.json`, `--mcp-config`, extensions and
+ * the session carry servers only.
  */
 export interface SourceSnapshot {
   scope: Scope;
@@ -323,7 +325,7 @@ export interface AssembledServer {
 
 export type ApprovalStatus = 'approved' | 'rejected';
 
-/** One stored decision, bound to an approval hash (SPEC §5). */
+/** One stored decision, bound to an approval hash (docs/contract.md, "Approvals"). */
 export interface ApprovalRecord {
   hash: string;
   status: ApprovalStatus;
@@ -342,7 +344,7 @@ export type ApprovalDecisions = Readonly<Record<string, ApprovalRecord>>;
 export type ApprovalState = 'pending' | ApprovalStatus;
 
 /**
- * The admission lists that the reconcile gate compares (SPEC §8 `mcpGatingEqual`).
+ * The admission lists that the reconcile gate compares (`mcpGatingEqual`; docs/contract.md, "Passes").
  * `allowed` absent = allow all; `[]` = deny all. `rejected` is ours: a reject must
  * update the reason shown even though the pending set did not change (decision 1).
  */
@@ -385,7 +387,7 @@ export interface LaunchHold {
   windows: boolean;
 }
 
-/** What the sources say should be running (SPEC §1 "desired state"). */
+/** What the sources say should be running (docs/contract.md, "Terms"). */
 export interface DesiredState {
   servers: Readonly<Record<string, AssembledServer>>;
   gating: Gating;
@@ -398,7 +400,7 @@ export interface DesiredState {
   settingsError?: string;
 }
 
-/** Why a server is not connected (SPEC §4, plus `removed`). */
+/** Why a server is not connected (docs/contract.md, "Admission"; `removed` included). */
 export type Reason =
   | 'settings_error'
   | 'untrusted_folder'
@@ -475,14 +477,14 @@ export interface ServerLists {
   resourceTemplates?: readonly ResourceTemplateInfo[];
 }
 
-/** Decisions for one project root (the approvals file's, SPEC §5), and why some could not be read. */
+/** Decisions for one project root (the approvals file's: docs/contract.md, "Approvals"), and why some could not be read. */
 export interface ApprovalsRead {
   decisions: ApprovalDecisions;
   /** Set when the file (or part of it) was unusable and read as "no decision". */
   warning?: string;
 }
 
-/** The approvals file (SPEC §5), as sinks/stores/approvalsStore.ts keeps it. */
+/** The approvals file (docs/contract.md, "Approvals"), as sinks/stores/approvalsStore.ts keeps it. */
 export interface ApprovalsStore {
   readonly file: string;
   read(projectRoot: string): Promise<ApprovalsRead>;

@@ -7,9 +7,9 @@
  * delay:    base * [0.8, 1.2) jitter, never above 30 s
  * ```
  *
- * SPEC §6: exponential backoff with jitter, 1 s, 2 s, 4 s … capped at 30 s. The jitter spreads
- * the restarts of servers that died together (e.g. after a sleep) so they don't all respawn in
- * the same instant.
+ * docs/contract.md, "Supervision": exponential backoff with jitter, 1 s, 2 s, 4 s … capped at 30 s.
+ * The jitter spreads the restarts of servers that died together (e.g. after a sleep) so they don't
+ * all respawn in the same instant.
  */
 
 const BASE_MS = 1_000;

@@ -8,9 +8,10 @@
  * `A` passes although it equals `a` and becomes the new base: the `a` after it is equal to
  * `A`, so it is dropped.
  *
- * The pipeline's reconcile gate (SPEC §8): an assembled desired state that equals the last one
- * let through does not reconcile, but a manual reload (`/reload`, `{"cmd":"reload"}`,
- * `reload()`) always does — through the same gate, so it can never race the watcher.
+ * The pipeline's reconcile gate (docs/contract.md, "Passes"): an assembled desired state that
+ * equals the last one let through does not reconcile, but a manual reload (`/reload`,
+ * `{"cmd":"reload"}`, `reload()`) always does — through the same gate, so it can never race the
+ * watcher.
  */
 import { distinctUntilChanged, type MonoTypeOperatorFunction } from 'rxjs';
 

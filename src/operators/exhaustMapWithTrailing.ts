@@ -12,10 +12,10 @@
  * Each inner emits its value in upper case 5 frames after it starts, and completes. b and c
  * arrive while a runs: b is replaced by c, and c runs once a completes.
  *
- * The pipeline's pass gate (SPEC §6): only one reconcile pass runs at a time; triggers that
- * arrive during a pass are coalesced, and when the pass ends exactly one trailing pass runs
- * with the latest desired state. Values that arrive while that trailing inner runs are coalesced
- * the same way, so the latest value is never lost: the last value of the source is always
+ * The pipeline's pass gate (docs/contract.md, "Passes"): only one reconcile pass runs at a time;
+ * triggers that arrive during a pass are coalesced, and when the pass ends exactly one trailing
+ * pass runs with the latest desired state. Values that arrive while that trailing inner runs are
+ * coalesced the same way, so the latest value is never lost: the last value of the source is always
  * projected.
  *
  * ```

@@ -9,9 +9,10 @@
  * result:    ---a--A     (b too at frame 3; c and completion too at frame 6)
  * ```
  *
- * The fan-out of one reconcile pass (SPEC §6, §8): the actions of one server run in order (a
- * disconnect finishes before its reconnect starts), different servers run in parallel, at most
- * `concurrency` (default 8) servers at once; a server frees its slot when its queue ran dry.
+ * The fan-out of one reconcile pass (docs/contract.md, "Reconcile"): the actions of one server run
+ * in order (a disconnect finishes before its reconnect starts), different servers run in parallel,
+ * at most `concurrency` (default 8) servers at once; a server frees its slot when its queue ran
+ * dry.
  */
 import { Observable, Subscription, type OperatorFunction } from 'rxjs';
 
@@ -41,7 +42,7 @@ export interface ServerTask<R> {
  * An error of a task (or of the source) goes downstream and ends the result, tearing down the
  * other servers' running tasks (standard operator semantics). The pipeline wraps each task's
  * `run()` with `catchError`, so a failed connect is a value (`{ state: 'error' }`) and the pass
- * and the other servers go on (SPEC §6).
+ * and the other servers go on (docs/contract.md, "Reconcile").
  *
  * @param concurrency how many servers may run tasks at once (default 8)
  */

@@ -7,14 +7,14 @@
  * ```
  * Each value waits 3 frames; a newer value restarts the wait and replaces it.
  *
- * The pipeline's debounce step (SPEC §7, §8): a burst of saves across all sources becomes one
+ * The pipeline's debounce step (docs/contract.md, "Passes"): a burst of saves across all sources becomes one
  * reconcile. It is `debounceTime` under a name of its own so the step is one named, tested
  * operator and its default (300 ms) lives in one place. On completion the pending value is
  * emitted at once, as `debounceTime` does.
  */
 import { asyncScheduler, debounceTime, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 
-/** The watcher's default debounce, in ms (SPEC §7); `settleOnActivity` shares it. */
+/** The watcher's default debounce, in ms (docs/contract.md, "Passes"); `settleOnActivity` shares it. */
 export const DEFAULT_SETTLE_MS = 300;
 
 /**

@@ -16,7 +16,7 @@
  * result:    ---------------a--    a goes out as that read ends (15), without a new window
  * ```
  *
- * The pipeline's debounce step (SPEC §7, §8, decision 105): `settle` measured its window from
+ * The pipeline's debounce step (docs/contract.md, "Passes"; decision 105): `settle` measured its window from
  * the values, i.e. from read completions, so every save cost the read (5–20 ms) on top of the
  * debounce, and a slow read pushed the pass further. Here the window opens at the first change a
  * watcher reports and each later change restarts it (a burst of saves still becomes one pass),

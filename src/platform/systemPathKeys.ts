@@ -11,11 +11,11 @@ import { ignoresCase, pathFlavor, sameButCase, upperDriveLetter, type PathKeys }
  *   darwin   the real case of the path, from `realpathSync.native` (`/users/x/proj` → `/Users/x/Proj`)
  *   win32    the same, and the drive letter in capitals (`c:\x` → `C:\x`)
  *
- * `realpathSync.native` also resolves symbolic links (`/tmp` → `/private/tmp` on macOS), and a
- * key must not: a trust rule covers the path it names. So its answer is taken only where it
- * differs from the path in case alone; a path through a link (or one that does not exist) keeps
- * its spelling. The project root is a realpath anyway (SPEC §5), so it gets the real case of
- * every part.
+ * `realpathSync.native` also resolves symbolic links (`/tmp` → `/private/tmp` on macOS), and a key
+ * must not: a trust rule covers the path it names. So its answer is taken only where it differs
+ * from the path in case alone; a path through a link (or one that does not exist) keeps its
+ * spelling. The project root is a realpath anyway (docs/contract.md, "Approvals"), so it gets the
+ * real case of every part.
  */
 
 export interface PathKeyDeps {

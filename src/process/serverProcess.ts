@@ -92,10 +92,10 @@ export function describeProcessExit(exit: ProcessExit | undefined, lastStderr: s
 }
 
 /**
- * SPEC §3: a server's child gets the process environment overlaid with its entry's `env`. On
- * win32 names are case-blind (decision 275): an entry's `PATH` replaces the inherited `Path`
- * rather than standing beside it, where which of the two the child (and cross-spawn's lookup)
- * would see is a matter of order.
+ * docs/contract.md, "Server entries": a server's child gets the process environment overlaid with
+ * its entry's `env`. On win32 names are case-blind (decision 275): an entry's `PATH` replaces the
+ * inherited `Path` rather than standing beside it, where which of the two the child (and
+ * cross-spawn's lookup) would see is a matter of order.
  */
 export function childEnvironment(
   overlay: Readonly<Record<string, string>>,

@@ -1,5 +1,6 @@
 /**
- * The last lines a server wrote to stderr (SPEC §3: a ring buffer of 200 lines per server).
+ * The last lines a server wrote to stderr (docs/contract.md, "Server entries": the last 200 lines
+ * per server).
  *
  * Chunks arrive as the pipe delivers them, so a line may be split across chunks: the unfinished
  * tail is held back and shown as the last line until its newline arrives. A `redact` function

@@ -20,7 +20,7 @@ import { chokidarWatchFactory, type WatchFactory } from './watchFactory.js';
 /** No session language servers: the session snapshot then has no `lspServers` at all. */
 const NO_SERVERS: Record<string, unknown> = {};
 
-/** Where every source of SPEC §2 lives for one session. */
+/** Where every settings source (docs/contract.md, "Settings sources") lives for one session. */
 export interface SourcePaths {
   cwd: string;
   /** realpath of the workspace: the key of its approvals. */
@@ -85,11 +85,12 @@ export interface AllSourcesDeps {
 }
 
 /**
- * Every source of SPEC §2 combined into the pipeline's input, one value per change of any of
- * them. Each file is read on its own (SPEC §7), through one watcher per directory
- * ({@link shareWatchersByDirectory}); a broken file keeps its last good content
- * and reports a `settings-error` (once per save), and `settings-ok` once it reads cleanly again;
- * a change of restart-required keys only is reported as `restart-required` and goes no further.
+ * Every settings source (docs/contract.md, "Settings sources") combined into the pipeline's input,
+ * one value per change of any of them. Each file is read on its own (docs/contract.md, "Watching"),
+ * through one watcher per directory ({@link shareWatchersByDirectory}); a broken file keeps its
+ * last good content and reports a `settings-error` (once per save), and `settings-ok` once it reads
+ * cleanly again; a change of restart-required keys only is reported as `restart-required` and goes
+ * no further.
  */
 export function fromAllSources(paths: SourcePaths, deps: AllSourcesDeps): Observable<AssembleInput> {
   const watchDeps = {

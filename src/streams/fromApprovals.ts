@@ -18,8 +18,9 @@ function decisionsEqual(a: ApprovalDecisions, b: ApprovalDecisions): boolean {
 }
 
 /**
- * The stored decisions of one project root, live (SPEC §5): a decision written by another
- * process (`mcp-live approvals approve NAME`, another session) takes effect here.
+ * The stored decisions of one project root, live (docs/contract.md, "Approvals"): a decision
+ * written by another process (`mcp-live approvals approve NAME`, another session) takes effect
+ * here.
  *
  * ```
  * file     {}-------{x:approved}----{x:approved}(rewritten)----{corrupt-----

@@ -163,8 +163,9 @@ function keepFirstInstalled(
 }
 
 /**
- * Extensions installed under `extensionsDir`, live (SPEC §2): each `<dir>/<name>` is a source
- * of scope `extension`: its manifest's MCP servers and its language servers ({@link fromExtension}).
+ * Extensions installed under `extensionsDir`, live (docs/contract.md, "Settings sources"): each
+ * `<dir>/<name>` is a source of scope `extension`: its manifest's MCP servers and its language
+ * servers ({@link fromExtension}).
  *
  * ```
  * dirs      [a]-------[a,b]---------------[b]-----

@@ -108,7 +108,7 @@ const RULES: Readonly<Record<SettingsFileKind, readonly KeyRule[]>> = {
 };
 
 /**
- * One settings-like file as a stream of what it says (SPEC §2, §7).
+ * One settings-like file as a stream of what it says (docs/contract.md, "Reading a file", "Watching").
  *
  * ```
  * file      {a}----{a}(reformatted)----{broken----{a,b}------{a,b, mcpServers: []}

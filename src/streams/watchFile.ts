@@ -21,7 +21,7 @@ function linkTargetOnDisk(path: string): string | undefined {
 
 /**
  * Ticks whenever the file at `path` may have changed: added, changed, removed, renamed over,
- * or its directory created or removed (SPEC §7).
+ * or its directory created or removed (docs/contract.md, "Watching").
  *
  * ```
  * subscribe     !

@@ -320,7 +320,7 @@ export class ClientSession implements GatewaySession {
 
   /**
    * A tool that is not listed — never configured, its server removed, pending, failed, withheld
-   * — is the spec's unknown tool: invalid params, in the library's words (decision 224).
+   * — is the MCP specification's unknown tool: invalid params, in the library's words (decision 224).
    */
   private toolUnavailable(name: string, catalog: ToolCatalog): GatewayError {
     return new GatewayError(ErrorCode.InvalidParams, this.notFoundWords(name, catalog));

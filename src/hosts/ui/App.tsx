@@ -36,9 +36,10 @@ export interface AppProps {
 }
 
 /**
- * The interactive session (SPEC §9): server list or one server's detail, a server's form
- * (elicitation) while one waits, else the approval dialog whenever the promptable set is not empty, the output of the last command, the live log of
- * passes, and the command line.
+ * The interactive session (docs/contract.md, "Interactive session"): server list or one server's
+ * detail, a server's form (elicitation) while one waits, else the approval dialog whenever the
+ * promptable set is not empty, the output of the last command, the live log of passes, and the
+ * command line.
  *
  * Keys, first come first served (see {@link KeyRouter}): Ctrl-C quits from anywhere; the
  * approval dialog, while it shows, takes every other key (Esc puts it off, Ctrl-O brings it back,

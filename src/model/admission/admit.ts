@@ -5,19 +5,20 @@ import { nameMatcher } from '../settings/namePatterns.js';
 /** The `detail` of a workspace or `.mcp.json` server in an untrusted folder. */
 export const UNTRUSTED_IGNORED_DETAIL = 'ignored: folder not trusted – run `mcp-live trust` to read its settings';
 
-/** Whether one server may connect, and if not, why (SPEC §4). */
+/** Whether one server may connect, and if not, why (docs/contract.md, "Admission"). */
 export type Admission =
   | { admitted: true }
   | { admitted: false; reason: Reason; notAllowedBy?: NotAllowedBy; detail?: string };
 
 /**
- * Admission of one assembled server (SPEC §4); the first rule that applies is the reason:
- * `settings_error` → `untrusted_folder` → `excluded` → `not_allowed` → `disabled` → `rejected` →
- * `pending_approval`. One more comes after all of them, once an admitted entry is resolved:
- * `untrusted_launch`, the user's own server held until the user trusts a folder that could
- * change what it runs (`launchHeld` in launchHold.ts, applied by `desiredServers`; decision 303). `settings_error` (decision 51): a user or system settings file never parsed,
- * so its exclusions and folder trust are unknown — nothing connects until it does (`detail` says
- * which file and where). `disabled`: disabled for this session (`gating.sessionDisabled`, detail
+ * Admission of one assembled server (docs/contract.md, "Admission"); the first rule that applies is
+ * the reason: `settings_error` → `untrusted_folder` → `excluded` → `not_allowed` → `disabled` →
+ * `rejected` → `pending_approval`. One more comes after all of them, once an admitted entry is
+ * resolved: `untrusted_launch`, the user's own server held until the user trusts a folder that
+ * could change what it runs (`launchHeld` in launchHold.ts, applied by `desiredServers`;
+ * decision 303). `settings_error` (decision 51): a user or system settings file never parsed, so
+ * its exclusions and folder trust are unknown — nothing connects until it does (`detail` says which
+ * file and where). `disabled`: disabled for this session (`gating.sessionDisabled`, detail
  * "disabled for this session"), or `disabled: true` in the entry unless enabled for this session.
  *
  * The allow bound is the flag `--allowed-mcp-server-names` (`flagAllowed`) and the merged settings

@@ -16,11 +16,12 @@ function isWithin(path: string, root: string, sep: string): boolean {
 }
 
 /**
- * Whether `cwd` is trusted by `rules` (SPEC §4). A rule covers a folder and everything below it:
- * `TRUST_FOLDER` and `DO_NOT_TRUST` that path, `TRUST_PARENT` the parent directory of that path.
- * The most specific (longest) covering folder wins; on a tie `DO_NOT_TRUST` wins (the file was
- * contradicting itself, so fail closed). No covering rule: untrusted. Paths are compared after
- * `path.resolve`, so trailing slashes and `..` do not matter. Unknown rule values are ignored.
+ * Whether `cwd` is trusted by `rules` (docs/contract.md, "Folder trust"). A rule covers a folder
+ * and everything below it: `TRUST_FOLDER` and `DO_NOT_TRUST` that path, `TRUST_PARENT` the parent
+ * directory of that path. The most specific (longest) covering folder wins; on a tie `DO_NOT_TRUST`
+ * wins (the file was contradicting itself, so fail closed). No covering rule: untrusted. Paths are
+ * compared after `path.resolve`, so trailing slashes and `..` do not matter. Unknown rule values
+ * are ignored.
  *
  * Where the file system ignores case (macOS, Windows: decision 283) the folder and each rule that
  * could cover it are compared as path keys, in their real case: a rule for `/Users/x/Proj`

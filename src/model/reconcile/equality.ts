@@ -4,10 +4,11 @@ import { changedBetween } from './recordLineage.js';
 import { setsEqual } from '../setsEqual.js';
 
 /**
- * Deep equality of two server maps for the reconcile gate (SPEC §8): key order irrelevant at
- * every depth, array order significant, `undefined ≡ {}` at the top level, prototypes ignored
- * (the assembled map has a null prototype). Compared through {@link canonicalJson}, so equal
- * means "would serialise to the same JSON": a member whose value is `undefined` counts as absent.
+ * Deep equality of two server maps for the reconcile gate (docs/contract.md, "Passes"): key order
+ * irrelevant at every depth, array order significant, `undefined ≡ {}` at the top level, prototypes
+ * ignored (the assembled map has a null prototype). Compared through {@link canonicalJson}, so
+ * equal means "would serialise to the same JSON": a member whose value is `undefined` counts as
+ * absent.
  */
 export function mcpServersEqual(a?: Readonly<Record<string, unknown>>, b?: Readonly<Record<string, unknown>>): boolean {
   // One made from the other (the incremental desired state): only the members it changed can differ.
@@ -51,7 +52,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Equality of the admission lists (SPEC §8, decision 1): every list compared as a set;
+ * Equality of the admission lists (docs/contract.md, "Passes"; decision 1): every list compared as a set;
  * `undefined ≡ []` for excluded, pending and rejected; for allowed, absent (allow all) ≠ `[]`
  * (deny all). An absent gating object is `{}`.
  */

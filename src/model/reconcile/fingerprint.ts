@@ -6,14 +6,14 @@ import { setsEqual } from '../setsEqual.js';
 import { sha256Hex } from '../sha256Hex.js';
 
 /**
- * How a server is reached, as one hash (SPEC §6): SHA-256 hex over the canonical JSON of
- * transport, command, args (ordered), cwd, env (sorted), url, headers (sorted), timeout,
- * connectTimeout, maxMessageBytes, the `oauth` block, the `headersHelper` command and where it
- * runs, `healthCheck` and `roots` — after variable expansion, so a changed secret, or an extension that moved
- * (`${extensionPath}`), reconnects. Both deadlines are in it because a connection keeps the ones
- * it was opened with: a changed deadline takes effect by reconnecting. View fields are not in
- * it: changing them re-filters in place. (`httpUrl` has been folded into `url` by the resolver;
- * the transport kind keeps the two apart.)
+ * How a server is reached, as one hash (docs/contract.md, "Fingerprint"): SHA-256 hex over the
+ * canonical JSON of transport, command, args (ordered), cwd, env (sorted), url, headers (sorted),
+ * timeout, connectTimeout, maxMessageBytes, the `oauth` block, the `headersHelper` command and
+ * where it runs, `healthCheck` and `roots` — after variable expansion, so a changed secret, or an
+ * extension that moved (`${extensionPath}`), reconnects. Both deadlines are in it because a
+ * connection keeps the ones it was opened with: a changed deadline takes effect by reconnecting.
+ * View fields are not in it: changing them re-filters in place. (`httpUrl` has been folded into
+ * `url` by the resolver; the transport kind keeps the two apart.)
  */
 export function fingerprint(resolved: ResolvedServerConfig): string {
   return sha256Hex(

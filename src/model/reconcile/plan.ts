@@ -101,7 +101,7 @@ export interface LiveEntry {
   queued?: boolean;
 }
 
-/** How one server changes in a pass; the words of the `reconcile` event (SPEC §9). */
+/** How one server changes in a pass; the words of the `reconcile` event (docs/contract.md, "Events"). */
 export type Change = 'added' | 'removed' | 'reconnected' | 'updated' | 'unchanged' | 'retried' | 'blocked';
 
 /** One step for one server; the actions of a server run in order. */
@@ -168,8 +168,8 @@ export function admittedVerdict(
 }
 
 /**
- * One reconcile pass's plan (SPEC §6): desired (wanted + blocked) against live, one step per name,
- * sorted by name.
+ * One reconcile pass's plan (docs/contract.md, "Reconcile"): desired (wanted + blocked) against
+ * live, one step per name, sorted by name.
  *
  * | desired            | live                                         | change      | actions                 |
  * |--------------------|----------------------------------------------|-------------|-------------------------|

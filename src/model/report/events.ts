@@ -200,7 +200,7 @@ export interface ClientDisconnectedEvent extends Stamped, GatewayClientFields {
   type: 'client-disconnected';
 }
 
-/** Every event of SPEC §9, as emitted by `events$` and written as NDJSON by `--json`. */
+/** Every event (docs/contract.md, "Events"), as emitted by `events$` and written as NDJSON by `--json`. */
 export type McpLiveEvent =
   | StartedEvent
   | ServerEvent

@@ -15,10 +15,10 @@ export type HintAudience = 'ui' | 'json' | 'library';
 export type ToolFilter = 'includeTools' | 'excludeTools' | 'withheld';
 
 /**
- * A blocked server's reason in words, as the server list shows it (SPEC §9). `not_allowed`
- * names the bound that rejected it (see `admit`); without `notAllowedBy` it names the settings.
- * A language server's bounds are the `lsp.*` keys (decision 147), so `kind` picks the words of the
- * two reasons that name a settings key.
+ * A blocked server's reason in words, as the server list shows it (docs/contract.md, "Interactive
+ * session"). `not_allowed` names the bound that rejected it (see `admit`); without `notAllowedBy`
+ * it names the settings. A language server's bounds are the `lsp.*` keys (decision 147), so `kind`
+ * picks the words of the two reasons that name a settings key.
  */
 export function reasonText(reason: Reason, notAllowedBy?: NotAllowedBy, detail?: string, kind: ServerKind = 'mcp'): string {
   switch (reason) {
@@ -105,9 +105,9 @@ function twoUnits(big: number, bigUnit: string, small: number, smallUnit: string
 
 /**
  * A blocked server's situation as a sentence predicate, and what the user can do about it
- * (SPEC §9 "Tool not found"). A name outside the flag cannot be fixed by any settings file — the
- * flag is fixed for the life of the process — so that case says to restart with the name in the
- * flag instead of pointing at mcp.allowed.
+ * (docs/contract.md, "Interactive session"). A name outside the flag cannot be fixed by any
+ * settings file — the flag is fixed for the life of the process — so that case says to restart with
+ * the name in the flag instead of pointing at mcp.allowed.
  */
 function blockedSentence(
   reason: Reason,
@@ -233,11 +233,11 @@ export interface ToolNotFoundContext {
 }
 
 /**
- * Why a tool call found no tool, naming the server and the fix (SPEC §9). `server` is the server
- * the name points at (undefined when it points at none), `status` what is known about that server
- * (undefined when no such server is configured). A blocked server gets its reason and fix, a
- * failed one its error, a tool hidden by `includeTools`/`excludeTools` the field that hides it; a
- * server that is up but lacks the tool is said to lack it.
+ * Why a tool call found no tool, naming the server and the fix (docs/contract.md, "Interactive
+ * session"). `server` is the server the name points at (undefined when it points at none), `status`
+ * what is known about that server (undefined when no such server is configured). A blocked server
+ * gets its reason and fix, a failed one its error, a tool hidden by `includeTools`/`excludeTools`
+ * the field that hides it; a server that is up but lacks the tool is said to lack it.
  */
 export function toolNotFoundMessage(
   toolName: string,

@@ -10,10 +10,11 @@ import { sha256Hex } from '../sha256Hex.js';
 const IGNORED_KEYS: ReadonlySet<string> = new Set(['scope', 'description', 'source', 'file']);
 
 /**
- * The approval hash of a gated server (SPEC §5): SHA-256 (full hex) of the canonical JSON of the
- * entry **as written** — before `$VAR` expansion, so a secret in the environment never becomes
- * part of a stored hash — with keys sorted recursively, arrays in order, and the top-level keys
- * `scope`, `description`, `source` and `file` left out. Any value hashes, valid or not.
+ * The approval hash of a gated server (docs/contract.md, "Approvals"): SHA-256 (full hex) of the
+ * canonical JSON of the entry **as written** — before `$VAR` expansion, so a secret in the
+ * environment never becomes part of a stored hash — with keys sorted recursively, arrays in order,
+ * and the top-level keys `scope`, `description`, `source` and `file` left out. Any value hashes,
+ * valid or not.
  */
 export function approvalHash(rawEntry: unknown): string {
   return sha256Hex(canonicalJson(withoutIgnoredKeys(rawEntry)));

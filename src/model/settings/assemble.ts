@@ -36,21 +36,22 @@ export interface AssembleInput {
 const UNTRUSTED_IGNORED = GATED_SCOPES;
 
 /**
- * Sources → desired state (SPEC §2, §4, §5).
+ * Sources → desired state (docs/contract.md, "Precedence", "Admission", "Approvals").
  *
  * - `trusted` = folder trust disabled, or this folder trusted. When not trusted, workspace and
  *   project sources count for nothing: their `mcp` keys are not read, nothing of theirs is
  *   pending, and their servers only fill names no other source has — listed, so that the user
  *   sees "ignored: folder not trusted" instead of nothing (decision 260); admission blocks every
- *   server of an untrusted folder first (SPEC §4), theirs included.
+ *   server of an untrusted folder first (docs/contract.md, "Admission"), theirs included.
  * - Servers: whole entries, later wins by name, in {@link SCOPE_PRECEDENCE} order; sources of one
  *   scope apply in the order given. Entries are not validated here (a bad entry only breaks itself,
  *   later); each carries its scope and source file.
  * - Gating: the merged admission lists, plus `pending` (gated servers neither approved for their
- *   current approval hash nor approved for this session — rejected ones included, SPEC §5) and
- *   `rejected` (the pending ones whose stored decision is a reject), both sorted. A session
- *   approval given after a reject is the newer choice, so it admits the server (rejected ⊆ pending). Only the winning entry of a name counts: a user-scope entry that
- *   overrides a workspace one is not gated.
+ *   current approval hash nor approved for this session — rejected ones included: docs/contract.md,
+ *   "Approvals") and `rejected` (the pending ones whose stored decision is a reject), both sorted.
+ *   A session approval given after a reject is the newer choice, so it admits the server (rejected
+ *   ⊆ pending). Only the winning entry of a name counts: a user-scope entry that overrides a
+ *   workspace one is not gated.
  *
  * `servers` has a null prototype so a server called `__proto__` or `toString` is an ordinary key.
  */
@@ -175,7 +176,7 @@ export interface AssembledServers {
 export function desiredState(input: AssembleInput, sources: readonly SourceSnapshot[], merged: AssembledServers): DesiredState {
   const { servers, pending, rejected, trusted } = merged;
   const admission = mergeAdmissionSettings(sources);
-  // Nothing is asked in an untrusted folder: trusting it comes first (SPEC §4).
+  // Nothing is asked in an untrusted folder: trusting it comes first (docs/contract.md, "Admission").
   const gating: Gating = { excluded: admission.excluded, pending: trusted ? pending : [], rejected: trusted ? rejected : [] };
   if (admission.allowed !== undefined) gating.allowed = admission.allowed;
   if (admission.lspExcluded.length > 0) gating.lspExcluded = admission.lspExcluded;

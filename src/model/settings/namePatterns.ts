@@ -1,11 +1,12 @@
 /**
  * Server-name patterns of `mcp.allowed`, `mcp.excluded` and `--allowed-mcp-server-names`
- * (SPEC §4): exact names, plus `*` (any run of characters, also none) and `?` (exactly one
- * character). Nothing else is special — not braces, brackets, `!`, dots or slashes — because
- * server names are free-form keys, not paths. That is why this is a tiny compiler of its own
- * rather than picomatch, whose path semantics (`*` stops at `/`, `{a,b}`, extglobs) would have
- * to be switched off one by one. Matching is case-sensitive, like the names themselves, unless
- * {@link NameMatchOptions.ignoreCase} asks otherwise (`mcp.excluded`: a list that can only deny).
+ * (docs/contract.md, "Admission"; decision 5): exact names, plus `*` (any run of characters, also
+ * none) and `?` (exactly one character). Nothing else is special — not braces, brackets, `!`, dots
+ * or slashes — because server names are free-form keys, not paths. That is why this is a tiny
+ * compiler of its own rather than picomatch, whose path semantics (`*` stops at `/`, `{a,b}`,
+ * extglobs) would have to be switched off one by one. Matching is case-sensitive, like the names
+ * themselves, unless {@link NameMatchOptions.ignoreCase} asks otherwise (`mcp.excluded`: a list
+ * that can only deny).
  */
 
 /** How a pattern list matches. */

@@ -1,9 +1,9 @@
 /**
- * The small settings schema of SPEC §7, shaped like Qwen Code's settings schema: each known key
- * says whether a change to it needs a restart. Lookup is by longest prefix, so a leaf entry wins
- * over its parent (`mcp.allowed` is hot although `mcp` is not), an unknown leaf inherits from
- * its nearest known parent (`mcp.foo` → `mcp` → restart), and keys the schema does not know at
- * all are hot.
+ * The small settings schema of docs/contract.md, "Watching", shaped like Qwen Code's settings
+ * schema: each known key says whether a change to it needs a restart. Lookup is by longest prefix,
+ * so a leaf entry wins over its parent (`mcp.allowed` is hot although `mcp` is not), an unknown
+ * leaf inherits from its nearest known parent (`mcp.foo` → `mcp` → restart), and keys the schema
+ * does not know at all are hot.
  */
 export interface SettingDefinition {
   requiresRestart: boolean;

@@ -1,7 +1,7 @@
 import type { Scope, SourceSnapshot } from '../types.js';
 import { isLiteralPattern, nameMatcher } from './namePatterns.js';
 
-/** The admission keys after merging every settings file (SPEC §2). */
+/** The admission keys after merging every settings file (docs/contract.md, "Precedence"). */
 export interface AdmissionSettings {
   /** Absent = allow all; `[]` = deny all. */
   allowed?: string[];
@@ -16,7 +16,7 @@ export interface AdmissionSettings {
 const SETTINGS_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['user', 'workspace', 'system']);
 
 /**
- * Merges `mcp.allowed`, `mcp.excluded` and `security.folderTrust.enabled` (SPEC §2, §4).
+ * Merges `mcp.allowed`, `mcp.excluded` and `security.folderTrust.enabled` (docs/contract.md, "Precedence").
  * Below system the keys are **tighten-only**, because a workspace file arrives with a cloned
  * repository and must not open what the user closed:
  *

@@ -32,7 +32,7 @@ import {
 /** The longest `idleTimeout`: a day. */
 export const MAX_IDLE_TIMEOUT_MS = 86_400_000;
 
-/** The message of a config that names no way to reach the server (SPEC §3). */
+/** The message of a config that names no way to reach the server (docs/contract.md, "Server entries"). */
 export const NO_TRANSPORT_ERROR = 'no transport: set command, url or httpUrl';
 
 
@@ -77,11 +77,12 @@ const HEALTH_CHECK_CHECKS: readonly FieldRule[] = [
 ];
 
 /**
- * Checks one `mcpServers` entry (SPEC §3). Known fields must have their documented types (an
- * absent or `undefined` field is fine); unknown fields are kept and ignored. On failure the error
- * lists every bad field, e.g. `args must be an array of strings; timeout must be a positive
- * number (milliseconds)`. The transport is not required here — see {@link resolveServerConfig}.
- * The returned config is the input object itself, unchanged.
+ * Checks one `mcpServers` entry (docs/contract.md, "Server entries"). Known fields must have their
+ * documented types (an absent or `undefined` field is fine); unknown fields are kept and ignored.
+ * On failure the error lists every bad field, e.g.
+ * `args must be an array of strings; timeout must be a positive number (milliseconds)`. The
+ * transport is not required here — see {@link resolveServerConfig}. The returned config is the
+ * input object itself, unchanged.
  */
 export function validateServerConfig(raw: unknown): { ok: true; config: ServerConfig } | { ok: false; error: string } {
   if (!isPlainObject(raw)) return { ok: false, error: 'server config must be an object' };
@@ -128,9 +129,9 @@ function firstPromptedInput(value: unknown): string | undefined {
 }
 
 /**
- * The transport a validated config asks for (SPEC §3), first match wins: `httpUrl` → Streamable
- * HTTP; `url` → SSE, or Streamable HTTP when `type` is `http` / `streamable-http` (Claude's
- * `.mcp.json`); `command` → stdio; none → `undefined`.
+ * The transport a validated config asks for (docs/contract.md, "Server entries"), first match wins:
+ * `httpUrl` → Streamable HTTP; `url` → SSE, or Streamable HTTP when `type` is `http` /
+ * `streamable-http` (Claude's `.mcp.json`); `command` → stdio; none → `undefined`.
  */
 export function transportKind(config: ServerConfig): TransportKind | undefined {
   if (config.httpUrl !== undefined) return 'http';
@@ -319,7 +320,7 @@ function capped(ms: number): number {
 }
 
 /**
- * The two deadlines (SPEC §11): `timeout` for each request (default 600 000 ms), `connectTimeout`
+ * The two deadlines (decision 24): `timeout` for each request (default 600 000 ms), `connectTimeout`
  * for the connect (default 30 000 ms). Without `connectTimeout`, a shorter `timeout` also bounds
  * the connect — `initialize` is a request too, and a config written for the peers (whose one
  * `timeout` covers both) keeps its deadline.

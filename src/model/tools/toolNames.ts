@@ -148,13 +148,14 @@ function lonePart(server: string): string {
 }
 
 /**
- * The name a tool is exposed under (SPEC §6): `mcp__<part>__<tool>`, every character of the tool
- * outside `[A-Za-z0-9_-]` replaced by `_` (one `_` per code point), at most 64 characters.
- * `part` comes from {@link serverNameParts} over every configured server; without it, the part
- * the server would have alone. A longer name is cut to 55 characters (always after the server
- * part) and gets `_` + the first 8 hex digits of SHA-256 of the **unsanitised** `server\0tool`,
- * so two long names that share their first 55 characters stay distinct. (Tools that differ only
- * in replaced characters, `a.b` vs `a_b`, collide here; {@link qualifyTools} separates them.)
+ * The name a tool is exposed under (docs/contract.md, "Tool names"): `mcp__<part>__<tool>`, every
+ * character of the tool outside `[A-Za-z0-9_-]` replaced by `_` (one `_` per code point), at most
+ * 64 characters. `part` comes from {@link serverNameParts} over every configured server; without
+ * it, the part the server would have alone. A longer name is cut to 55 characters (always after the
+ * server part) and gets `_` + the first 8 hex digits of SHA-256 of the **unsanitised**
+ * `server\0tool`, so two long names that share their first 55 characters stay distinct. (Tools that
+ * differ only in replaced characters, `a.b` vs `a_b`, collide here; {@link qualifyTools} separates
+ * them.)
  */
 export function qualifiedToolName(server: string, tool: string, part: string = lonePart(server)): string {
   return boundedToolName(`${QUALIFIED_PREFIX}${part}${SEPARATOR}${tool}`, `${server}\0${tool}`);

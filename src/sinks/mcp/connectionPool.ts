@@ -23,8 +23,8 @@ import { fingerprint } from '../../model/reconcile/fingerprint.js';
 import type { ServerLists } from '../../model/types.js';
 
 /**
- * The shared connection pool (SPEC §10): a {@link Connector} decorator, so a session needs no
- * special path — it is handed `pool.connector` instead of the real one.
+ * The shared connection pool (docs/contract.md, "Shared pool"): a {@link Connector} decorator, so a
+ * session needs no special path — it is handed `pool.connector` instead of the real one.
  *
  * ```
  * key = fingerprint(resolved config)            (the server's name is not part of it)

@@ -11,9 +11,10 @@ import { childEnvironment, type GroupRecording } from '../../process/serverProce
 import { StdioProcessTransport, type StdioShutdownGraces } from './stdioTransport.js';
 
 /**
- * Picks and builds the transport for a resolved server config (SPEC §3): our stdio transport
- * for `stdio`, the SDK's SSE and Streamable HTTP client transports for remote servers (loaded
- * on first use, decision 221: a remote config's attempt awaits `loadRemoteParts()` first).
+ * Picks and builds the transport for a resolved server config (docs/contract.md, "Server entries"):
+ * our stdio transport for `stdio`, the SDK's SSE and Streamable HTTP client transports for remote
+ * servers (loaded on first use, decision 221: a remote config's attempt awaits `loadRemoteParts()`
+ * first).
  */
 
 export interface TransportOptions {

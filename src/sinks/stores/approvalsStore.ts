@@ -9,11 +9,12 @@ import { systemPathKeys } from '../../platform/systemPathKeys.js';
 export type ApprovalsStoreOptions = OwnedJsonFileOptions;
 
 /**
- * The project root approvals are keyed by (SPEC §5): the realpath of the workspace, so the same
- * folder reached through a symlink shares its decisions. Used for reading and writing alike. Where
- * the file system ignores case (macOS, Windows) it is in the folder's real case, with a capital
- * drive letter (decision 283), so `cd /users/x/proj` finds the decisions made in `/Users/x/Proj`;
- * on Linux it is `realpathSync(cwd)` as ever, so every stored key still matches.
+ * The project root approvals are keyed by (docs/contract.md, "Approvals"): the realpath of the
+ * workspace, so the same folder reached through a symlink shares its decisions. Used for reading
+ * and writing alike. Where the file system ignores case (macOS, Windows) it is in the folder's real
+ * case, with a capital drive letter (decision 283), so `cd /users/x/proj` finds the decisions made
+ * in `/Users/x/Proj`; on Linux it is `realpathSync(cwd)` as ever, so every stored key still
+ * matches.
  */
 export function projectRoot(cwd: string, keys: PathKeys = systemPathKeys): string {
   return keys.projectRoot(cwd);
@@ -57,7 +58,8 @@ function recordOf(record: ApprovalRecord): ApprovalRecord {
 }
 
 /**
- * The approvals file (SPEC §5): `{ "<project root>": { "<server>": { hash, status } } }`.
+ * The approvals file (docs/contract.md, "Approvals"):
+ * `{ "<project root>": { "<server>": { hash, status } } }`.
  *
  * Reading never turns anything doubtful into an approval: unreadable or corrupt content, a
  * project entry that is not an object, a malformed record — each reads as "no decision" for

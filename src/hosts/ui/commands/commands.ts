@@ -6,7 +6,7 @@ import type { QualifiedTool, ServerStatus } from '../../../model/report/status.j
 import { openInBrowser } from '../../../sinks/remote/openBrowser.js';
 import { listsTools, statusText } from '../text/serverSummary.js';
 
-/** A command of the interactive session (SPEC §9), parsed. */
+/** A command of the interactive session (docs/contract.md, "Interactive session"), parsed. */
 export type Command =
   | { kind: 'mcp'; server?: string }
   /** `/lsp [NAME]`: the language servers, or one (NAME with or without its `lsp:` prefix). */

@@ -59,14 +59,14 @@ function confirmOptions(pending: number): readonly Option<ConfirmChoice>[] {
 }
 
 /**
- * Asks about the first server of the promptable set (SPEC §5, decision 54): its name, scope, source
- * file and every line of its entry that decides what runs or where data goes (`review`), the risky
- * ones highlighted, scrolled inside the dialog when the entry is longer than the screen allows.
- * A decision names the hash of the entry shown, so an entry edited after it was drawn is refused
- * by the library, not approved unseen. "Approve all" first lists every server it would approve and
- * approves exactly that list. The set shown is whatever arrived last, so a server decided elsewhere
- * (another session, `mcp-live approvals`) disappears without a key press. A failed decision is
- * shown inline; decision keys are ignored while one is being written.
+ * Asks about the first server of the promptable set (docs/contract.md, "Approvals"; decision 54):
+ * its name, scope, source file and every line of its entry that decides what runs or where data
+ * goes (`review`), the risky ones highlighted, scrolled inside the dialog when the entry is longer
+ * than the screen allows. A decision names the hash of the entry shown, so an entry edited after it
+ * was drawn is refused by the library, not approved unseen. "Approve all" first lists every server
+ * it would approve and approves exactly that list. The set shown is whatever arrived last, so a
+ * server decided elsewhere (another session, `mcp-live approvals`) disappears without a key press.
+ * A failed decision is shown inline; decision keys are ignored while one is being written.
  *
  * Keys (decision 73), as in Qwen Code's and Gemini CLI's confirmations: the options are a list, ↑/↓
  * (k/j) move the highlight, Enter chooses it (the first is "approve"), 1–4 choose directly, and

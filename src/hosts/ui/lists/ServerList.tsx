@@ -40,11 +40,12 @@ export interface ServerListProps {
 /**
  * One row per server — selection marker, state icon, name, scope, then tool/prompt counts for a
  * connected server (and how many of its changed tools are withheld, decision 197), the counts and
- * why it has no process for an idle one (decision 196), or the reason in words for any other —
- * and a footer that counts idle servers with the connected ones (`3 connected (1 idle)`) and only
- * real failures as errors (SPEC §9: approval-skipped servers are not failures). Language servers
- * (decision 157) follow the MCP servers under a title of their own, by their own names, with their
- * languages (and, connected, their capability count and pid) after the state.
+ * why it has no process for an idle one (decision 196), or the reason in words for any other — and
+ * a footer that counts idle servers with the connected ones (`3 connected (1 idle)`) and only real
+ * failures as errors (docs/contract.md, "Interactive session": a server waiting for approval is not
+ * a failure). Language servers (decision 157) follow the MCP servers under a title of their own, by
+ * their own names, with their languages (and, connected, their capability count and pid) after the
+ * state.
  *
  * A removed server keeps its row for a minute, then joins one line "removed: a, b" under the
  * list (decision 262); `/mcp NAME` still shows it.

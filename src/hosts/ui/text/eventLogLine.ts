@@ -14,9 +14,10 @@ export interface LogLine {
 }
 
 /**
- * A pass in the compact form of SPEC §9: `+c ~b -d  kept 5  312 ms`, names per change kind
- * (`~` = reconnected or updated in place, `⊘` = newly blocked), `no changes` for an idle pass;
- * `kept 5`: the servers the pass left running as they were.
+ * A pass in the compact form of the session's log (docs/contract.md, "Interactive session"):
+ * `+c ~b -d  kept 5  312 ms`, names per change kind (`~` = reconnected or updated in place, `⊘` =
+ * newly blocked), `no changes` for an idle pass; `kept 5`: the servers the pass left running as
+ * they were.
  */
 export function formatReconcile(e: ReconcileEvent): string {
   const groups: string[] = [];

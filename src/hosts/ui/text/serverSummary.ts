@@ -6,7 +6,7 @@ import type { ServerState } from '../../../model/types.js';
 /** Ink colour names used by the list. */
 export type Tone = 'green' | 'yellow' | 'red' | 'gray';
 
-/** The icon and colour of a server's state (SPEC §9 "state icon"). */
+/** The icon and colour of a server's state (docs/contract.md, "Interactive session"). */
 export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: string; color: Tone } {
   const icons: Record<ServerState, { icon: string; color: Tone }> = {
     connected: { icon: '●', color: 'green' },
@@ -25,8 +25,8 @@ export function stateIcon(s: Pick<ServerStatus, 'state' | 'reason'>): { icon: st
 
 /**
  * Why a server that is not connected has no tools, in words: the admission reason through
- * `reasonText` (the SPEC wording), the error text for a failure, else the state itself.
- * Undefined for a connected server.
+ * `reasonText` (the words of docs/contract.md, "Interactive session"), the error text for a
+ * failure, else the state itself. Undefined for a connected server.
  */
 export function statusText(s: ServerStatus): string | undefined {
   if (s.state === 'connected') return undefined;
