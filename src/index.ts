@@ -6,27 +6,8 @@
  */
 
 // The library facade (SPEC §9).
-export {
-  createMcpLive,
-  type Authorization,
-  type ExtraSource,
-  type EnablementChange,
-  type McpLive,
-  type McpLiveApprovals,
-  type McpLiveAuth,
-  type McpLiveElicitation,
-  type McpLiveLsp,
-  type McpLiveOptions,
-  type McpLivePrompts,
-  type McpLiveResources,
-  type McpLiveSession,
-  type PendingElicitation,
-  type QualifiedPrompt,
-  type QualifiedResource,
-  type QualifiedResourceTemplate,
-  type ServerRequestOptions,
-  type Unavailable,
-} from './live/createMcpLive.js';
+export { createMcpLive } from './live/createMcpLive.js';
+export { type Authorization, type ExtraSource, type EnablementChange, type McpLive, type McpLiveApprovals, type McpLiveAuth, type McpLiveElicitation, type McpLiveLsp, type McpLiveOptions, type McpLivePrompts, type McpLiveResources, type McpLiveSession, type PendingElicitation, type QualifiedPrompt, type QualifiedResource, type QualifiedResourceTemplate, type ServerRequestOptions, type Unavailable } from './live/types.js';
 /** The types the `lsp` group of {@link McpLive} speaks in. */
 export type { FileDiagnostics, OpenDocument } from './sinks/lsp/documents.js';
 export type { LspTarget } from './sinks/lsp/languageServers.js';

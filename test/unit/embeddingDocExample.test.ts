@@ -47,16 +47,15 @@ describe('docs/embedding.md, Options', () => {
     const listed = new Set(
       [...section.matchAll(/^\| ([^|]+) \| ([^|]+) \|/gm)].filter((m) => m[2]!.trim() !== '').flatMap((m) => [...m[1]!.matchAll(/`(\w+)`/g)].map((n) => n[1]!)),
     );
-    // The interface's own members and those of the interfaces it extends (SettingsLocations), as written.
-    const members = (file: string, name: string): string[] => {
-      const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest);
-      const node = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name)!;
-      const own = node.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : []));
-      const bases = (node.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.expression.getText(source)));
-      return [...own, ...bases.flatMap((base) => members(base === 'SettingsLocations' ? 'src/live/settingsPaths.ts' : file, base))];
-    };
-    const names = members('src/live/createMcpLive.ts', 'McpLiveOptions');
-    expect(names).toEqual(expect.arrayContaining(['cwd', 'homeDir', 'pinsFile', 'interactiveAuth']));
+    // Every member of the type, its own and those it takes from SettingsLocations and the
+    // pipeline's options (decision 348), as the compiler resolves them.
+    const file = join(ROOT, 'src/live/types.ts');
+    const program = ts.createProgram([file], { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true });
+    const source = program.getSourceFile(file)!;
+    const node = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'McpLiveOptions')!;
+    const checker = program.getTypeChecker();
+    const names = checker.getPropertiesOfType(checker.getTypeAtLocation(node.name)).map((p) => p.getName());
+    expect(names).toEqual(expect.arrayContaining(['cwd', 'homeDir', 'pinsFile', 'interactiveAuth', 'debounceMs', 'hints']));
     expect(names.filter((name) => !listed.has(name))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, type Observable } from 'rxjs';
-import type { McpLive, McpLiveOptions } from '../../live/createMcpLive.js';
+import type { McpLive, McpLiveOptions } from '../../live/types.js';
 import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gateway/gatewayView.js';
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
 import { CallsInFlight, ClientSession, GatewayError, type GatewayClientInfo, type GatewayCore, type GatewaySession } from './clientSession.js';
@@ -114,10 +114,10 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
   let catalog: ToolCatalog = toolCatalog(EMPTY_VIEW, [], progressive, thresholds);
   let catalogOf: readonly unknown[] = [];
   const watching = combineLatest({
-    tools: live.tools$,
+    tools: live.tools.list$,
     prompts: live.prompts.list$,
-    resources: live.servers$.pipe(distinctFlatList((s) => s.resources, (r, s) => ({ ...r, server: s.name }))),
-    resourceTemplates: live.servers$.pipe(distinctFlatList((s) => s.resourceTemplates ?? [], (t, s) => ({ ...t, server: s.name }))),
+    resources: live.servers.list$.pipe(distinctFlatList((s) => s.resources, (r, s) => ({ ...r, server: s.name }))),
+    resourceTemplates: live.servers.list$.pipe(distinctFlatList((s) => s.resourceTemplates ?? [], (t, s) => ({ ...t, server: s.name }))),
   })
     .pipe(map((lists) => ({ next: gatewayView(lists, names), tools: lists.tools })))
     .subscribe(({ next, tools }) => {

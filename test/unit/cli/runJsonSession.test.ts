@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runJsonSession } from '../../../src/cli/runJsonSession.js';
-import type { McpLive } from '../../../src/live/createMcpLive.js';
+import type { McpLive } from '../../../src/live/types.js';
 import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { untilAborted } from '../../../src/model/untilAborted.js';
 
