@@ -145,7 +145,7 @@ export async function runJsonCommand(
 class CommandError extends Error {}
 
 /**
- * One tool of `{"cmd":"tools"}` (decision 251): what the agent is offered now — `tools$`, so a
+ * One tool of `{"cmd":"tools"}` (decision 251): what the agent is offered now — `tools.list$`, so a
  * lazy server's recorded tools are there and withheld or blocked ones are not. Its qualified
  * name (what `call` takes), server, own name and description; the schemas with `"schemas": true`.
  */

@@ -17,7 +17,7 @@ import { ResourceSubscriptions } from './resourceSubscriptions.js';
  *   live lists ──view(names)──▶ tools/prompts/resources(/templates)/list   ──▶ every client
  *              │               (tools: the three of progressive discovery, when on — decision 216)
  *              └─changed?─────▶ notifications/<kind>/list_changed
- *   client ──tools/call──▶ live.callTool ──progress──▶ that client (its token)
+ *   client ──tools/call──▶ live.tools.call ──progress──▶ that client (its token)
  *   backend ──elicitation/sampling/log──▶ the client with a request in flight there
  */
 
@@ -32,7 +32,7 @@ export interface GatewayHooks {
 export interface GatewayOptions {
   /**
    * 'server' (default, decision 222): tools and prompts as `server__tool`, the library's
-   * qualified names without `mcp__`. 'qualified': the library's qualified names (tools$ names,
+   * qualified names without `mcp__`. 'qualified': the library's qualified names (tools.list$ names,
    * mcp__server__tool). 'original': a tool's/prompt's own name when no other live server lists
    * that name, else the qualified one (needed so the official conformance suite can call
    * `test_simple_text` through the gateway). Every name matches `^[A-Za-z0-9_-]{1,64}$`.
@@ -122,7 +122,7 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
     .pipe(map((lists) => ({ next: gatewayView(lists, names), tools: lists.tools })))
     .subscribe(({ next, tools }) => {
       const changed = changedLists(view, next);
-      // tools$ keeps its array while the tools are unchanged: so does the catalog, and its search index.
+      // tools.list$ keeps its array while the tools are unchanged: so does the catalog, and its search index.
       const nextCatalog = tools === catalogOf ? catalog : toolCatalog(next, tools, progressive, thresholds);
       catalogOf = tools;
       // `auto` switching between the full list and the three changes what tools/list answers (decision 217).
