@@ -11,7 +11,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Subscription, defer, finalize, from, map } from 'rxjs';
-import { createMcpLive, type McpLive } from '../src/live/createMcpLive.js';
+import { createMcpLive } from '../src/live/createMcpLive.js';
+import { type McpLive } from '../src/live/types.js';
 import type { Connection, Connector } from '../src/model/connection.js';
 import { createMcpConnector } from '../src/sinks/mcp/connector.js';
 import { type Availability, Probe } from './probe.js';
@@ -116,7 +117,7 @@ export class LiveContestant implements Contestant {
     });
     this.live = live;
     this.subscriptions.push(
-      live.servers$.subscribe((list) => {
+      live.servers.list$.subscribe((list) => {
         const snapshot = new Map<string, Availability>();
         const now = performance.now();
         for (const s of list) {

@@ -25,13 +25,13 @@ const send = (m: IdleChildMessage) => process.send?.(m);
 
 const live = createMcpLive({ cwd, homeDir, debounceMs: Number(debounce ?? 300) });
 const t0 = performance.now();
-const connected = (): number => live.statusReport().filter((s) => s.state === 'connected').length;
+const connected = (): number => live.servers.status().filter((s) => s.state === 'connected').length;
 // Ready once every server is connected (start() resolves after the first pass, while connects
 // still run): mcp-hub's start is timed to all connected as well. Bounded: a server that never
 // connects is reported by its count, not waited for.
 live
   .start()
-  .then(() => firstValueFrom(live.servers$.pipe(filter((all) => all.every((s) => s.state === 'connected')), timeout({ first: 120_000, with: () => of(undefined) }))))
+  .then(() => firstValueFrom(live.servers.list$.pipe(filter((all) => all.every((s) => s.state === 'connected')), timeout({ first: 120_000, with: () => of(undefined) }))))
   .then(
     () => send({ type: 'ready', ms: performance.now() - t0, connected: connected() }),
     (error: unknown) => send({ type: 'failed', error: String(error) }),

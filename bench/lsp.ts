@@ -87,7 +87,7 @@ async function atN(n: number, rounds: number): Promise<LspAtN> {
       const wall0 = Date.now();
       write(round);
       const oldPid = before.get(edited);
-      await firstValueFrom(live.servers$.pipe(filter((all) => all.some((s) => s.name === edited && s.state === 'connected' && s.pid !== oldPid))));
+      await firstValueFrom(live.servers.list$.pipe(filter((all) => all.some((s) => s.name === edited && s.state === 'connected' && s.pid !== oldPid))));
       const swapped = performance.now();
       await live.lsp.request('textDocument/hover', hoverAt(file), { server: edited });
       usable.push(performance.now() - t0);
@@ -125,7 +125,7 @@ async function atN(n: number, rounds: number): Promise<LspAtN> {
 const hoverAt = (file: string) => ({ textDocument: { uri: `file://${file}` }, position: { line: 0, character: 1 } });
 
 function pidsOf(live: McpLive): Map<string, number | undefined> {
-  return new Map(live.statusReport().filter((s) => s.kind === 'lsp').map((s) => [s.name, s.pid]));
+  return new Map(live.servers.status().filter((s) => s.kind === 'lsp').map((s) => [s.name, s.pid]));
 }
 
 /** Hovers on `name` every 10 ms until stopped: every answer that fails is a gap of that server. */

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
-import { createMcpLive, type McpLive } from '../src/live/createMcpLive.js';
+import { createMcpLive } from '../src/live/createMcpLive.js';
+import { type McpLive } from '../src/live/types.js';
 import { connectMcp } from '../src/sinks/mcp/connector.js';
 import { createConnectionPool } from '../src/sinks/mcp/connectionPool.js';
 import { RunDir, fixtureProcesses, fixtureServers, readStarts, waitForNoFixtures, writeJson } from './fixtures.js';
@@ -63,12 +64,12 @@ async function runMode(dir: RunDir, pooled: boolean, sessions: number, servers: 
   await Promise.all(
     lives.map((l) =>
       firstValueFrom(
-        l.servers$.pipe(
+        l.servers.list$.pipe(
           filter((s) => s.filter((x) => x.state === 'connected').length === servers),
           timeout({
             first: CONNECT_BUDGET_MS,
             with: () => {
-              const states = l.statusReport().map((x) => `${x.name} ${x.state}${x.error ? ` (${x.error})` : ''}`);
+              const states = l.servers.status().map((x) => `${x.name} ${x.state}${x.error ? ` (${x.error})` : ''}`);
               return throwError(() => new Error(`pool bench: not every server connected within ${CONNECT_BUDGET_MS / 1000} s: ${states.join('; ')}`));
             },
           }),

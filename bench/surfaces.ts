@@ -17,7 +17,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
-import { createMcpLive, type McpLive } from '../src/live/createMcpLive.js';
+import { createMcpLive } from '../src/live/createMcpLive.js';
+import { type McpLive } from '../src/live/types.js';
 import type { QualifiedTool, ServerStatus } from '../src/model/report/status.js';
 import type { ResolvedServerConfig } from '../src/model/types.js';
 import { connectMcp } from '../src/sinks/mcp/connector.js';
@@ -109,7 +110,7 @@ class Place {
 
 function until(live: McpLive, test: (all: readonly ServerStatus[]) => boolean, what: string): Promise<readonly ServerStatus[]> {
   return firstValueFrom(
-    live.servers$.pipe(
+    live.servers.list$.pipe(
       filter(test),
       timeout({ first: START_BUDGET_MS, with: () => throwError(() => new Error(`${what}: not within ${START_BUDGET_MS / 1000} s`)) }),
     ),
@@ -179,7 +180,7 @@ async function listing(
   let listed = 0;
   const t0 = performance.now();
   const all = new Promise<void>((resolve) => {
-    const sub = live.tools$.subscribe((list: readonly QualifiedTool[]) => {
+    const sub = live.tools.list$.subscribe((list: readonly QualifiedTool[]) => {
       listed = list.length;
       if (list.length >= tools && Number.isNaN(listedAt)) {
         listedAt = performance.now();
@@ -224,7 +225,7 @@ async function firstCall(place: Place, name: string, o: SurfacesOptions): Promis
     await new Promise((r) => setTimeout(r, 200));
     const before = place.starts();
     const t0 = performance.now();
-    const result = (await live.callTool(`mcp__${name}__echo`, { text: 'first' })) as { content?: { text?: string }[] };
+    const result = (await live.tools.call(`mcp__${name}__echo`, { text: 'first' })) as { content?: { text?: string }[] };
     const ms = performance.now() - t0;
     if (result.content?.[0]?.text !== 'first') throw new Error(`first call: unexpected result ${JSON.stringify(result)}`);
     return { ms, starts: place.starts() - before, left: await close(live, place) };

@@ -97,7 +97,7 @@ export async function runUiFrames(opts: { servers?: number; seconds?: number; ev
     patchConsole: false,
   });
   await live.start();
-  await firstValueFrom(live.servers$.pipe(filter((list) => list.filter((s) => s.state === 'connected').length === servers)));
+  await firstValueFrom(live.servers.list$.pipe(filter((list) => list.filter((s) => s.state === 'connected').length === servers)));
 
   const startPasses = passes;
   const startChanges = statusChanges;

@@ -25,8 +25,8 @@ live.events$.subscribe((e) => {
 });
 
 await live.start();
-const tools = live.statusReport().flatMap((s) => s.tools.map((t) => t.name));
+const tools = live.servers.status().flatMap((s) => s.tools.map((t) => t.name));
 console.log(`tools: ${tools.join(', ')}`);
 const echo = tools.find((t) => t.endsWith('__echo'));
-if (echo) console.log(`call ${echo}: ${JSON.stringify(await live.callTool(echo, { text: 'hello from the host' }))}`);
+if (echo) console.log(`call ${echo}: ${JSON.stringify(await live.tools.call(echo, { text: 'hello from the host' }))}`);
 await live.dispose();

@@ -1,7 +1,7 @@
 import { assemble } from '../model/settings/assemble.js';
 import { approvalHash, approvalState } from '../model/settings/approvalHash.js';
 import { GATED_SCOPES } from '../model/types.js';
-import type { McpLiveOptions } from '../live/createMcpLive.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { readInputsOnce } from '../live/planReport.js';
 import { createApprovalsStore } from '../sinks/stores/approvalsStore.js';
 import { UsageError, type CliCommand } from './args.js';

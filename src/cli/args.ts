@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXPOSED_NAME_MODES, type ExposedNames } from '../model/gateway/gatewayView.js';
 import type { TransportKind } from '../model/types.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { DEFAULT_IDLE_GRACE_MS } from '../sinks/mcp/connectionPool.js';
 import { commaList, EDITABLE_SCOPES, serverEntryFromFlags, type EditableScope } from './serverEntryFromFlags.js';
 import { unknownOptionMessage } from './unknownOption.js';
@@ -10,20 +11,19 @@ import { UsageError } from './usageError.js';
 export { UsageError } from './usageError.js';
 export type { EditableScope } from './serverEntryFromFlags.js';
 
-/** Options shared by every command (docs/contract.md, "Command line"). */
-export interface CommonOptions {
-  cwd: string;
-  profile: string;
-  userSettings?: string;
-  systemSettings?: string;
-  mcpConfig: string[];
-  /** `--lsp-config` files: `.lsp.json`-format language server files. */
-  lspConfig: string[];
-  allowedMcpServerNames?: string[];
-  approvalsFile?: string;
-  debounceMs?: number;
+/**
+ * The session options a command line can set, as the library names them (decision 348): a new
+ * option of `McpLiveOptions` the CLI offers is added to this list and parsed, nothing else.
+ */
+type CliLiveOptions = Pick<McpLiveOptions, 'userSettings' | 'systemSettings' | 'allowedMcpServerNames' | 'approvalsFile' | 'debounceMs'> &
+  Required<Pick<McpLiveOptions, 'cwd' | 'profile' | 'mcpConfig' | 'lspConfig' | 'strategy'>>;
+
+/**
+ * Options shared by every command (docs/contract.md, "Command line"): the session's (given to
+ * `createMcpLive` as they are) and `--demo`.
+ */
+export interface CommonOptions extends CliLiveOptions {
   demo: boolean;
-  reconcile: 'incremental' | 'full';
 }
 
 export type CliCommand =
@@ -198,9 +198,9 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
       throw new UsageError(`--debounce expects a whole number of milliseconds, got "${debounce}"`);
     }
   }
-  const reconcile = values.reconcile ?? 'incremental';
-  if (reconcile !== 'incremental' && reconcile !== 'full') {
-    throw new UsageError(`--reconcile expects "incremental" or "full", got "${reconcile}"`);
+  const strategy = values.reconcile ?? 'incremental';
+  if (strategy !== 'incremental' && strategy !== 'full') {
+    throw new UsageError(`--reconcile expects "incremental" or "full", got "${strategy}"`);
   }
   const profile = values.profile ?? 'qwen';
   if (!/^[A-Za-z0-9._-]+$/.test(profile) || profile === '.' || profile === '..') {
@@ -223,7 +223,7 @@ export function parseCliArgs(argv: readonly string[], defaults: { cwd: string })
     approvalsFile: values['approvals-file'],
     debounceMs,
     demo: values.demo ?? false,
-    reconcile,
+    strategy,
   };
   const json = values.json ?? false;
   const [command, ...rest] = positionals;

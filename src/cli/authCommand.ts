@@ -1,4 +1,4 @@
-import type { McpLiveOptions } from '../live/createMcpLive.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { settingsPaths } from '../live/settingsPaths.js';
 import { assemble } from '../model/settings/assemble.js';
 import { reasonText } from '../model/report/messages.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { McpLiveOptions } from '../live/createMcpLive.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { defaultRuntimeDir } from '../process/processGroupRegistry.js';
 import { packageRoot } from './ownPackage.js';
 

@@ -2,7 +2,7 @@ import { firstValueFrom } from 'rxjs';
 import type { CallProgress } from '../model/connection.js';
 import { checkAnswer } from '../model/elicitationForm.js';
 import type { ResultEvent } from '../model/report/events.js';
-import type { McpLive } from '../live/createMcpLive.js';
+import type { McpLive } from '../live/types.js';
 import type { QualifiedTool } from '../model/report/status.js';
 import { untilAborted } from '../model/untilAborted.js';
 
@@ -85,21 +85,21 @@ export async function runJsonCommand(
       }
       case 'reconnect': {
         const name = server();
-        if (!live.reconnect(name)) throw new CommandError(`server "${name}" is not configured or not admitted`);
+        if (!live.servers.reconnect(name)) throw new CommandError(`server "${name}" is not configured or not admitted`);
         return ok(id, { reconnecting: name });
       }
       case 'status':
         waitOf(cmd);
-        return ok(id, { servers: live.statusReport() });
+        return ok(id, { servers: live.servers.status() });
       case 'tools': {
         waitOf(cmd);
         if (cmd.schemas !== undefined && typeof cmd.schemas !== 'boolean') throw new CommandError('"schemas" must be true or false');
-        return ok(id, { tools: (await firstValueFrom(live.tools$)).map((tool) => listedTool(tool, cmd.schemas === true)) });
+        return ok(id, { tools: (await firstValueFrom(live.tools.list$)).map((tool) => listedTool(tool, cmd.schemas === true)) });
       }
       case 'call': {
         if (typeof cmd.tool !== 'string') throw new CommandError('"call" needs "tool"');
         const timeout = timeoutOf(cmd);
-        return { ...ok(id, await live.callTool(cmd.tool, argsOf(cmd), { signal, timeout, onProgress })), verbatimData: true };
+        return { ...ok(id, await live.tools.call(cmd.tool, argsOf(cmd), { signal, timeout, onProgress })), verbatimData: true };
       }
       case 'elicit': {
         if (typeof cmd.id !== 'string') throw new CommandError('"elicit" needs "id": the id of the elicitation event');
@@ -145,7 +145,7 @@ export async function runJsonCommand(
 class CommandError extends Error {}
 
 /**
- * One tool of `{"cmd":"tools"}` (decision 251): what the agent is offered now — `tools$`, so a
+ * One tool of `{"cmd":"tools"}` (decision 251): what the agent is offered now — `tools.list$`, so a
  * lazy server's recorded tools are there and withheld or blocked ones are not. Its qualified
  * name (what `call` takes), server, own name and description; the schemas with `"schemas": true`.
  */

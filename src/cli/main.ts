@@ -1,24 +1,13 @@
 #!/usr/bin/env node
-import type { McpLiveOptions } from '../live/createMcpLive.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { parseCliArgs, UsageError, USAGE, type CliCommand, type CommonOptions } from './args.js';
 import { checkOptionPaths } from './checkOptionPaths.js';
 import { packageVersion } from './ownPackage.js';
 import { terminalSafe } from '../model/terminalText.js';
 
-/** CLI options → library options. */
-export function toLiveOptions(o: CommonOptions): McpLiveOptions {
-  return {
-    cwd: o.cwd,
-    profile: o.profile,
-    userSettings: o.userSettings,
-    systemSettings: o.systemSettings,
-    mcpConfig: o.mcpConfig,
-    lspConfig: o.lspConfig,
-    allowedMcpServerNames: o.allowedMcpServerNames,
-    approvalsFile: o.approvalsFile,
-    debounceMs: o.debounceMs,
-    strategy: o.reconcile,
-  };
+/** CLI options → library options: the same names, without the CLI's own `demo`. */
+export function toLiveOptions({ demo: _demo, ...options }: CommonOptions): McpLiveOptions {
+  return options;
 }
 
 async function main(argv: readonly string[]): Promise<number> {

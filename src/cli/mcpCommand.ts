@@ -1,4 +1,4 @@
-import type { McpLiveOptions } from '../live/createMcpLive.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { settingsPaths } from '../live/settingsPaths.js';
 import { addServerEntry, removeServerEntry, serversIn, setServerDisabled } from '../model/settings/serverEntryEdits.js';
 import { reviewEntry, type ReviewLine } from '../model/admission/reviewEntry.js';

@@ -1,4 +1,4 @@
-import type { McpLiveOptions } from '../live/createMcpLive.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { createOutputMasks } from '../model/settings/secrets.js';
 import { terminalSafe } from '../model/terminalText.js';
 import { lspName } from '../model/serverKeys.js';

@@ -1,5 +1,5 @@
 import { render } from 'ink';
-import type { McpLive } from '../live/createMcpLive.js';
+import type { McpLive } from '../live/types.js';
 import { App } from '../hosts/ui/App.js';
 import { terminalSafe } from '../model/terminalText.js';
 

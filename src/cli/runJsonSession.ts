@@ -1,4 +1,4 @@
-import type { McpLive } from '../live/createMcpLive.js';
+import type { McpLive } from '../live/types.js';
 import type { ResultEvent } from '../model/report/events.js';
 import { ndjsonWriter } from '../sinks/ndjsonWriter.js';
 import { formatBytes } from '../model/formatBytes.js';

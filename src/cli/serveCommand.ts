@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpLiveOptions } from '../live/createMcpLive.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { shellWord } from '../model/shellWord.js';
 import { settingsPaths } from '../live/settingsPaths.js';
 import { attachToGateway, relayStdio, RESTART_QUIET_MS, stopGateway } from '../hosts/gateway/gatewayDaemon.js';
@@ -113,7 +113,7 @@ function daemonArgs(command: ServeCommand): string[] {
     ...file('--approvals-file', o.approvalsFile),
     ...(o.debounceMs === undefined ? [] : ['--debounce', String(o.debounceMs)]),
     '--reconcile',
-    o.reconcile,
+    o.strategy,
     '--names',
     command.names,
     ...(command.progressive === undefined ? [] : [`--progressive=${command.progressive}`]),

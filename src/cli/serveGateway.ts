@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { distinctUntilChanged, firstValueFrom, map, NEVER, switchMap, timer, type Observable } from 'rxjs';
-import { createMcpLive, type McpLiveOptions } from '../live/createMcpLive.js';
+import { createMcpLive } from '../live/createMcpLive.js';
+import { type McpLiveOptions } from '../live/types.js';
 import type { GatewayListeningEvent, McpLiveEvent } from '../model/report/events.js';
 import { clientEvents } from '../operators/clientEvents.js';
 import { DEFAULT_IDLE_GRACE_MS } from '../sinks/mcp/connectionPool.js';

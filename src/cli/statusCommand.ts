@@ -1,4 +1,4 @@
-import type { McpLive } from '../live/createMcpLive.js';
+import type { McpLive } from '../live/types.js';
 import { lspName, serverKind } from '../model/serverKeys.js';
 import { idleText, plural, reasonTextForShell } from '../model/report/messages.js';
 import { createTextMasker, maskingReplacer, type Environment } from '../model/settings/secrets.js';
@@ -39,7 +39,7 @@ export async function runStatus(
   try {
     const signalled = await Promise.race([live.start().then(() => undefined), interrupted]);
     if (signalled !== undefined) return signalled;
-    const servers = live.statusReport();
+    const servers = live.servers.status();
     // Fail closed (decision 51): a user or system settings file that never parsed blocks everything.
     const blockedBy = live.settingsError();
     if (json) {

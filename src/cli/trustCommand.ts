@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { McpLiveOptions } from '../live/createMcpLive.js';
+import type { McpLiveOptions } from '../live/types.js';
 import { settingsPaths } from '../live/settingsPaths.js';
 import { writeTrustRule } from '../sinks/stores/folderTrustFile.js';
 import { getOwn, isPlainObject } from '../model/ownProperties.js';

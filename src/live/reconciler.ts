@@ -60,7 +60,7 @@ import { memoryPinStore, type PinStore } from '../sinks/stores/pinStore.js';
 /** Options of the reconcile pipeline; everything with a side effect or a clock is injected. */
 export interface ReconcilerDeps {
   connector: Connector;
-  /** `--allowed-mcp-server-names`: an immutable upper bound for the life of the process. */
+  /** `--allowed-mcp-server-names`: an upper bound settings can only narrow, fixed for the life of the process. */
   allowedMcpServerNames?: readonly string[];
   /** The environment `$VAR` expands from (default `process.env`). */
   env?: Record<string, string | undefined>;
@@ -68,7 +68,9 @@ export interface ReconcilerDeps {
   cwd?: string;
   /** The session's home directory: a non-gated server's `headersHelper` runs in it (decision 299). */
   home?: string;
+  /** Time (default RxJS's `asyncScheduler`): a test runs the pipeline in virtual time. */
   scheduler?: SchedulerLike;
+  /** How long a burst of file events settles before a pass (default 300 ms). */
   debounceMs?: number;
   /**
    * What the watchers of `inputs$` saw and the reads they caused (`fromAllSources`' `onActivity`):
@@ -92,7 +94,10 @@ export interface ReconcilerDeps {
   random?: () => number;
   /** With a shared pool (`ConnectionPool.restart`): `/reconnect NAME` restarts the shared process. */
   restartShared?: LiveServersDeps['restartShared'];
-  /** Who reads the fix hints of tool-not-found messages (default `library`). */
+  /**
+   * Where fix hints are read, so they name a step that works there: `ui` (a terminal UI with
+   * `/mcp`), `json` (the `--json` command protocol), `library` (default: a shell command).
+   */
   hints?: LiveServersDeps['hints'];
   /** How the session answers its servers' own requests (elicitation, sampling, roots). */
   handlers?: LiveServersDeps['handlers'];

@@ -96,3 +96,24 @@ function safeProjectRoot(cwd: string): string {
     return cwd;
   }
 }
+
+/** Every file a session watches, in precedence order, once each. */
+export function watchedFiles(paths: ReturnType<typeof settingsPaths>): string[] {
+  return [
+    ...new Set([
+      paths.extensionsDir,
+      paths.user,
+      paths.project,
+      paths.lspProject,
+      ...(paths.workspace === undefined ? [] : [paths.workspace]),
+      ...(paths.system ? [paths.system] : []),
+      ...paths.cli,
+      ...paths.lspCli,
+      paths.approvals,
+      paths.trustedFolders,
+      // The other records of the user's yes to this folder (decision 302).
+      ...paths.launchTrust.peers,
+      paths.launchTrust.claude,
+    ]),
+  ];
+}

@@ -71,6 +71,16 @@ describe('npm pack', () => {
     writeFileSync(join(cjs, 'package.json'), '{"type":"commonjs"}');
     writeFileSync(join(cjs, 'index.js'), "const { createMcpLive, terminalSafe } = require('mcp-live'); console.log(typeof createMcpLive, terminalSafe('\\u001b'));\n");
     expect(execFileSync(process.execPath, [join(cjs, 'index.js')], { encoding: 'utf8' })).toBe('function \\x1b\n');
+    // The pipeline's building blocks are the subpath `mcp-live/pipeline` (decision 347), from
+    // CommonJS and from ESM; the root does not carry them.
+    writeFileSync(
+      join(cjs, 'pipeline.js'),
+      "const p = require('mcp-live/pipeline'); const root = require('mcp-live'); console.log(typeof p.createReconciler, typeof p.exhaustMapWithTrailing, [...p.GATED_SCOPES].join(','), typeof root.createReconciler);\n",
+    );
+    expect(execFileSync(process.execPath, [join(cjs, 'pipeline.js')], { encoding: 'utf8' })).toBe('function function project,workspace undefined\n');
+    writeFileSync(join(cjs, 'pipeline.mjs'), "import { assemble, settle } from 'mcp-live/pipeline'; console.log(typeof assemble, typeof settle);\n");
+    expect(execFileSync(process.execPath, [join(cjs, 'pipeline.mjs')], { encoding: 'utf8' })).toBe('function function\n');
+    expect(files).toContain('dist/src/pipeline.d.ts');
     // Decision 319: tools and hosts read the package's own package.json (its version, its bin)
     // through the export map, from CommonJS and from ESM.
     writeFileSync(join(cjs, 'meta.js'), "console.log(require(require.resolve('mcp-live/package.json')).version);\n");
@@ -108,7 +118,9 @@ describe('the published types', () => {
         else bare.add(spec!);
       }
     };
+    // Both entry points of the export map: the root and `mcp-live/pipeline`.
     visit(join(ROOT, 'dist/src/index.d.ts'));
+    visit(join(ROOT, 'dist/src/pipeline.d.ts'));
     expect(seen.size).toBeGreaterThan(10);
     const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2) : spec.split('/').slice(0, 1)).join('/');
     const offending = [...bare]

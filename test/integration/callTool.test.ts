@@ -37,13 +37,13 @@ describe('createMcpLive().dispose', () => {
 describe('createMcpLive().callTool before the first pass', () => {
   it('before start() it rejects: nothing is configured yet, and nothing will be', async ({ scope }) => {
     const l = session(scope, new BehaviorSubject({ a: fake() }));
-    await expect(l.callTool('mcp__a__echo', {})).rejects.toThrow('mcp-live is not started: call start() first');
+    await expect(l.tools.call('mcp__a__echo', {})).rejects.toThrow('mcp-live is not started: call start() first');
   });
 
   it('right after start() it waits for the first pass and reaches its server', async ({ scope }) => {
     const l = session(scope, new BehaviorSubject({ a: fake('connect=200') }));
     const started = l.start();
-    const call = l.callTool('mcp__a__echo', { text: 'early' });
+    const call = l.tools.call('mcp__a__echo', { text: 'early' });
     await expect(call).resolves.toEqual({ tool: 'echo', args: { text: 'early' } });
     await started;
   });
@@ -51,9 +51,9 @@ describe('createMcpLive().callTool before the first pass', () => {
   it('a listed tool is called at once, while the first pass still waits for a hung server', async ({ scope }) => {
     const l = session(scope, new BehaviorSubject({ a: fake(), h: fake('hang') }));
     const started = l.start();
-    await firstValueFrom(l.tools$.pipe(filter((tools) => tools.length > 0)));
-    await expect(l.callTool('mcp__a__echo', { text: 'now' })).resolves.toEqual({ tool: 'echo', args: { text: 'now' } });
-    expect(l.statusReport().find((s) => s.name === 'h')?.state).toBe('connecting');
+    await firstValueFrom(l.tools.list$.pipe(filter((tools) => tools.length > 0)));
+    await expect(l.tools.call('mcp__a__echo', { text: 'now' })).resolves.toEqual({ tool: 'echo', args: { text: 'now' } });
+    expect(l.servers.status().find((s) => s.name === 'h')?.state).toBe('connecting');
     // The first pass has decided about every server, though it has not ended.
     await expect(l.planned()).resolves.toBeUndefined();
     await l.dispose();
@@ -64,10 +64,10 @@ describe('createMcpLive().callTool before the first pass', () => {
     const l = session(scope, new BehaviorSubject({ a: fake('connect=50'), h: fake('hang') }));
     const started = l.start();
     // Made before `a` has connected; the first pass never ends (h hangs).
-    const call = l.callTool('mcp__a__echo', { text: 'early' });
+    const call = l.tools.call('mcp__a__echo', { text: 'early' });
     const stalled = new Promise((resolve) => setTimeout(() => resolve('still waiting after 10 s'), 10_000));
     await expect(Promise.race([call, stalled])).resolves.toEqual({ tool: 'echo', args: { text: 'early' } });
-    expect(l.statusReport().find((s) => s.name === 'h')?.state).toBe('connecting');
+    expect(l.servers.status().find((s) => s.name === 'h')?.state).toBe('connecting');
     await l.dispose();
     await started.catch(() => undefined);
   });
@@ -76,7 +76,7 @@ describe('createMcpLive().callTool before the first pass', () => {
     const l = session(scope, new BehaviorSubject({ a: fake('connect=60000') }));
     const started = l.start();
     const abort = new AbortController();
-    const call = l.callTool('mcp__a__echo', {}, { signal: abort.signal });
+    const call = l.tools.call('mcp__a__echo', {}, { signal: abort.signal });
     abort.abort(new Error('cancelled: quitting'));
     await expect(call).rejects.toThrow('cancelled: quitting');
     await l.dispose();
@@ -109,7 +109,7 @@ describe('createMcpLive(): what a host renders', () => {
     });
     const tools: string[][] = [];
     const prompts: string[][] = [];
-    l.tools$.subscribe((t) => tools.push(t.map((x) => `${x.name}${x.trust ? ' (trusted)' : ''}`)));
+    l.tools.list$.subscribe((t) => tools.push(t.map((x) => `${x.name}${x.trust ? ' (trusted)' : ''}`)));
     l.prompts.list$.subscribe((p) => prompts.push(p.map((x) => `${x.server}/${x.name}`)));
     await l.start();
     // a connects at once and b 100 ms later: a alone in between, unless a loaded machine held the
@@ -118,26 +118,26 @@ describe('createMcpLive(): what a host renders', () => {
     expect(tools.at(-1)).toEqual(['mcp__a__echo (trusted)', 'mcp__b__echo']);
     expect(onlyRealChanges(prompts)).toEqual([[], ['a/p1'], ['a/p1', 'b/p2']].filter((p) => prompts.some((x) => sameList(x, p))));
     expect(prompts.at(-1)).toEqual(['a/p1', 'b/p2']);
-    expect(l.statusReport().map((s) => [s.name, s.trust])).toEqual([
+    expect(l.servers.status().map((s) => [s.name, s.trust])).toEqual([
       ['a', true],
       ['b', false],
       ['p', undefined], // blocked: pending approval
     ]);
 
     // A server that comes and fails changes servers$, not the tools or prompts.
-    const failed = firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'c' && s.state === 'error'))));
+    const failed = firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === 'c' && s.state === 'error'))));
     servers.next({ ...servers.getValue(), c: fake('fail=boom') });
     await failed;
     expect(tools).toHaveLength(3);
     expect(prompts).toHaveLength(3);
 
     // hints: 'json' — the fix is a command line, not /mcp.
-    expect(l.toolNotFoundMessage('mcp__p__echo')).toBe(
+    expect(l.tools.notFoundMessage('mcp__p__echo')).toBe(
       'Tool "mcp__p__echo" is not available: MCP server "p" needs approval – approve it with {"cmd":"approve","server":"p"} or mcp-live approvals approve p.',
     );
     servers.next({ ...servers.getValue(), c: { ...fake(), excludeTools: ['echo'] } });
-    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'c' && s.state === 'connected'))));
-    await expect(l.callTool('mcp__c__echo', {})).rejects.toThrow(
+    await firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === 'c' && s.state === 'connected'))));
+    await expect(l.tools.call('mcp__c__echo', {})).rejects.toThrow(
       'tool "echo" of MCP server "c" is filtered out by excludeTools – remove it from excludeTools to use it.',
     );
   });

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runApprovals } from '../../src/cli/approvalsCommand.js';
 import type { CommonOptions } from '../../src/cli/args.js';
 import { startDemo } from '../../src/cli/demo.js';
-import { createMcpLive, type McpLiveOptions } from '../../src/live/createMcpLive.js';
+import { createMcpLive } from '../../src/live/createMcpLive.js';
+import { type McpLiveOptions } from '../../src/live/types.js';
 import type { ReconcileEvent } from '../../src/model/report/events.js';
 import { planReport } from '../../src/live/planReport.js';
 import { settingsPaths } from '../../src/live/settingsPaths.js';
@@ -96,7 +97,7 @@ describe('mcp-live --demo', () => {
       const live = createMcpLive(demo.options);
       try {
         const connected = firstValueFrom(
-          live.servers$.pipe(
+          live.servers.list$.pipe(
             filter((all) => ['notes', 'clock', 'forecast'].every((name) => all.find((s) => s.name === name)?.state === 'connected')),
             timeout(30_000),
           ),

@@ -29,7 +29,7 @@ async function session(scope: TestScope, servers$: BehaviorSubject<Record<string
 
 function connected(l: McpLive, name: string, test: (s: ServerStatus) => boolean = () => true): Promise<ServerStatus> {
   return firstValueFrom(
-    l.servers$.pipe(
+    l.servers.list$.pipe(
       map((all) => all.find((s) => s.name === name)),
       filter((s): s is ServerStatus => s?.state === 'connected' && test(s)),
       timeout(deadline(15_000)),
@@ -38,7 +38,7 @@ function connected(l: McpLive, name: string, test: (s: ServerStatus) => boolean 
 }
 
 async function offered(l: McpLive, name: string): Promise<{ capability: unknown; roots: unknown }> {
-  return JSON.parse(textOf(await l.callTool(`mcp__${name}__roots`, {}))) as { capability: unknown; roots: unknown };
+  return JSON.parse(textOf(await l.tools.call(`mcp__${name}__roots`, {}))) as { capability: unknown; roots: unknown };
 }
 
 describe.concurrent('roots per entry', () => {

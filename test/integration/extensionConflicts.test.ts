@@ -40,7 +40,7 @@ describe('an extension cannot hijack another extension\'s server', () => {
       ),
     );
     await live.start();
-    const before = live.statusReport().find((s) => s.name === 'ext-server');
+    const before = live.servers.status().find((s) => s.name === 'ext-server');
     expect(before).toMatchObject({ state: 'connected', scope: 'extension', source: oneManifest });
 
     installExtension(home, 'zzz-later', ['--from', 'zzz']);
@@ -52,7 +52,7 @@ describe('an extension cannot hijack another extension\'s server', () => {
     const reloaded = firstValueFrom(live.events$.pipe(filter((e) => e.type === 'reconcile')));
     live.reload();
     await reloaded;
-    const after = live.statusReport().find((s) => s.name === 'ext-server');
+    const after = live.servers.status().find((s) => s.name === 'ext-server');
     expect(after).toMatchObject({ state: 'connected', source: oneManifest, pid: before!.pid });
     expect(isAlive(before!.pid!)).toBe(true);
   });

@@ -18,13 +18,13 @@ describe.concurrent('extraSources: a host composes a settings source as a stream
     const { homeDir, cwd } = scope.workspace('mcp-live-extra-', { qwen: false });
     const live = scope.track(createMcpLive({ homeDir, cwd, debounceMs: 30, extraSources: [{ scope: 'cli', source: 'remote:https://example.test/mcp.json', servers$: servers }] }));
     await live.start();
-    expect(live.statusReport()).toMatchObject([{ name: 'x', scope: 'cli', source: 'remote:https://example.test/mcp.json', state: 'connected' }]);
+    expect(live.servers.status()).toMatchObject([{ name: 'x', scope: 'cli', source: 'remote:https://example.test/mcp.json', state: 'connected' }]);
 
     const removed = firstValueFrom(live.events$.pipe(filter((e) => e.type === 'reconcile' && e.removed.includes('x'))));
     servers.next({ y: echo() });
     await removed;
-    expect(live.statusReport().find((s) => s.name === 'y')?.state).toBe('connected');
-    expect(live.statusReport().find((s) => s.name === 'x')).toMatchObject({ state: 'disconnected', reason: 'removed' });
+    expect(live.servers.status().find((s) => s.name === 'y')?.state).toBe('connected');
+    expect(live.servers.status().find((s) => s.name === 'x')).toMatchObject({ state: 'disconnected', reason: 'removed' });
   });
 
   it('the runnable example in examples/embedding/host.mjs works', async ({ scope }) => {

@@ -39,7 +39,7 @@ describe('a gemini-extension.json under the qwen profile', () => {
       `extension "${name}": ${extension} has gemini-extension.json but no qwen-extension.json, so its servers are not read – it is a Gemini CLI extension: ` +
         `install it with \`qwen extensions install ${extension}\` (Qwen Code converts it), or put it in ${join(home, '.gemini', 'extensions')} and run mcp-live with --profile gemini`,
     );
-    expect(live.statusReport().map((s) => s.name)).toEqual(['mine']);
+    expect(live.servers.status().map((s) => s.name)).toEqual(['mine']);
 
     // Shown once: a reload reads everything again and says nothing new.
     // The reload's pass comes after its reading: a second warning would be there by then.

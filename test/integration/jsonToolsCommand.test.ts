@@ -84,7 +84,7 @@ function start(userServers: Record<string, unknown>, projectServers?: Record<str
 }
 
 function until(l: McpLive, name: string, ok: (s: ServerStatus) => boolean): Promise<ServerStatus> {
-  return firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === name && ok(s))))).then((all) => all.find((s) => s.name === name)!);
+  return firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === name && ok(s))))).then((all) => all.find((s) => s.name === name)!);
 }
 
 describe('{"cmd":"tools"}', () => {
@@ -103,7 +103,7 @@ describe('{"cmd":"tools"}', () => {
       ['mcp__echo__echo', 'mcp__echo__slow', 'mcp__sleepy__alpha', 'mcp__sleepy__echo', 'mcp__sleepy__slow'].sort(),
     );
     expect(listed.some((t) => t.server === 'gated')).toBe(false);
-    expect(s.live.statusReport().find((st) => st.name === 'gated')).toMatchObject({ reason: 'pending_approval' });
+    expect(s.live.servers.status().find((st) => st.name === 'gated')).toMatchObject({ reason: 'pending_approval' });
     expect(listed.every((t) => t.inputSchema === undefined)).toBe(true);
 
     const withSchemas = await s.tools({ schemas: true });

@@ -26,7 +26,7 @@ describe.concurrent('a running session and a folder that could change what runs'
     const held = await until(live, 'gh', (s) => s.state === 'blocked');
     expect(held).toMatchObject({ reason: 'untrusted_launch', detail: 'held: this folder can change what it runs (node_modules) – run `mcp-live trust` to allow it' });
     expect(held.pid).toBeUndefined();
-    expect(live.toolNotFoundMessage('mcp__gh__echo')).toContain('is held because this folder can change what it runs (node_modules)');
+    expect(live.tools.notFoundMessage('mcp__gh__echo')).toContain('is held because this folder can change what it runs (node_modules)');
 
     // The user's yes, as `mcp-live trust` writes it: the server starts again, live.
     writeFileSync(join(ws.homeDir, '.qwen', 'trustedFolders.json'), JSON.stringify({ [ws.cwd]: 'TRUST_FOLDER' }));

@@ -60,7 +60,7 @@ async function mcp(w: World, action: 'enable' | 'disable' | 'get', server: strin
     stderr += chunk.toString();
     return true;
   });
-  const command = { kind: 'mcp', action, server, json, options: { cwd: w.cwd, profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, reconcile: 'incremental' } } as McpCommand;
+  const command = { kind: 'mcp', action, server, json, options: { cwd: w.cwd, profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, strategy: 'incremental' } } as McpCommand;
   try {
     return { code: await runMcpCommand(w.options, command, out), stdout, stderr };
   } finally {
@@ -75,11 +75,11 @@ function settingsText(servers: Record<string, unknown>, more = ''): string {
 }
 
 function stateOf(l: McpLive, name: string): Promise<ServerStatus> {
-  return firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === name)))).then((all) => all.find((s) => s.name === name)!);
+  return firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === name)))).then((all) => all.find((s) => s.name === name)!);
 }
 
 async function until(l: McpLive, name: string, ok: (s: ServerStatus) => boolean): Promise<ServerStatus> {
-  const all = await firstValueFrom(l.servers$.pipe(filter((list) => list.some((s) => s.name === name && ok(s)))));
+  const all = await firstValueFrom(l.servers.list$.pipe(filter((list) => list.some((s) => s.name === name && ok(s)))));
   return all.find((s) => s.name === name)!;
 }
 

@@ -30,14 +30,14 @@ describe('planned(): every server known, before any connection settles', () => {
     const l = session(scope, new BehaviorSubject(servers));
     const started = l.start();
     await l.planned();
-    const report = l.statusReport();
+    const report = l.servers.status();
     expect(report.map((s) => s.name)).toEqual(['bad', ...Object.keys(servers).filter((n) => n !== 'bad'), 'p']);
     expect(report.filter((s) => s.name.startsWith('h')).every((s) => s.state === 'connecting')).toBe(true);
     expect(report.find((s) => s.name === 'bad')).toMatchObject({ state: 'error', error: expect.stringContaining('invalid_config') as string });
     expect(report.find((s) => s.name === 'p')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
     // One still queued is configured: /reconnect asks for the pass that connects it.
-    expect(l.reconnect('h11')).toBe(true);
-    expect(l.reconnect('nope')).toBe(false);
+    expect(l.servers.reconnect('h11')).toBe(true);
+    expect(l.servers.reconnect('nope')).toBe(false);
     await l.dispose();
     await started.catch(() => undefined);
   });
@@ -53,15 +53,15 @@ describe('planned(): every server known, before any connection settles', () => {
     l.events$.subscribe((e) => events.push(e));
     const started = l.start();
     await l.planned();
-    expect(l.statusReport().filter((s) => s.name === 'q' || s.name === 'r').map((s) => s.state)).toEqual(['connecting', 'connecting']);
+    expect(l.servers.status().filter((s) => s.name === 'q' || s.name === 'r').map((s) => s.state)).toEqual(['connecting', 'connecting']);
     // A newer desired state supersedes the first pass, which its hung connects would hold forever.
     const { r: _r, ...withoutR } = servers;
     source.next({ ...withoutR, z: fake() });
-    await vi.waitFor(() => expect(l.statusReport().find((s) => s.name === 'q')?.state).toBe('connected'), { timeout: deadline(10_000) });
+    await vi.waitFor(() => expect(l.servers.status().find((s) => s.name === 'q')?.state).toBe('connected'), { timeout: deadline(10_000) });
     // Connected as a new server: never taken down and started again as if it had held a process.
-    expect(l.statusReport().find((s) => s.name === 'q')?.history.map((h) => h.state)).toEqual(['connecting', 'connected']);
-    expect(l.statusReport().find((s) => s.name === 'r')).toMatchObject({ state: 'disconnected', reason: 'removed' });
-    expect(l.statusReport().find((s) => s.name === 'r')?.history.map((h) => h.state)).toEqual(['connecting', 'disconnected']);
+    expect(l.servers.status().find((s) => s.name === 'q')?.history.map((h) => h.state)).toEqual(['connecting', 'connected']);
+    expect(l.servers.status().find((s) => s.name === 'r')).toMatchObject({ state: 'disconnected', reason: 'removed' });
+    expect(l.servers.status().find((s) => s.name === 'r')?.history.map((h) => h.state)).toEqual(['connecting', 'disconnected']);
     expect(events.filter((e) => e.type === 'log' && e.level === 'error')).toEqual([]);
     await l.dispose();
     await started.catch(() => undefined);

@@ -128,7 +128,7 @@ export function noLeftoversAfterAll(pattern: RegExp = MCP_TEST_SERVERS): void {
 /** The status of `name` once `test` accepts it; fails after `ms`. */
 export function until(live: McpLive, name: string, test: (s: ServerStatus) => boolean, ms = 15_000): Promise<ServerStatus> {
   return firstValueFrom(
-    live.servers$.pipe(
+    live.servers.list$.pipe(
       map((all) => all.find((s) => s.name === name)),
       filter((s): s is ServerStatus => s !== undefined && test(s)),
       timeout(deadline(ms)),

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../src/live/createMcpLive.js';
+import { createMcpLive } from '../../src/live/createMcpLive.js';
+import { type McpLive } from '../../src/live/types.js';
 import type { ServerStatus } from '../../src/model/report/status.js';
 import { leftoverServers, sleep, waitForNoLeftovers } from '../integration/processes.js';
 import { linuxOnly } from '../platforms.js';
@@ -128,7 +129,7 @@ linuxOnly('/proc memory and descriptor counts').describe('soak', () => {
       const settle = async (what: string): Promise<void> => {
         const t0 = Date.now();
         const giveUpAt = Date.now() + deadline(30_000);
-        let got = liveOf(l.statusReport());
+        let got = liveOf(l.servers.status());
         // An extra added and removed again within one burst never reached a pass: the session
         // never knew it, so it has no `removed` status either.
         const wanted = (): Map<string, string> =>
@@ -137,7 +138,7 @@ linuxOnly('/proc memory and descriptor counts').describe('soak', () => {
         while (JSON.stringify([...got].sort()) !== JSON.stringify([...want].sort())) {
           if (Date.now() > giveUpAt) expect(Object.fromEntries(got), what).toEqual(Object.fromEntries(want));
           await sleep(50);
-          got = liveOf(l.statusReport());
+          got = liveOf(l.servers.status());
           want = wanted();
         }
         // Exactly the connected servers have a process.
@@ -204,7 +205,7 @@ linuxOnly('/proc memory and descriptor counts').describe('soak', () => {
       await settle('back at the start');
       fullGc();
       const end = { heap: process.memoryUsage().heapUsed, rss: rssOf(), fds: fdCount(), processes: leftoverServers(/tiny-server/).length };
-      const connected = l.statusReport().filter((s) => s.state === 'connected').length;
+      const connected = l.servers.status().filter((s) => s.state === 'connected').length;
       report('soak', {
         seed,
         edits: EDITS,
@@ -223,7 +224,7 @@ linuxOnly('/proc memory and descriptor counts').describe('soak', () => {
       expect(end.fds - baseline.fds, 'file descriptors').toBeLessThanOrEqual(3);
       expect(end.processes).toBe(connected);
       expect(end.processes).toBe(baseline.processes);
-      for (const s of l.statusReport()) expectNoSecrets(`stderr of ${s.name}`, l.stderrTail(s.name));
+      for (const s of l.servers.status()) expectNoSecrets(`stderr of ${s.name}`, l.servers.stderrTail(s.name));
     } finally {
       sub.unsubscribe();
       await live.dispose();

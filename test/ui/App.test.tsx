@@ -44,7 +44,7 @@ describe('App', () => {
     await waitFor(() =>
       expect(s.frame()).toContain('Tool "mcp__beta__search" is not available: MCP server "beta" needs approval – approve it with /mcp.'),
     );
-    expect(s.callsOf('callTool')).toEqual([]);
+    expect(s.callsOf('tools.call')).toEqual([]);
   });
 
   it('/call of an available tool shows its result', async () => {
@@ -52,7 +52,7 @@ describe('App', () => {
     await tick();
     await s.type('/call mcp__alpha__echo {"text":"ping"}', KEY.enter);
     await waitFor(() => expect(s.frame()).toMatch(/^pong$/m));
-    expect(s.callsOf('callTool')).toEqual([['mcp__alpha__echo', { text: 'ping' }]]);
+    expect(s.callsOf('tools.call')).toEqual([['mcp__alpha__echo', { text: 'ping' }]]);
   });
 
   it('opens the selected server with Enter, goes back with Esc', async () => {

@@ -1,6 +1,6 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PendingElicitation } from '../../src/live/createMcpLive.js';
+import type { PendingElicitation } from '../../src/live/types.js';
 import { App } from '../../src/hosts/ui/App.js';
 import { fakeLive, KEY, pendingApproval, plain, tick, waitFor } from './fakeLive.js';
 

@@ -86,7 +86,7 @@ describe('executeCommand', () => {
   it('/reconnect NAME reconnects, and explains when it cannot', async () => {
     const { run, callsOf, steer } = setup();
     expect((await run('/reconnect alpha')).output).toEqual({ tone: 'info', lines: ['Reconnecting alpha…'] });
-    expect(callsOf('reconnect')).toEqual([['alpha']]);
+    expect(callsOf('servers.reconnect')).toEqual([['alpha']]);
     steer.reconnectable = false;
     expect((await run('/reconnect beta')).output).toEqual({ tone: 'error', lines: ['Cannot reconnect beta: needs approval.'] });
     expect((await run('/reconnect nope')).output?.lines[0]).toBe('No MCP server "nope" is configured.');
@@ -103,15 +103,15 @@ describe('executeCommand', () => {
   it('/call calls an available tool with its arguments and shows the text result', async () => {
     const { run, callsOf } = setup();
     const outcome = await run('/call mcp__alpha__echo {"text":"ping"}');
-    expect(callsOf('callTool')).toEqual([['mcp__alpha__echo', { text: 'ping' }]]);
+    expect(callsOf('tools.call')).toEqual([['mcp__alpha__echo', { text: 'ping' }]]);
     expect(outcome.output).toEqual({ tone: 'success', lines: ['pong'] });
   });
 
   it('/call of a missing tool shows the tool-not-found message, without calling', async () => {
     const { run, callsOf } = setup();
     const outcome = await run('/call mcp__beta__search {}');
-    expect(callsOf('callTool')).toEqual([]);
-    expect(callsOf('toolNotFoundMessage')).toEqual([['mcp__beta__search']]);
+    expect(callsOf('tools.call')).toEqual([]);
+    expect(callsOf('tools.notFoundMessage')).toEqual([['mcp__beta__search']]);
     expect(outcome.output).toEqual({
       tone: 'error',
       lines: ['Tool "mcp__beta__search" is not available: MCP server "beta" needs approval – approve it with /mcp.'],
@@ -176,7 +176,7 @@ describe('executeCommand with language servers (decision 157)', () => {
     await run('/approve lsp:python');
     await run('/reject lsp:python');
     await run('/mcp disable lsp:typescript');
-    expect(callsOf('reconnect')).toEqual([['lsp:typescript']]);
+    expect(callsOf('servers.reconnect')).toEqual([['lsp:typescript']]);
     expect(callsOf('approvals.approve')).toEqual([['lsp:python', { persist: true }]]);
     expect(callsOf('approvals.reject')).toEqual([['lsp:python']]);
     expect(callsOf('session.disable')).toEqual([['lsp:typescript', { persist: false }]]);

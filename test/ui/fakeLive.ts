@@ -1,11 +1,11 @@
 import { BehaviorSubject, Subject, map, of } from 'rxjs';
 import { vi } from 'vitest';
-import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '../../src/live/createMcpLive.js';
+import type { McpLive, PendingElicitation, QualifiedPrompt, Unavailable } from '../../src/live/types.js';
 import type { McpLiveEvent } from '../../src/model/report/events.js';
 import type { PendingApproval, QualifiedTool, ServerStatus } from '../../src/model/report/status.js';
 import { deadline } from '../deadlines.js';
 
-/** One recorded method call of the fake (`callTool`; a group's as `approvals.approve`). */
+/** One recorded method call of the fake (`start`; a group's as `tools.call`). */
 export interface Call {
   method: string;
   args: unknown[];
@@ -13,7 +13,7 @@ export interface Call {
 
 /** The names the fake records calls under: the top level's, and a group's as `group.member`. */
 const RECORDED: ReadonlySet<string> = new Set([
-  'start', 'dispose', 'reload', 'reconnect', 'callTool', 'searchTools', 'toolNotFoundMessage',
+  'start', 'dispose', 'reload', 'servers.reconnect', 'tools.call', 'tools.search', 'tools.notFoundMessage',
   'approvals.approve', 'approvals.approveAll', 'approvals.reject', 'auth.authenticate', 'auth.logout',
   'lsp.request', 'lsp.open', 'lsp.change', 'lsp.close', 'lsp.addSession', 'lsp.removeSession',
   'resources.read', 'prompts.get', 'session.add', 'session.remove', 'session.enable', 'session.disable', 'elicitation.answer',
@@ -64,8 +64,6 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
     cwd: '/work/demo',
     profile: 'qwen',
     watching: [],
-    servers$: servers.asObservable(),
-    tools$: tools.asObservable(),
     events$: events.asObservable(),
     start: () => {
       record('start');
@@ -77,27 +75,33 @@ export function fakeLive(init: { servers?: readonly ServerStatus[]; pending?: re
       return Promise.resolve();
     },
     reload: () => void record('reload'),
-    reconnect: (name) => {
-      record('reconnect', name);
-      return steer.reconnectable;
+    servers: {
+      list$: servers.asObservable(),
+      status: () => servers.getValue(),
+      config: (name) => steer.configs[name],
+      stderrTail: (name) => steer.stderr[name] ?? [],
+      reconnect: (name) => {
+        record('servers.reconnect', name);
+        return steer.reconnectable;
+      },
+      unavailable: (): Unavailable | undefined => undefined,
     },
-    callTool: (name, args) => {
-      record('callTool', name, args);
-      return steer.callError ? Promise.reject(steer.callError) : Promise.resolve(steer.callResult);
+    tools: {
+      list$: tools.asObservable(),
+      call: (name, args) => {
+        record('tools.call', name, args);
+        return steer.callError ? Promise.reject(steer.callError) : Promise.resolve(steer.callResult);
+      },
+      search: (query) => {
+        record('tools.search', query);
+        return [];
+      },
+      serverOf: () => undefined,
+      notFoundMessage: (q) => {
+        record('tools.notFoundMessage', q);
+        return steer.notFound(q);
+      },
     },
-    unavailableReason: (): Unavailable | undefined => undefined,
-    serverOfTool: () => undefined,
-    searchTools: (query) => {
-      record('searchTools', query);
-      return [];
-    },
-    toolNotFoundMessage: (q) => {
-      record('toolNotFoundMessage', q);
-      return steer.notFound(q);
-    },
-    statusReport: () => servers.getValue(),
-    stderrTail: (name) => steer.stderr[name] ?? [],
-    serverConfig: (name) => steer.configs[name],
     settingsError: () => undefined,
     approvals: {
       pending$: pending.asObservable(),

@@ -1,6 +1,6 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { PendingElicitation } from '../../src/live/createMcpLive.js';
+import type { PendingElicitation } from '../../src/live/types.js';
 import { reviewEntry } from '../../src/model/admission/reviewEntry.js';
 import { ApprovalDialog } from '../../src/hosts/ui/dialogs/ApprovalDialog.js';
 import { ElicitationDialog } from '../../src/hosts/ui/dialogs/ElicitationDialog.js';

@@ -195,7 +195,7 @@ describe('/lsp and /mcp in the session', () => {
     const s = await session(both());
     await s.type('/reconnect lsp:typescript');
     await waitFor(() => expect(s.frame()).toContain('Reconnecting lsp:typescript…'));
-    expect(s.callsOf('reconnect')).toEqual([['lsp:typescript']]);
+    expect(s.callsOf('servers.reconnect')).toEqual([['lsp:typescript']]);
     await s.type('/mcp auth lsp:typescript');
     await waitFor(() => expect(s.frame()).toContain('typescript is a language server: /mcp auth signs in to remote MCP servers only.'));
     expect(s.callsOf('auth.authenticate')).toEqual([]);

@@ -17,14 +17,14 @@ function exampleAfter(heading: string): string {
   return match[1]!;
 }
 
-/** Type errors of `code` as a module of this package, `mcp-live` being its own sources. */
+/** Type errors of `code` as a module of this package, `mcp-live` and `mcp-live/pipeline` being its own sources. */
 function typeErrors(code: string): string[] {
   mkdirSync(DIR, { recursive: true });
   const file = join(DIR, 'example.ts');
   writeFileSync(file, code);
   const tsconfig: unknown = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path)).config;
   const { options } = ts.parseJsonConfigFileContent(tsconfig, ts.sys, ROOT);
-  const program = ts.createProgram([file], { ...options, noEmit: true, paths: { 'mcp-live': [join(ROOT, 'src/index.ts')] } });
+  const program = ts.createProgram([file], { ...options, noEmit: true, paths: { 'mcp-live': [join(ROOT, 'src/index.ts')], 'mcp-live/pipeline': [join(ROOT, 'src/pipeline.ts')] } });
   const source = program.getSourceFile(file)!;
   return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) =>
     ts.flattenDiagnosticMessageText(d.messageText, '\n'),
@@ -39,6 +39,28 @@ describe('docs/embedding.md', () => {
   }, 60_000);
 });
 
+describe('docs/embedding.md, What the package exports', () => {
+  it('the pipeline example imports from mcp-live/pipeline and type-checks', () => {
+    const example = exampleAfter('## What the package exports');
+    expect(example).toContain("from 'mcp-live/pipeline'");
+    expect(typeErrors(example)).toEqual([]);
+  }, 60_000);
+
+  it('names every value of both entry points', async () => {
+    const doc = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
+    const start = doc.indexOf('## What the package exports');
+    const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+    const root = Object.keys(await import('../../src/index.js'));
+    const pipeline = Object.keys(await import('../../src/pipeline.js'));
+    // The model's constants are named as a set ("every type and constant of the model"), by example.
+    const constants = /^[A-Z][A-Z0-9_]+$/;
+    expect([...root, ...pipeline.filter((name) => !constants.test(name))].filter((name) => !section.includes(`\`${name}\``))).toEqual([]);
+    // The building blocks are the subpath's, not the root's.
+    expect(root.filter((name) => pipeline.includes(name))).toEqual([]);
+    expect(pipeline).toEqual(expect.arrayContaining(['createReconciler', 'exhaustMapWithTrailing', 'assemble', 'admit', 'plan', 'fingerprint', 'GATED_SCOPES']));
+  });
+});
+
 describe('docs/embedding.md, Options', () => {
   it('lists every option of createMcpLive, with its default', () => {
     const doc = readFileSync(join(ROOT, 'docs/embedding.md'), 'utf8');
@@ -47,16 +69,15 @@ describe('docs/embedding.md, Options', () => {
     const listed = new Set(
       [...section.matchAll(/^\| ([^|]+) \| ([^|]+) \|/gm)].filter((m) => m[2]!.trim() !== '').flatMap((m) => [...m[1]!.matchAll(/`(\w+)`/g)].map((n) => n[1]!)),
     );
-    // The interface's own members and those of the interfaces it extends (SettingsLocations), as written.
-    const members = (file: string, name: string): string[] => {
-      const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest);
-      const node = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name)!;
-      const own = node.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : []));
-      const bases = (node.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.expression.getText(source)));
-      return [...own, ...bases.flatMap((base) => members(base === 'SettingsLocations' ? 'src/live/settingsPaths.ts' : file, base))];
-    };
-    const names = members('src/live/createMcpLive.ts', 'McpLiveOptions');
-    expect(names).toEqual(expect.arrayContaining(['cwd', 'homeDir', 'pinsFile', 'interactiveAuth']));
+    // Every member of the type, its own and those it takes from SettingsLocations and the
+    // pipeline's options (decision 348), as the compiler resolves them.
+    const file = join(ROOT, 'src/live/types.ts');
+    const program = ts.createProgram([file], { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true });
+    const source = program.getSourceFile(file)!;
+    const node = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'McpLiveOptions')!;
+    const checker = program.getTypeChecker();
+    const names = checker.getPropertiesOfType(checker.getTypeAtLocation(node.name)).map((p) => p.getName());
+    expect(names).toEqual(expect.arrayContaining(['cwd', 'homeDir', 'pinsFile', 'interactiveAuth', 'debounceMs', 'hints']));
     expect(names.filter((name) => !listed.has(name))).toEqual([]);
   });
 });

@@ -32,11 +32,12 @@ describe('the face of createMcpLive', () => {
     const l = await session();
     expect(sorted(l)).toEqual(
       [
-        'cwd', 'profile', 'watching', 'servers$', 'tools$', 'events$', 'start', 'planned', 'dispose', 'reload', 'reconnect',
-        'callTool', 'unavailableReason', 'serverOfTool', 'toolNotFoundMessage', 'searchTools', 'statusReport', 'serverConfig',
-        'stderrTail', 'settingsError', 'approvals', 'auth', 'lsp', 'resources', 'prompts', 'session', 'elicitation',
+        'cwd', 'profile', 'watching', 'events$', 'start', 'planned', 'dispose', 'reload', 'settingsError',
+        'servers', 'tools', 'approvals', 'auth', 'lsp', 'resources', 'prompts', 'session', 'elicitation',
       ].sort(),
     );
+    expect(sorted(l.servers)).toEqual(['config', 'list$', 'reconnect', 'status', 'stderrTail', 'unavailable']);
+    expect(sorted(l.tools)).toEqual(['call', 'list$', 'notFoundMessage', 'search', 'serverOf']);
     expect(sorted(l.approvals)).toEqual(['approve', 'approveAll', 'pending', 'pending$', 'reject']);
     expect(sorted(l.auth)).toEqual(['authenticate', 'logout']);
     expect(sorted(l.lsp)).toEqual(['addSession', 'change', 'close', 'diagnostics$', 'open', 'removeSession', 'request', 'servers$']);
@@ -71,6 +72,14 @@ describe('the face of createMcpLive', () => {
 
     const { authenticate } = l.auth;
     await expect(authenticate('nope')).rejects.toThrow('server "nope" is not configured; nothing is contacted for it until it is');
+
+    const { status, config, stderrTail, reconnect, unavailable } = l.servers;
+    expect([status(), config('nope'), stderrTail('nope'), reconnect('nope'), unavailable('nope')]).toEqual([[], undefined, [], false, undefined]);
+
+    const { call, search, serverOf: serverOfTool, notFoundMessage } = l.tools;
+    await expect(call('mcp__nope__x')).rejects.toThrow('mcp-live is not started: call start() first');
+    expect([search('x'), serverOfTool('mcp__nope__x')]).toEqual([[], undefined]);
+    expect(notFoundMessage('mcp__nope__x')).toContain('mcp__nope__x');
 
     await l.start();
     const { list$, get } = l.prompts;

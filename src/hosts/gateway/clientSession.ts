@@ -28,7 +28,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpLive, PendingElicitation } from '../../live/createMcpLive.js';
+import type { McpLive, PendingElicitation } from '../../live/types.js';
 import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
 import { exposedNameOf, inCallersWords, meantToolNames, type ExposedNames, type GatewayView, type ListKind } from '../../model/gateway/gatewayView.js';
 import { exposedNamingMessage } from '../../model/tools/toolNameMessages.js';
@@ -296,7 +296,7 @@ export class ClientSession implements GatewaySession {
             const notification: ServerNotification = { method: 'notifications/progress', params: { progressToken: token, ...p } };
             progressSent = progressSent.then(() => extra.sendNotification(notification)).catch(ignore);
           };
-    const result = await this.serve(route.server, extra, (signal) => this.core.live.callTool(route.qualified, args, { signal, onProgress }));
+    const result = await this.serve(route.server, extra, (signal) => this.core.live.tools.call(route.qualified, args, { signal, onProgress }));
     await progressSent;
     return result as CallToolResult;
   }
@@ -336,8 +336,8 @@ export class ClientSession implements GatewaySession {
     const exposed = exposedNameOf(name, catalog.routes);
     if (exposed !== undefined) return exposedNamingMessage(name, exposed, this.core.names);
     const meant = meantToolNames(name, this.core.names, (n) => lspOperationOf(n) !== undefined);
-    const known = meant.find((m) => live.serverOfTool(m) !== undefined) ?? meant[0]!;
-    return inCallersWords(live.toolNotFoundMessage(known), known, name);
+    const known = meant.find((m) => live.tools.serverOf(m) !== undefined) ?? meant[0]!;
+    return inCallersWords(live.tools.notFoundMessage(known), known, name);
   }
 }
 

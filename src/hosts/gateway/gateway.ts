@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, type Observable } from 'rxjs';
-import type { McpLive, McpLiveOptions } from '../../live/createMcpLive.js';
+import type { McpLive, McpLiveOptions } from '../../live/types.js';
 import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gateway/gatewayView.js';
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
 import { CallsInFlight, ClientSession, GatewayError, type GatewayClientInfo, type GatewayCore, type GatewaySession } from './clientSession.js';
@@ -17,7 +17,7 @@ import { ResourceSubscriptions } from './resourceSubscriptions.js';
  *   live lists ──view(names)──▶ tools/prompts/resources(/templates)/list   ──▶ every client
  *              │               (tools: the three of progressive discovery, when on — decision 216)
  *              └─changed?─────▶ notifications/<kind>/list_changed
- *   client ──tools/call──▶ live.callTool ──progress──▶ that client (its token)
+ *   client ──tools/call──▶ live.tools.call ──progress──▶ that client (its token)
  *   backend ──elicitation/sampling/log──▶ the client with a request in flight there
  */
 
@@ -32,7 +32,7 @@ export interface GatewayHooks {
 export interface GatewayOptions {
   /**
    * 'server' (default, decision 222): tools and prompts as `server__tool`, the library's
-   * qualified names without `mcp__`. 'qualified': the library's qualified names (tools$ names,
+   * qualified names without `mcp__`. 'qualified': the library's qualified names (tools.list$ names,
    * mcp__server__tool). 'original': a tool's/prompt's own name when no other live server lists
    * that name, else the qualified one (needed so the official conformance suite can call
    * `test_simple_text` through the gateway). Every name matches `^[A-Za-z0-9_-]{1,64}$`.
@@ -114,15 +114,15 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
   let catalog: ToolCatalog = toolCatalog(EMPTY_VIEW, [], progressive, thresholds);
   let catalogOf: readonly unknown[] = [];
   const watching = combineLatest({
-    tools: live.tools$,
+    tools: live.tools.list$,
     prompts: live.prompts.list$,
-    resources: live.servers$.pipe(distinctFlatList((s) => s.resources, (r, s) => ({ ...r, server: s.name }))),
-    resourceTemplates: live.servers$.pipe(distinctFlatList((s) => s.resourceTemplates ?? [], (t, s) => ({ ...t, server: s.name }))),
+    resources: live.servers.list$.pipe(distinctFlatList((s) => s.resources, (r, s) => ({ ...r, server: s.name }))),
+    resourceTemplates: live.servers.list$.pipe(distinctFlatList((s) => s.resourceTemplates ?? [], (t, s) => ({ ...t, server: s.name }))),
   })
     .pipe(map((lists) => ({ next: gatewayView(lists, names), tools: lists.tools })))
     .subscribe(({ next, tools }) => {
       const changed = changedLists(view, next);
-      // tools$ keeps its array while the tools are unchanged: so does the catalog, and its search index.
+      // tools.list$ keeps its array while the tools are unchanged: so does the catalog, and its search index.
       const nextCatalog = tools === catalogOf ? catalog : toolCatalog(next, tools, progressive, thresholds);
       catalogOf = tools;
       // `auto` switching between the full list and the three changes what tools/list answers (decision 217).

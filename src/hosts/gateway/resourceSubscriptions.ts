@@ -1,4 +1,4 @@
-import type { McpLiveResources } from '../../live/createMcpLive.js';
+import type { McpLiveResources } from '../../live/types.js';
 
 /** A client that hears of the resources it subscribed to. */
 export interface Subscriber {

@@ -2,7 +2,7 @@ import { Box, type DOMElement } from 'ink';
 import { Text } from './kit/Text.js';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { filter, map, take } from 'rxjs';
-import type { McpLive, PendingElicitation } from '../../live/createMcpLive.js';
+import type { McpLive, PendingElicitation } from '../../live/types.js';
 import { lspName, serverKind } from '../../model/serverKeys.js';
 import { terminalSafe } from '../../model/terminalText.js';
 import type { QualifiedTool, ServerStatus } from '../../model/report/status.js';
@@ -81,8 +81,8 @@ function claims(dialog: boolean, rows: number): readonly Claim[] {
 }
 
 function Session({ live, onExit, trustFolder }: AppProps) {
-  const servers = useThrottledObservable(live.servers$, NO_SERVERS);
-  const tools = useThrottledObservable(live.tools$, NO_TOOLS);
+  const servers = useThrottledObservable(live.servers.list$, NO_SERVERS);
+  const tools = useThrottledObservable(live.tools.list$, NO_TOOLS);
   const approval = useApprovalPrompt(live.approvals.pending$);
   // A server's form comes before an approval: a call waits for it, and its timeout runs.
   const forms = useThrottledObservable(live.elicitation.pending$, NO_FORMS);
@@ -203,8 +203,8 @@ function Session({ live, onExit, trustFolder }: AppProps) {
         ) : detail ? (
           <Detail
             server={detail}
-            stderr={live.stderrTail(detail.name)}
-            config={live.serverConfig(detail.name)}
+            stderr={live.servers.stderrTail(detail.name)}
+            config={live.servers.config(detail.name)}
             // A changed surface put off with Esc is reviewed here, beside the tools it withholds.
             surface={approval.pending.find((p) => p.name === detail.name)?.surface}
           />

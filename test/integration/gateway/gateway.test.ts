@@ -114,10 +114,10 @@ describe.concurrent('lists and requests, as the backends give them', () => {
 
     const controller = new AbortController();
     const call = client.callTool({ name: 'gw__slow', arguments: {} }, undefined, { signal: controller.signal });
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
+    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
     controller.abort(new Error('the user stopped it'));
     await expect(call).rejects.toThrow('the user stopped it');
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
   }, deadline(60_000));
 
   it('a client that goes away mid-call has its call cancelled at the backend; the others go on', async ({ gatewayOver, clientOf, expect }) => {
@@ -125,10 +125,10 @@ describe.concurrent('lists and requests, as the backends give them', () => {
     const leaving = await clientOf(gateway, {}, 'leaving');
     const staying = await clientOf(gateway, {}, 'staying');
     const call = leaving.callTool({ name: 'gw__slow', arguments: {} });
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
+    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
     await leaving.close();
     await expect(call).rejects.toThrow();
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
     expect(textOf(await staying.callTool({ name: 'gw__bump', arguments: {} }))).toBe('counter 1');
   }, deadline(30_000));
 
@@ -165,18 +165,18 @@ describe.concurrent('the live set changes', () => {
     const client = await clientOf(gateway);
     const changed = notifications(client, ToolListChangedNotificationSchema);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo__echo', 'echo__slow']);
-    const pid = gateway.live.statusReport().find((s) => s.name === 'echo')!.pid;
+    const pid = gateway.live.servers.status().find((s) => s.name === 'echo')!.pid;
 
     const next = changed.next();
     ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), gw: backend } });
     await next;
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['echo__echo', 'gw__logs', 'gw__structured']));
-    expect(gateway.live.statusReport().find((s) => s.name === 'echo')!.pid).toBe(pid);
+    expect(gateway.live.servers.status().find((s) => s.name === 'echo')!.pid).toBe(pid);
 
     // A server that fails to start changes statuses, not the tools.
     changed.reset();
-    const failed = firstValueFrom(gateway.live.servers$.pipe(filter((all) => all.some((s) => s.name === 'broken' && s.state === 'error'))));
+    const failed = firstValueFrom(gateway.live.servers.list$.pipe(filter((all) => all.some((s) => s.name === 'broken' && s.state === 'error'))));
     ws.atomicWrite(ws.userSettings, { mcpServers: { echo: echo(), gw: backend, broken: { command: join(ws.root, 'no-such-server') } } });
     await failed;
     await sleep(200);
@@ -204,17 +204,17 @@ describe.concurrent('the live set changes', () => {
 describe.concurrent('what a client may not do', () => {
   /** The library's words about `qualified`, naming the tool as the client called it (`name`). */
   const reason = (gateway: Gateway, qualified: string, name: string) =>
-    gateway.live.toolNotFoundMessage(qualified).replace(`Tool "${qualified}"`, `Tool "${name}"`);
+    gateway.live.tools.notFoundMessage(qualified).replace(`Tool "${qualified}"`, `Tool "${name}"`);
 
   it("a tool that is not listed is the spec's unknown tool, -32602 with the library's reason: pending, never configured, not offered, failed, removed", async ({ gatewayOver, clientOf, expect }) => {
     const broken = { command: join(tmpdir(), 'mcp-live-no-such-server') };
     const { gateway, ws } = await gatewayOver({ echo: echo(), gw: backend, broken }, { project: { gated: echo() } });
     const client = await clientOf(gateway);
-    await expect.poll(() => gateway.live.statusReport().find((s) => s.name === 'broken')?.state, { timeout: deadline(10_000) }).toBe('error');
+    await expect.poll(() => gateway.live.servers.status().find((s) => s.name === 'broken')?.state, { timeout: deadline(10_000) }).toBe('error');
     const listed = (await client.listTools()).tools.map((t) => t.name);
     expect(listed).toEqual(expect.arrayContaining(['echo__echo', 'echo__slow', 'gw__bump']));
     expect(listed.filter((n) => n.startsWith('gated') || n.startsWith('broken'))).toEqual([]);
-    expect(gateway.live.unavailableReason('gated')?.reason).toBe('pending_approval');
+    expect(gateway.live.servers.unavailable('gated')?.reason).toBe('pending_approval');
 
     const cases: [called: string, qualified: string, says: RegExp][] = [
       ['gated__echo', 'mcp__gated__echo', /MCP server "gated" .*approv/],
@@ -247,7 +247,7 @@ describe.concurrent('what a client may not do', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['mcp__echo__echo', 'mcp__echo__slow']);
     const gated = await errorOf(client.callTool({ name: 'mcp__gated__echo', arguments: { text: 'x' } }));
     expect(gated.code).toBe(-32602);
-    expect(gated.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('mcp__gated__echo')}`);
+    expect(gated.message).toBe(`MCP error -32602: ${gateway.live.tools.notFoundMessage('mcp__gated__echo')}`);
     // The default naming's name of a listed tool: the name this gateway lists it under (decision 322).
     const otherNaming = await errorOf(client.callTool({ name: 'echo__echo', arguments: {} }));
     expect(otherNaming.code).toBe(-32602);
@@ -255,7 +255,7 @@ describe.concurrent('what a client may not do', () => {
       'MCP error -32602: Tool "echo__echo" is not available under that name: this gateway (--names qualified) lists it as "mcp__echo__echo" – call it by that name.',
     );
     const unknown = await errorOf(client.callTool({ name: 'echo__nope', arguments: {} }));
-    expect(unknown.message).toBe(`MCP error -32602: ${gateway.live.toolNotFoundMessage('echo__nope')}`);
+    expect(unknown.message).toBe(`MCP error -32602: ${gateway.live.tools.notFoundMessage('echo__nope')}`);
   }, deadline(30_000));
 
   it('under the default naming, a qualified name of a listed tool is answered with the name to call (decision 322)', async ({ gatewayOver, clientOf, expect }) => {

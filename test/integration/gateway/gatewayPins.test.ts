@@ -33,7 +33,7 @@ describe('pinned prompts through the gateway', () => {
 
     // Another version behind the same config, started by a reconnect.
     writeFileSync(pulled, '');
-    expect(live.reconnect('notes')).toBe(true);
+    expect(live.servers.reconnect('notes')).toBe(true);
     await until(live, 'notes', (s) => s.state === 'connected' && s.pid !== first.pid && s.withheld !== undefined);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['notes__steady']);
     const refused = await errorOf(client.getPrompt({ name: 'notes__greet' }));

@@ -57,7 +57,7 @@ function nextListChanged(client: Client): Promise<void> {
 
 /** The library's words about `qualified`, naming the tool as the client called it (`name`). */
 function reason(gateway: Gateway, qualified: string, name: string): string {
-  const words = gateway.live.toolNotFoundMessage(qualified);
+  const words = gateway.live.tools.notFoundMessage(qualified);
   expect(words.startsWith(`Tool "${qualified}" is not available`)).toBe(true);
   return words.replace(`Tool "${qualified}"`, `Tool "${name}"`);
 }
@@ -123,7 +123,7 @@ describe.concurrent("progressive: 'always'", () => {
   it("a pending (gated, unapproved) server's tools are never found, described or called", async ({ gatewayOver, clientOf, expect }) => {
     const { gateway } = await gatewayOver({ echo: echo() }, { progressive: 'always', project: { gated: echo('--tools', 'secret_gated_tool') } });
     const client = await clientOf(gateway);
-    expect(gateway.live.unavailableReason('gated')?.reason).toBe('pending_approval');
+    expect(gateway.live.servers.unavailable('gated')?.reason).toBe('pending_approval');
     const { tools } = await client.listTools();
     expect(tools).toEqual(metaTools());
     // The word "tool" finds the echo server's `slow` (its description says --slow-tool); nothing of the gated one.
@@ -173,10 +173,10 @@ describe.concurrent('call_tool takes the path of a direct call', () => {
 
     const controller = new AbortController();
     const call = client.callTool({ name: 'call_tool', arguments: { name: 'gw__slow' } }, undefined, { signal: controller.signal });
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
+    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
     controller.abort(new Error('the user stopped it'));
     await expect(call).rejects.toThrow('the user stopped it');
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
   }, deadline(60_000));
 
   it("a backend's form goes to the client whose call_tool it serves, and its answer back", async ({ gatewayOver, clientOf, expect }) => {

@@ -90,7 +90,7 @@ describe.concurrent('serve --stdio --restart-on-change: the relay ends a session
     const staying = await relayed(scope, address, false);
     expect(await names(restarting.client)).toEqual(['a__echo', 'a__slow']);
     expect(await names(staying.client)).toEqual(['a__echo', 'a__slow']);
-    await expect.poll(() => gateway.live.statusReport().length).toBe(1);
+    await expect.poll(() => gateway.live.servers.status().length).toBe(1);
     let clientsNow = 0;
     const watching = gateway.clients$.subscribe((list) => (clientsNow = list.length));
     try {

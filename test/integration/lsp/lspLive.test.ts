@@ -69,7 +69,7 @@ function nextPass(l: McpLive): Promise<ReconcileEvent> {
 }
 
 function status(l: McpLive, name: string): ServerStatus | undefined {
-  return l.statusReport().find((s) => s.name === name);
+  return l.servers.status().find((s) => s.name === name);
 }
 
 const hoverText = (hover: Hover | null): string => {
@@ -136,7 +136,7 @@ describe.concurrent('language servers in the live pipeline (real processes, real
     w.write(join(w.cwd, '.mcp.json'), { mcpServers: { fx: { command: process.execPath, args: [fixture('echo-server.mjs')] } } });
     const l = await started(scope, w);
     await l.approvals.approve('fx');
-    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'fx' && s.state === 'connected'))));
+    await firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === 'fx' && s.state === 'connected'))));
     expect(status(l, 'lsp:fx')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
     expect(l.approvals.pending().map((p) => p.name)).toEqual(['lsp:fx']);
     expect(l.approvals.pending()[0]!.review.map((line) => line.label)).toContain('extensionToLanguage');
@@ -144,7 +144,7 @@ describe.concurrent('language servers in the live pipeline (real processes, real
     expect(existsSync(sentinel)).toBe(false);
 
     await l.approvals.approve('lsp:fx');
-    const connected = await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected'))));
+    const connected = await firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected'))));
     expect(connected.find((s) => s.name === 'lsp:fx')!.kind).toBe('lsp');
     expect(existsSync(sentinel)).toBe(true);
   });
@@ -162,11 +162,11 @@ describe.concurrent('language servers in the live pipeline (real processes, real
     const diagnostics = await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => all.some((d) => d.path === file && d.diagnostics.length > 0))));
     expect(diagnostics.find((d) => d.path === file)).toMatchObject({ server: 'lsp:fx', diagnostics: [{ range: { start: { line: 1 } } }] });
 
-    const tools = await firstValueFrom(l.tools$.pipe(filter((all) => all.some((t) => t.name === 'lsp__hover'))));
+    const tools = await firstValueFrom(l.tools.list$.pipe(filter((all) => all.some((t) => t.name === 'lsp__hover'))));
     expect(tools.filter((t) => t.name.startsWith('lsp__')).map((t) => t.name)).toEqual(
       expect.arrayContaining(['lsp__definition', 'lsp__hover', 'lsp__document_symbols', 'lsp__diagnostics']),
     );
-    const answer = textOf(await l.callTool('lsp__hover', { file: 'notes.txt', line: 1, column: 2 }));
+    const answer = textOf(await l.tools.call('lsp__hover', { file: 'notes.txt', line: 1, column: 2 }));
     expect(answer).toContain('→ Grüße 🚀 日本');
 
     // A restart (args edited) sends the open document to the new process.
@@ -180,7 +180,7 @@ describe.concurrent('language servers in the live pipeline (real processes, real
 
     // Gone: so are its tools.
     w.write(w.settings, {});
-    const after = await firstValueFrom(l.tools$.pipe(filter((all) => !all.some((t) => t.name.startsWith('lsp__')))));
+    const after = await firstValueFrom(l.tools.list$.pipe(filter((all) => !all.some((t) => t.name.startsWith('lsp__')))));
     expect(after).toEqual([]);
     expect(await waitForExit(newPid)).toBe(true);
   });
@@ -200,7 +200,7 @@ describe.concurrent('language servers in the live pipeline (real processes, real
     await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
     const oldPid = status(l, 'lsp:fx')!.pid!;
     w.write(w.settings, { lspServers: { fx: fixtureLs(w, '--pull-diagnostics', '--stderr', 'restarted') } });
-    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected' && s.pid !== oldPid))));
+    await firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.state === 'connected' && s.pid !== oldPid))));
     // The new process is asked too: its answer replaces what the old one said.
     await vi.waitFor(() => expect(w.logged('textDocument/diagnostic').filter((e) => e.pid !== oldPid)).not.toEqual([]));
     await firstValueFrom(l.lsp.diagnostics$.pipe(filter((all) => lines(all).join() === '1')));
@@ -236,6 +236,6 @@ describe.concurrent('language servers in the live pipeline (real processes, real
     l.reload();
     expect(await reload).toMatchObject({ trigger: 'reload', unchanged: 2 });
     l.lsp.removeSession('lsp:fx');
-    await firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.reason === 'removed'))));
+    await firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === 'lsp:fx' && s.reason === 'removed'))));
   });
 });

@@ -39,11 +39,11 @@ async function started(scope: TestScope, w: ReturnType<typeof world>): Promise<M
 }
 
 function until(l: McpLive, name: string, ok: (s: ServerStatus) => boolean): Promise<ServerStatus> {
-  return firstValueFrom(l.servers$.pipe(filter((all) => all.some((s) => s.name === name && ok(s))))).then((all) => all.find((s) => s.name === name)!);
+  return firstValueFrom(l.servers.list$.pipe(filter((all) => all.some((s) => s.name === name && ok(s))))).then((all) => all.find((s) => s.name === name)!);
 }
 
 async function hover(l: McpLive, file: string): Promise<{ text: string; isError: boolean }> {
-  const result = (await l.callTool('lsp__hover', { file, line: 1, column: 2 })) as { isError?: boolean };
+  const result = (await l.tools.call('lsp__hover', { file, line: 1, column: 2 })) as { isError?: boolean };
   return { text: textOf(result), isError: result.isError === true };
 }
 
@@ -54,7 +54,7 @@ describe.concurrent('lsp__* tools for a file whose language server cannot answer
     w.write(join(w.cwd, '.lsp.json'), { md: languageServer('.md', 'markdown') });
     const l = await started(scope, w);
     await until(l, 'lsp:txt', (s) => s.state === 'connected');
-    expect(l.statusReport().find((s) => s.name === 'lsp:md')).toMatchObject({ reason: 'pending_approval' });
+    expect(l.servers.status().find((s) => s.name === 'lsp:md')).toMatchObject({ reason: 'pending_approval' });
 
     expect(await hover(l, 'notes.md')).toEqual({
       text: 'the language server lsp:md for .md files is waiting for approval: approve lsp:md (mcp-live approvals approve lsp:md, or /mcp in a session)',

@@ -47,7 +47,7 @@ const it = base.extend<{ session: Session }>({
 
 /** Waits until the session lists `tool` (server-everything registers some only after `initialized`). */
 async function listed(live: McpLive, tool: string): Promise<void> {
-  await firstValueFrom(live.tools$.pipe(first((tools) => tools.some((t) => t.name === tool)), timeout(deadline(15_000))));
+  await firstValueFrom(live.tools.list$.pipe(first((tools) => tools.some((t) => t.name === tool)), timeout(deadline(15_000))));
 }
 
 function recordEvents(live: McpLive): McpLiveEvent[] {
@@ -63,7 +63,7 @@ describe.concurrent('elicitation', () => {
     const live = await session({ every: everything() });
     const events = recordEvents(live);
     await listed(live, 'mcp__every__trigger-elicitation-request');
-    const call = live.callTool('mcp__every__trigger-elicitation-request', {});
+    const call = live.tools.call('mcp__every__trigger-elicitation-request', {});
     const [form] = await firstValueFrom(live.elicitation.pending$.pipe(filter((p) => p.length > 0)));
     expect(form).toMatchObject({ server: 'every', message: 'Please provide inputs for the following fields:' });
     expect(form!.requestedSchema.required).toEqual(['name']);
@@ -84,7 +84,7 @@ describe.concurrent('elicitation', () => {
   it('decline reaches the server as decline', async ({ session, expect }) => {
     const live = await session({ every: everything() });
     await listed(live, 'mcp__every__trigger-elicitation-request');
-    const call = live.callTool('mcp__every__trigger-elicitation-request', {});
+    const call = live.tools.call('mcp__every__trigger-elicitation-request', {});
     const [form] = await firstValueFrom(live.elicitation.pending$.pipe(filter((p) => p.length > 0)));
     live.elicitation.answer(form!.id, { action: 'decline' });
     expect(textOf(await call)).toContain('User declined');
@@ -94,7 +94,7 @@ describe.concurrent('elicitation', () => {
     const live = await session({ every: everything({ timeout: 400, connectTimeout: 15_000 }) });
     const events = recordEvents(live);
     await listed(live, 'mcp__every__trigger-elicitation-request');
-    const result = await live.callTool('mcp__every__trigger-elicitation-request', {}, { timeout: 15_000 });
+    const result = await live.tools.call('mcp__every__trigger-elicitation-request', {}, { timeout: 15_000 });
     expect(textOf(result)).toContain('User cancelled');
     expect(await firstValueFrom(live.elicitation.pending$)).toEqual([]);
     const log = events.find((e) => e.type === 'log' && e.message.includes('not answered within 400 ms'));
@@ -113,7 +113,7 @@ describe.concurrent('elicitation', () => {
         },
       },
     );
-    const answer = JSON.parse(textOf(await live.callTool('mcp__req__defaults', {}))) as unknown;
+    const answer = JSON.parse(textOf(await live.tools.call('mcp__req__defaults', {}))) as unknown;
     expect(answer).toEqual({
       action: 'accept',
       content: { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true },
@@ -127,9 +127,9 @@ describe.concurrent('roots, instructions, sampling', () => {
   it('the workspace is the one root, and the server\'s name, version and instructions are on its status', async ({ session, expect }) => {
     const live = await session({ every: everything() });
     await listed(live, 'mcp__every__get-roots-list');
-    const text = textOf(await live.callTool('mcp__every__get-roots-list', {}));
+    const text = textOf(await live.tools.call('mcp__every__get-roots-list', {}));
     expect(text).toContain(pathToFileURL(live.cwd).href);
-    const status = live.statusReport().find((s) => s.name === 'every')!;
+    const status = live.servers.status().find((s) => s.name === 'every')!;
     expect(status.serverInfo?.name).toBe('mcp-servers/everything');
     expect(status.instructions).toContain('Everything Server');
   }, deadline(30_000));
@@ -137,11 +137,11 @@ describe.concurrent('roots, instructions, sampling', () => {
   it('without onSampling, sampling is not advertised and a request is refused in words; with it, the host\'s model answers', async ({ session, expect }) => {
     const bare = await session({ every: everything(), req: requests() });
     await listed(bare, 'mcp__every__trigger-elicitation-request');
-    expect(bare.statusReport().find((s) => s.name === 'every')!.tools.map((t) => t.tool)).not.toContain('trigger-sampling-request');
-    const refused = textOf(await bare.callTool('mcp__req__sample', {}));
+    expect(bare.servers.status().find((s) => s.name === 'every')!.tools.map((t) => t.tool)).not.toContain('trigger-sampling-request');
+    const refused = textOf(await bare.tools.call('mcp__req__sample', {}));
     expect(refused).toMatch(/^error: MCP error -32601: .*mcp-live has no model to sample with; /);
     expect(refused).toContain('through the onSampling option of createMcpLive');
-    expect(bare.statusReport().find((s) => s.name === 'req')!).toMatchObject({
+    expect(bare.servers.status().find((s) => s.name === 'req')!).toMatchObject({
       serverInfo: { name: 'client-requests-fixture', version: '2.3.4' },
       instructions: 'Call `defaults` to be asked for a form.',
     });
@@ -156,7 +156,7 @@ describe.concurrent('roots, instructions, sampling', () => {
         },
       },
     );
-    expect(textOf(await host.callTool('mcp__req__sample', {}))).toBe('model: hi');
+    expect(textOf(await host.tools.call('mcp__req__sample', {}))).toBe('model: hi');
     expect(sampled).toMatchObject([{ server: 'req', params: { maxTokens: 10 } }]);
     await listed(host, 'mcp__every__trigger-sampling-request');
   }, deadline(30_000));
@@ -179,7 +179,7 @@ describe.concurrent('prompts and resources', () => {
     expect(live.resources.templates()).toContainEqual(
       expect.objectContaining({ server: 'every', uriTemplate: 'demo://resource/dynamic/text/{resourceId}' }),
     );
-    expect(live.statusReport().find((s) => s.name === 'echo')!.resourceTemplates).toBeUndefined();
+    expect(live.servers.status().find((s) => s.name === 'echo')!.resourceTemplates).toBeUndefined();
 
     const listedRead = (await live.resources.read('fixture://readme')) as { contents: { text: string }[] };
     expect(listedRead.contents[0]!.text).toBe('fixture readme');
@@ -192,10 +192,10 @@ describe.concurrent('prompts and resources', () => {
 describe.concurrent('calls: timeout, progress, cancel', () => {
   it('a call past its own timeout names that option; past the entry\'s timeout, the entry\'s field', async ({ session, expect }) => {
     const live = await session({ req: requests({ timeout: 300, connectTimeout: 10_000 }, ['--quiet-ms', '2000']) });
-    await expect(live.callTool('mcp__req__quiet', {}, { timeout: 200 })).rejects.toThrow(
+    await expect(live.tools.call('mcp__req__quiet', {}, { timeout: 200 })).rejects.toThrow(
       'timed out after 200 ms (raise the call\'s "timeout")',
     );
-    await expect(live.callTool('mcp__req__quiet', {})).rejects.toThrow(
+    await expect(live.tools.call('mcp__req__quiet', {})).rejects.toThrow(
       'timed out after 300 ms (raise "timeout" in the server\'s entry)',
     );
   }, deadline(30_000));
@@ -203,7 +203,7 @@ describe.concurrent('calls: timeout, progress, cancel', () => {
   it('progress reaches onProgress and starts the timeout again; the same call without progress times out', async ({ session, expect }) => {
     const live = await session({ every: everything() });
     const seen: unknown[] = [];
-    const result = await live.callTool(
+    const result = await live.tools.call(
       'mcp__every__trigger-long-running-operation',
       { duration: 1.5, steps: 5 },
       { timeout: 700, onProgress: (p) => seen.push(p) },
@@ -211,7 +211,7 @@ describe.concurrent('calls: timeout, progress, cancel', () => {
     expect(textOf(result)).toContain('Long running operation completed');
     expect(seen).toEqual([1, 2, 3, 4, 5].map((progress) => ({ progress, total: 5 })));
     await expect(
-      live.callTool('mcp__every__trigger-long-running-operation', { duration: 1.5, steps: 1 }, { timeout: 700 }),
+      live.tools.call('mcp__every__trigger-long-running-operation', { duration: 1.5, steps: 1 }, { timeout: 700 }),
     ).rejects.toThrow('timed out after 700 ms');
   }, deadline(30_000));
 
@@ -219,7 +219,7 @@ describe.concurrent('calls: timeout, progress, cancel', () => {
     const live = await session({ burst: { command: process.execPath, args: [fixture('progress-burst-server.mjs')] } });
     for (let round = 0; round < 20; round++) {
       const seen: unknown[] = [];
-      const result = await live.callTool('mcp__burst__burst', {}, { onProgress: (p) => seen.push(p) });
+      const result = await live.tools.call('mcp__burst__burst', {}, { onProgress: (p) => seen.push(p) });
       expect(textOf(result)).toBe('done');
       expect(seen).toEqual([1, 2, 3].map((progress) => ({ progress, total: 3 })));
     }
@@ -228,10 +228,10 @@ describe.concurrent('calls: timeout, progress, cancel', () => {
   it('an aborted call rejects at once and its server is sent notifications/cancelled', async ({ session, expect }) => {
     const live = await session({ echo: echo() });
     const abort = new AbortController();
-    const call = live.callTool('mcp__echo__slow', {}, { signal: abort.signal });
+    const call = live.tools.call('mcp__echo__slow', {}, { signal: abort.signal });
     setTimeout(() => abort.abort(new Error('stop')), 200);
     await expect(call).rejects.toThrow('stop');
-    await expect.poll(() => live.stderrTail('echo'), { timeout: deadline(10_000) }).toContain('slow cancelled');
+    await expect.poll(() => live.servers.stderrTail('echo'), { timeout: deadline(10_000) }).toContain('slow cancelled');
   }, deadline(30_000));
 });
 
@@ -244,7 +244,7 @@ describe.concurrent('a shared pool', () => {
     const first = await session({ req: requests() }, { pool }, ws);
     const second = await session({ req: requests() }, { pool }, ws);
     expect(pool.stats()).toHaveLength(1);
-    const call = second.callTool('mcp__req__defaults', {});
+    const call = second.tools.call('mcp__req__defaults', {});
     const [form] = await firstValueFrom(first.elicitation.pending$.pipe(filter((p) => p.length > 0)));
     expect(await firstValueFrom(second.elicitation.pending$)).toEqual([]);
     first.elicitation.answer(form!.id, { action: 'decline' });
@@ -253,7 +253,7 @@ describe.concurrent('a shared pool', () => {
     // The longest holder gone, the next one answers: the process stays, the forms move.
     await first.dispose();
     expect(pool.stats()).toMatchObject([{ refs: 1 }]);
-    const again = second.callTool('mcp__req__defaults', {});
+    const again = second.tools.call('mcp__req__defaults', {});
     const [next] = await firstValueFrom(second.elicitation.pending$.pipe(filter((p) => p.length > 0)));
     second.elicitation.answer(next!.id, { action: 'accept', content: { name: 'Ada' } });
     expect(JSON.parse(textOf(await again))).toMatchObject({ action: 'accept', content: { name: 'Ada', age: 30 } });

@@ -113,6 +113,6 @@ describe.concurrent('a server that stops answering', () => {
     child.kill('SIGCONT');
     const back = await until(live, 'web', (s) => s.state === 'connected', 20_000);
     expect(back.history.some((h) => h.state === 'error')).toBe(true);
-    expect(textOf(await live.callTool('mcp__web__echo', { text: 'alive' }))).toBe('alive');
+    expect(textOf(await live.tools.call('mcp__web__echo', { text: 'alive' }))).toBe('alive');
   }, deadline(40_000));
 });

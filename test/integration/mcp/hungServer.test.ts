@@ -23,7 +23,7 @@ function workspace(scope: TestScope) {
 
 /** Waits until the statuses satisfy `ok`, at most `ms`; fails with the last statuses otherwise. */
 async function until(l: McpLive, ok: (all: readonly ServerStatus[]) => boolean, ms: number): Promise<readonly ServerStatus[]> {
-  return firstValueFrom(l.servers$.pipe(filter(ok), timeout({ first: ms, with: () => Promise.reject(new Error(`not within ${ms} ms: ${JSON.stringify(l.statusReport().map(({ name, state, reason }) => ({ name, state, reason })))}`)) })));
+  return firstValueFrom(l.servers.list$.pipe(filter(ok), timeout({ first: ms, with: () => Promise.reject(new Error(`not within ${ms} ms: ${JSON.stringify(l.servers.status().map(({ name, state, reason }) => ({ name, state, reason })))}`)) })));
 }
 const is = (all: readonly ServerStatus[], name: string, state: string, reason?: string) =>
   all.some((s) => s.name === name && s.state === state && s.reason === reason);
@@ -44,14 +44,14 @@ describe.concurrent('a hung server never freezes later changes (real processes, 
     const [hangPid] = await startedPids(hangLog);
     expect(hangPid).toBeTypeOf('number');
     expect(isAlive(hangPid!)).toBe(true);
-    expect(textOf(await live.callTool('mcp__good__echo', { text: 'hi' }))).toBe('hi');
+    expect(textOf(await live.tools.call('mcp__good__echo', { text: 'hi' }))).toBe('hi');
 
     const wrote = Date.now();
     ws.write({ mcpServers: servers, mcp: { excluded: ['good', 'hang'] } });
     await until(live, (all) => is(all, 'good', 'blocked', 'excluded') && is(all, 'hang', 'blocked', 'excluded'), 10_000);
     const took = Date.now() - wrote;
     expect(took).toBeLessThan(BOUND_MS);
-    await expect(live.callTool('mcp__good__echo', { text: 'hi' })).rejects.toThrow(/excluded/);
+    await expect(live.tools.call('mcp__good__echo', { text: 'hi' })).rejects.toThrow(/excluded/);
     // The aborted attempt's process group is ended (SIGTERM at once).
     expect(await waitForExit(hangPid!, 3_000)).toBe(true);
     await started;
@@ -84,7 +84,7 @@ describe.concurrent('a hung server never freezes later changes (real processes, 
     const connector = createMcpConnector({ killGraceMs: 4_500 });
     const live = scope.track(createMcpLive({ cwd: ws.cwd, homeDir: ws.homeDir, runtimeDir: ws.runtimeDir, debounceMs: DEBOUNCE_MS, connector }));
     await live.start();
-    const stubbornPid = live.statusReport().find((s) => s.name === 'stubborn')?.pid;
+    const stubbornPid = live.servers.status().find((s) => s.name === 'stubborn')?.pid;
     expect(stubbornPid).toBeTypeOf('number');
 
     // Removing it starts a pass that waits ~5 s for the process to end …
@@ -94,7 +94,7 @@ describe.concurrent('a hung server never freezes later changes (real processes, 
     ws.write({ mcpServers: { good }, mcp: { excluded: ['good'] } });
     await until(live, (all) => is(all, 'good', 'blocked', 'excluded'), 10_000);
     expect(isAlive(stubbornPid!)).toBe(true);
-    await expect(live.callTool('mcp__good__echo', { text: 'hi' })).rejects.toThrow(/excluded/);
+    await expect(live.tools.call('mcp__good__echo', { text: 'hi' })).rejects.toThrow(/excluded/);
     // The close was not cut short: SIGKILL still comes, and the removal is recorded.
     expect(await waitForExit(stubbornPid!, 10_000)).toBe(true);
     await until(live, (all) => is(all, 'stubborn', 'disconnected', 'removed'), 5_000);

@@ -115,7 +115,7 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     const [pending] = live.approvals.pending();
     expect(pending?.name).toBe('notes');
     expect(JSON.stringify(pending?.surface)).toContain('the surface differs from the one you approved, whose pin is not at hand');
-    await expect(live.callTool('mcp__notes__count', {})).rejects.toThrow(/changed since you approved it/);
+    await expect(live.tools.call('mcp__notes__count', {})).rejects.toThrow(/changed since you approved it/);
     expect(calls(w)).toEqual([]);
     // Approved again: the surface is pinned anew and served.
     await live.approvals.approve('notes', { hash: pending!.hash });
@@ -134,7 +134,7 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     expect(status.tools.map((t) => t.tool).sort()).toEqual(['count', 'read_notes']);
     expect(status.instructions).toBeDefined();
     expect(live.approvals.pending()).toEqual([]);
-    await live.callTool('mcp__notes__count', {});
+    await live.tools.call('mcp__notes__count', {});
     expect(calls(w)).toEqual(['count called']);
     expect(events.some((e) => e.type === 'surface-changed')).toBe(false);
     await live.dispose();
@@ -162,7 +162,7 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
       'prompt greet definition',
       'prompt sneak added',
     ]);
-    await expect(live.callTool('mcp__notes__read_notes', { day: 'monday' })).rejects.toThrow(/changed since you approved it/);
+    await expect(live.tools.call('mcp__notes__read_notes', { day: 'monday' })).rejects.toThrow(/changed since you approved it/);
     expect(calls(w)).toEqual([]);
     await live.approvals.approve('notes', { hash: pending!.hash });
     await until(live, 'notes', (s) => s.withheld === undefined && s.tools.length === 2);
@@ -181,14 +181,14 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     expect(status.withheld).toEqual(['count', 'read_notes']);
     expect(status.prompts).toEqual([]);
     expect(status.instructions).toBeUndefined();
-    await expect(live.callTool('mcp__notes__count', {})).rejects.toThrow(/MCP server "notes" could not pin its surface \(.+\), so none of its tools, prompts or instructions are used/);
+    await expect(live.tools.call('mcp__notes__count', {})).rejects.toThrow(/MCP server "notes" could not pin its surface \(.+\), so none of its tools, prompts or instructions are used/);
     await expect(live.prompts.get('greet', {}, { server: 'notes' })).rejects.toThrow(/could not pin its surface/);
     expect(calls(w)).toEqual([]);
     expect(events.some((e) => e.type === 'log' && e.level === 'warn' && e.message.includes('the pin of server "notes" was not written'))).toBe(true);
     // Nothing to approve: the user fixes the file and reconnects.
     expect(live.approvals.pending()).toEqual([]);
     rmSync(pinFile, { recursive: true });
-    expect(live.reconnect('notes')).toBe(true);
+    expect(live.servers.reconnect('notes')).toBe(true);
     await until(live, 'notes', (s) => s.state === 'connected' && s.withheld === undefined && s.tools.length === 2);
     expect(existsSync(pinFile)).toBe(true);
   });
@@ -219,12 +219,12 @@ describe.concurrent('pins of gated servers (decisions 306–311)', () => {
     // Listed from its record, as approved, with no process.
     const idle = await until(live, 'notes', (s) => s.state === 'idle' && s.tools.length === 2);
     expect(idle.withheld).toBeUndefined();
-    await expect(live.callTool('mcp__notes__read_notes', { day: 'monday' })).rejects.toThrow(/the tool's definition changed since you approved it: review it/);
+    await expect(live.tools.call('mcp__notes__read_notes', { day: 'monday' })).rejects.toThrow(/the tool's definition changed since you approved it: review it/);
     expect(calls(w)).toEqual([]);
     const status = await until(live, 'notes', (s) => s.withheld !== undefined);
     expect(status.withheld).toEqual(['read_notes']);
     // An unchanged tool still runs.
-    await live.callTool('mcp__notes__count', {});
+    await live.tools.call('mcp__notes__count', {});
     expect(calls(w)).toEqual(['count called']);
   });
 

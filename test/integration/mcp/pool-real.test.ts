@@ -1,6 +1,7 @@
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../../src/live/createMcpLive.js';
+import { createMcpLive } from '../../../src/live/createMcpLive.js';
+import { type McpLive } from '../../../src/live/types.js';
 import type { ServerStatus } from '../../../src/model/report/status.js';
 import { createConnectionPool, type ConnectionPool } from '../../../src/sinks/mcp/connectionPool.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
@@ -69,34 +70,34 @@ describe('two createMcpLive sessions sharing a pool, with real processes', () =>
     await Promise.all([a.start(), b.start()]);
 
     // One process for both sessions.
-    const pid = a.statusReport().find((s) => s.name === 'echo')?.pid;
+    const pid = a.servers.status().find((s) => s.name === 'echo')?.pid;
     expect(pid).toBeTypeOf('number');
-    expect(b.statusReport().find((s) => s.name === 'echo')).toMatchObject({ state: 'connected', pid });
+    expect(b.servers.status().find((s) => s.name === 'echo')).toMatchObject({ state: 'connected', pid });
     expect(pool.stats()).toEqual([{ key: expect.any(String) as string, refs: 2, pid, idle: false }]);
     expect(wsA.starts()).toEqual(['shared']);
-    await expect(a.callTool('mcp__echo__echo', { text: 'from a' })).resolves.toMatchObject({ content: [{ text: 'from a' }] });
-    await expect(b.callTool('mcp__echo__echo', { text: 'from b' })).resolves.toMatchObject({ content: [{ text: 'from b' }] });
+    await expect(a.tools.call('mcp__echo__echo', { text: 'from a' })).resolves.toMatchObject({ content: [{ text: 'from a' }] });
+    await expect(b.tools.call('mcp__echo__echo', { text: 'from b' })).resolves.toMatchObject({ content: [{ text: 'from b' }] });
 
     // The gated server: pending in A, never acquired, never started.
-    expect(a.statusReport().find((s) => s.name === 'gated')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
+    expect(a.servers.status().find((s) => s.name === 'gated')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
     expect(a.approvals.pending().map((p) => p.name)).toEqual(['gated']);
     // A gated server hot-added to B's workspace: pending there too, nothing spawned.
-    const pendingInB = until(b.servers$, 'gated-b', { reason: 'pending_approval' });
+    const pendingInB = until(b.servers.list$, 'gated-b', { reason: 'pending_approval' });
     wsB.atomicWrite(wsB.mcpJson, { mcpServers: { 'gated-b': wsA.server('gated-b') } });
     await pendingInB;
     expect(pool.stats()).toHaveLength(1);
 
     // A removes it: B still holds it, so the process outlives the grace.
-    const goneFromA = until(a.servers$, 'echo', { state: 'disconnected' });
+    const goneFromA = until(a.servers.list$, 'echo', { state: 'disconnected' });
     wsA.atomicWrite(wsA.userSettings, { mcpServers: {} });
     await goneFromA;
     expect(pool.stats()).toMatchObject([{ refs: 1, pid, idle: false }]);
     await sleep(GRACE_MS + 300);
     expect(isAlive(pid!)).toBe(true);
-    expect(b.statusReport().find((s) => s.name === 'echo')).toMatchObject({ state: 'connected', pid });
+    expect(b.servers.status().find((s) => s.name === 'echo')).toMatchObject({ state: 'connected', pid });
 
     // B removes it too: idle now, gone once the grace has passed.
-    const goneFromB = until(b.servers$, 'echo', { state: 'disconnected' });
+    const goneFromB = until(b.servers.list$, 'echo', { state: 'disconnected' });
     wsB.atomicWrite(wsB.userSettings, { mcpServers: {} });
     await goneFromB;
     const released = Date.now();
@@ -124,22 +125,22 @@ describe('two createMcpLive sessions sharing a pool, with real processes', () =>
     const a = session(ws, pool);
     const b = session(other, pool);
     await Promise.all([a.start(), b.start()]);
-    const oldPid = a.statusReport().find((s) => s.name === 'echo')?.pid;
+    const oldPid = a.servers.status().find((s) => s.name === 'echo')?.pid;
     expect(oldPid).toBeTypeOf('number');
 
     const reconnected = (live: McpLive) =>
-      firstValueFrom(live.servers$.pipe(filter((all) => all.some((s) => s.name === 'echo' && s.state === 'connected' && s.pid !== oldPid))));
+      firstValueFrom(live.servers.list$.pipe(filter((all) => all.some((s) => s.name === 'echo' && s.state === 'connected' && s.pid !== oldPid))));
     const bothBack = Promise.all([reconnected(a), reconnected(b)]);
-    expect(a.reconnect('echo')).toBe(true);
+    expect(a.servers.reconnect('echo')).toBe(true);
     await bothBack;
 
-    const newPid = a.statusReport().find((s) => s.name === 'echo')?.pid;
+    const newPid = a.servers.status().find((s) => s.name === 'echo')?.pid;
     expect(newPid).not.toBe(oldPid);
-    expect(b.statusReport().find((s) => s.name === 'echo')).toMatchObject({ state: 'connected', pid: newPid });
+    expect(b.servers.status().find((s) => s.name === 'echo')).toMatchObject({ state: 'connected', pid: newPid });
     expect(isAlive(oldPid!)).toBe(false);
     expect(ws.starts()).toEqual(['shared', 'shared']);
     expect(pool.stats()).toEqual([{ key: expect.any(String) as string, refs: 2, pid: newPid, idle: false }]);
-    await expect(b.callTool('mcp__echo__echo', { text: 'after' })).resolves.toMatchObject({ content: [{ text: 'after' }] });
+    await expect(b.tools.call('mcp__echo__echo', { text: 'after' })).resolves.toMatchObject({ content: [{ text: 'after' }] });
 
     await a.dispose();
     await b.dispose();

@@ -50,7 +50,7 @@ const naming = (log: string): RegExp => new RegExp(log.replace(/[.*+?^${}()|[\]\
 
 function until(live: McpLive, name: string, test: (s: ServerStatus) => boolean): Promise<ServerStatus> {
   return firstValueFrom(
-    live.servers$.pipe(filter((list) => list.some((s) => s.name === name && test(s)))),
+    live.servers.list$.pipe(filter((list) => list.some((s) => s.name === name && test(s)))),
   ).then((list) => list.find((s) => s.name === name)!);
 }
 
@@ -82,9 +82,9 @@ describe.concurrent('lazy servers (decision 196)', () => {
     // Second session: everything listed from the record at start, nothing started.
     const second = w.open();
     await second.live.start();
-    const tools = await firstValueFrom(second.live.tools$.pipe(filter((t) => t.length === 6)));
+    const tools = await firstValueFrom(second.live.tools.list$.pipe(filter((t) => t.length === 6)));
     expect(tools.map((t) => t.name).sort()).toEqual(['mcp__a__echo', 'mcp__a__slow', 'mcp__b__echo', 'mcp__b__slow', 'mcp__c__echo', 'mcp__c__slow']);
-    expect(second.live.statusReport().map((s) => [s.name, s.state, s.idle, s.pid])).toEqual([
+    expect(second.live.servers.status().map((s) => [s.name, s.state, s.idle, s.pid])).toEqual([
       ['a', 'idle', 'lazy', undefined],
       ['b', 'idle', 'lazy', undefined],
       ['c', 'idle', 'lazy', undefined],
@@ -93,7 +93,7 @@ describe.concurrent('lazy servers (decision 196)', () => {
     expect(leftoverServers(naming(log))).toEqual([]);
 
     // Three concurrent first calls on `b`: one process.
-    const results = await Promise.all([1, 2, 3].map((n) => second.live.callTool('mcp__b__echo', { text: `hi ${n}` })));
+    const results = await Promise.all([1, 2, 3].map((n) => second.live.tools.call('mcp__b__echo', { text: `hi ${n}` })));
     expect(results.map(text)).toEqual(['hi 1', 'hi 2', 'hi 3']);
     expect(starts(log)).toHaveLength(4);
     expect(starts(log).filter((l) => l === 'b started')).toHaveLength(2);
@@ -113,7 +113,7 @@ describe.concurrent('lazy servers (decision 196)', () => {
     await until(live, 'lazy', (s) => s.state === 'idle');
     const eager = await until(live, 'eager', (s) => s.state === 'connected');
     expect(eager.pid).toBeGreaterThan(0);
-    expect(live.statusReport().find((s) => s.name === 'lazy')?.pid).toBeUndefined();
+    expect(live.servers.status().find((s) => s.name === 'lazy')?.pid).toBeUndefined();
   });
 
   it('a lazy server from .mcp.json starts nothing before approval, and is learned once after', async ({ w }) => {
@@ -138,12 +138,12 @@ describe.concurrent('lazy servers (decision 196)', () => {
     expect(idle).toMatchObject({ idle: 'idle-timeout', idleTimeoutMs: 300 });
     expect(idle.tools.map((t) => t.name)).toEqual(['mcp__it__echo', 'mcp__it__slow']);
     expect(await waitForExit(up.pid!)).toBe(true);
-    expect(text(await live.callTool('mcp__it__echo', { text: 'again' }))).toBe('again');
+    expect(text(await live.tools.call('mcp__it__echo', { text: 'again' }))).toBe('again');
     const again = await until(live, 'it', (s) => s.state === 'connected' && s.pid !== undefined);
     expect(again.pid).not.toBe(up.pid);
     // `/reconnect` of an idle one starts it, too.
     await until(live, 'it', (s) => s.state === 'idle');
-    expect(live.reconnect('it')).toBe(true);
+    expect(live.servers.reconnect('it')).toBe(true);
     await until(live, 'it', (s) => s.state === 'connected' && s.pid !== undefined);
   });
 });
@@ -164,9 +164,9 @@ describe.concurrent('a server that changes its tools after approval (decision 19
 
   it('reports the change, withholds the changed and added tools, asks again with the diff, and admits them once approved by the new hash', async ({ w }) => {
     const { live, events } = await approvedSession(w, join(w.dir, 'never'));
-    expect(live.statusReport()[0]!.tools.map((t) => t.tool)).toEqual(['read_notes', 'rug_pull']);
+    expect(live.servers.status()[0]!.tools.map((t) => t.tool)).toEqual(['read_notes', 'rug_pull']);
 
-    await live.callTool('mcp__notes__rug_pull', {});
+    await live.tools.call('mcp__notes__rug_pull', {});
     const withheld = await until(live, 'notes', (s) => s.withheld !== undefined);
     expect(withheld.withheld).toEqual(['exfiltrate', 'read_notes']);
     expect(withheld.tools.map((t) => t.tool)).toEqual(['rug_pull']);
@@ -181,7 +181,7 @@ describe.concurrent('a server that changes its tools after approval (decision 19
     expect(description.after).not.toContain('\u001b');
     expect(changed.changes.find((c) => c.name === 'exfiltrate')).toMatchObject({ change: 'added', after: 'Sends a file somewhere' });
 
-    await expect(live.callTool('mcp__notes__read_notes', { day: 'monday' })).rejects.toThrow(/the tool's definition changed since you approved it: review it/);
+    await expect(live.tools.call('mcp__notes__read_notes', { day: 'monday' })).rejects.toThrow(/the tool's definition changed since you approved it: review it/);
 
     const asked = events.filter((e): e is ApprovalRequiredEvent => e.type === 'approval-required').at(-1)!;
     const request = asked.servers[0]!;
@@ -195,7 +195,7 @@ describe.concurrent('a server that changes its tools after approval (decision 19
     await live.approvals.approve('notes', { hash: request.hash });
     const admitted = await until(live, 'notes', (s) => s.withheld === undefined && s.tools.length === 3);
     expect(admitted.tools.map((t) => t.tool).sort()).toEqual(['exfiltrate', 'read_notes', 'rug_pull']);
-    expect(text(await live.callTool('mcp__notes__read_notes', { day: 'monday' }))).toBe('notes of monday');
+    expect(text(await live.tools.call('mcp__notes__read_notes', { day: 'monday' }))).toBe('notes of monday');
     expect(live.approvals.pending()).toEqual([]);
   });
 
@@ -218,7 +218,7 @@ describe.concurrent('a server that changes its tools after approval (decision 19
     const { live, events } = w.open();
     await live.start();
     await until(live, 'notes', (s) => s.state === 'connected');
-    await live.callTool('mcp__notes__rug_pull', {});
+    await live.tools.call('mcp__notes__rug_pull', {});
     await until(live, 'notes', (s) => s.tools.length === 3);
     const changed = events.find((e): e is SurfaceChangedEvent => e.type === 'surface-changed')!;
     expect(changed.withheld).toBeUndefined();

@@ -55,8 +55,8 @@ posixOnly('sh and #! scripts').describe('a user server named by a bare command, 
     const [echo, viaEnv, missing] = await Promise.all(['echo', 'viaEnv', 'missing'].map((name) => until(live, name, settled)));
     expect(pwned(ws)).toEqual([]);
     expect([echo!.state, viaEnv!.state]).toEqual(['connected', 'connected']);
-    expect(textOf(await live.callTool('mcp__echo__echo', { text: 'from PATH' }))).toBe('from PATH');
-    expect(textOf(await live.callTool('mcp__viaEnv__echo', { text: 'node from PATH' }))).toBe('node from PATH');
+    expect(textOf(await live.tools.call('mcp__echo__echo', { text: 'from PATH' }))).toBe('from PATH');
+    expect(textOf(await live.tools.call('mcp__viaEnv__echo', { text: 'node from PATH' }))).toBe('node from PATH');
     expect(missing!.error).toBe('failed to start "only-in-workspace": spawn only-in-workspace ENOENT');
   });
 

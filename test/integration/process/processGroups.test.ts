@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../../src/live/createMcpLive.js';
+import { createMcpLive } from '../../../src/live/createMcpLive.js';
+import { type McpLive } from '../../../src/live/types.js';
 import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { createMcpConnector } from '../../../src/sinks/mcp/connector.js';
 import { withParentDeathSignal } from '../../../src/platform/parentDeathSignal.js';
@@ -322,7 +323,7 @@ linuxOnly('/proc start times').describe('createMcpLive and the process group reg
     writeFileSync(join(ws.home, '.qwen', 'settings.json'), JSON.stringify(settings));
     live = createMcpLive({ cwd: ws.cwd, homeDir: ws.home, runtimeDir: ws.runtimeDir, debounceMs: 30 });
     await live.start();
-    expect(live.statusReport()).toMatchObject([{ name: 'spawner', state: 'connected' }]);
+    expect(live.servers.status()).toMatchObject([{ name: 'spawner', state: 'connected' }]);
     const pids = await helperPids(pidFile);
     const records = readdirSync(ws.runtimeDir);
     expect(records).toEqual([`${process.pid}-${identity(process.pid).startTime}.json`]);

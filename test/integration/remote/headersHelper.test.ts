@@ -7,7 +7,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { filter, firstValueFrom, map, timeout } from 'rxjs';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../../src/live/createMcpLive.js';
+import { createMcpLive } from '../../../src/live/createMcpLive.js';
+import { type McpLive } from '../../../src/live/types.js';
 import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { maskText } from '../../../src/model/settings/secrets.js';
 import type { ServerStatus } from '../../../src/model/report/status.js';
@@ -222,27 +223,27 @@ describe('a remote server with a headersHelper', () => {
     live.events$.subscribe((e) => events.push(e));
     await live.start();
     await until(live, 'keyed', (s) => s.state === 'connected');
-    expect(textOf(await live.callTool('mcp__keyed__echo', { text: 'ok' }))).toBe('ok');
+    expect(textOf(await live.tools.call('mcp__keyed__echo', { text: 'ok' }))).toBe('ok');
 
     // A rotated key under a session that has OAuth: the helper is asked before OAuth is (no needs_auth).
     const rotated = 'sekrit-api-key-rotated-2';
     api.accepted = rotated;
     writeFileSync(join(dir, 'token'), rotated);
-    expect(textOf(await live.callTool('mcp__keyed__echo', { text: 'rotated' }))).toBe('rotated');
-    expect(live.statusReport().find((s) => s.name === 'keyed')?.state).toBe('connected');
+    expect(textOf(await live.tools.call('mcp__keyed__echo', { text: 'rotated' }))).toBe('rotated');
+    expect(live.servers.status().find((s) => s.name === 'keyed')?.state).toBe('connected');
 
     // The server now refuses the key, quoting it back in a 500: the error text masks it.
     api.accepted = 'another';
     api.echoRefusedKey = true;
-    const call = await live.callTool('mcp__keyed__echo', { text: 'x' }).then(
+    const call = await live.tools.call('mcp__keyed__echo', { text: 'x' }).then(
       () => 'resolved',
       (e: Error) => e.message,
     );
     expect(call).toContain('refused key ***');
-    live.reconnect('keyed');
+    live.servers.reconnect('keyed');
     const failed = await until(live, 'keyed', (s) => s.state === 'error');
     expect(failed.error).toContain('refused key ***');
-    const everything = JSON.stringify(events) + JSON.stringify(live.statusReport()) + call + live.stderrTail('keyed').join('\n');
+    const everything = JSON.stringify(events) + JSON.stringify(live.servers.status()) + call + live.servers.stderrTail('keyed').join('\n');
     expect(api.seen.some((h) => h['x-api-key'] === secret)).toBe(true);
     expect(everything).not.toContain(secret);
     expect(everything).not.toContain(rotated);
@@ -293,7 +294,7 @@ describe('a remote server with a headersHelper', () => {
 
 function until(l: McpLive, name: string, test: (s: ServerStatus) => boolean, ms = 15_000): Promise<ServerStatus> {
   return firstValueFrom(
-    l.servers$.pipe(
+    l.servers.list$.pipe(
       map((all) => all.find((s) => s.name === name)),
       filter((s): s is ServerStatus => s !== undefined && test(s)),
       timeout(ms),

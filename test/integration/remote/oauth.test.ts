@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive } from '../../../src/live/createMcpLive.js';
+import { createMcpLive } from '../../../src/live/createMcpLive.js';
+import { type McpLive } from '../../../src/live/types.js';
 import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { startOAuthFixture, playBrowser, type OAuthFixture } from '../../fixtures/oauth/authServer.js';
 import { fixture } from '../mcpServers.js';
@@ -81,7 +82,7 @@ describe('OAuth for a remote server', () => {
     await authorize(l, 'remote');
     const up = await until(l, 'remote', (s) => s.state === 'connected');
     expect(up.tools.map((t) => t.tool).sort()).toEqual(['echo', 'whoami']);
-    expect(await l.callTool('mcp__remote__echo', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+    expect(await l.tools.call('mcp__remote__echo', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
 
     const [request] = oauth.authorizeRequests;
     expect(request).toMatchObject({ scope: 'mcp', resource: oauth.mcpUrl, codeChallengeMethod: 'S256' });
@@ -92,7 +93,7 @@ describe('OAuth for a remote server', () => {
     if (POSIX) expect((await stat(tokensFile())).mode & 0o777).toBe(0o600);
     const tokens = await storedTokens();
     expect(tokens.length).toBeGreaterThan(0);
-    const output = JSON.stringify(events) + JSON.stringify(l.statusReport());
+    const output = JSON.stringify(events) + JSON.stringify(l.servers.status());
     for (const token of tokens) expect(output).not.toContain(token);
   });
 
@@ -102,7 +103,7 @@ describe('OAuth for a remote server', () => {
     await firstAuthorization(l, 'remote');
 
     oauth.expireAccessTokens();
-    expect(await l.callTool('mcp__remote__echo', { text: 'after expiry' })).toMatchObject({ content: [{ text: 'after expiry' }] });
+    expect(await l.tools.call('mcp__remote__echo', { text: 'after expiry' })).toMatchObject({ content: [{ text: 'after expiry' }] });
     expect(oauth.tokenRequests.map((t) => t.grantType)).toEqual(['authorization_code', 'refresh_token']);
     expect(oauth.authorizeRequests).toHaveLength(1);
   });
@@ -112,7 +113,7 @@ describe('OAuth for a remote server', () => {
     const l = await session({ remote: { httpUrl: oauth.mcpUrl } });
     await firstAuthorization(l, 'remote');
     const unauthorizedBefore = oauth.mcpRequests.filter((r) => !r.authorized).length;
-    await l.callTool('mcp__remote__echo', { text: 'x' });
+    await l.tools.call('mcp__remote__echo', { text: 'x' });
     expect(oauth.tokenRequests.filter((t) => t.grantType === 'refresh_token').length).toBeGreaterThan(0);
     // Renewed ahead: no request went out with the dying token and came back 401.
     expect(oauth.mcpRequests.filter((r) => !r.authorized).length).toBe(unauthorizedBefore);
@@ -124,7 +125,7 @@ describe('OAuth for a remote server', () => {
     await firstAuthorization(l, 'remote');
 
     oauth.revokeAll();
-    await expect(l.callTool('mcp__remote__echo', { text: 'x' })).rejects.toThrow(/needs authentication/);
+    await expect(l.tools.call('mcp__remote__echo', { text: 'x' })).rejects.toThrow(/needs authentication/);
     const again = await until(l, 'remote', (s) => s.state === 'needs_auth');
     expect(again.error).toMatch(/refused the stored token/);
     await authorize(l, 'remote');
@@ -141,15 +142,15 @@ describe('OAuth for a remote server', () => {
     const l = await session({ remote: { httpUrl: oauth.mcpUrl } });
     await firstAuthorization(l, 'remote');
 
-    await expect(l.callTool('mcp__remote__echo', { text: 'x' })).rejects.toThrow(
+    await expect(l.tools.call('mcp__remote__echo', { text: 'x' })).rejects.toThrow(
       'MCP server "remote" needs more authorization (scope "mcp tools:call") – send {"cmd":"auth","server":"remote"}',
     );
     // The server stays up for what its token allows.
-    expect(l.statusReport().find((s) => s.name === 'remote')?.state).toBe('connected');
+    expect(l.servers.status().find((s) => s.name === 'remote')?.state).toBe('connected');
     await authorize(l, 'remote');
     await until(l, 'remote', (s) => s.state === 'connected');
     expect(oauth.authorizeRequests.map((r) => r.scope)).toEqual(['mcp', 'mcp tools:call']);
-    expect(await l.callTool('mcp__remote__echo', { text: 'now' })).toMatchObject({ content: [{ text: 'now' }] });
+    expect(await l.tools.call('mcp__remote__echo', { text: 'now' })).toMatchObject({ content: [{ text: 'now' }] });
   });
 
   it('logout forgets the tokens: the next connect needs authorization again', async () => {
@@ -158,7 +159,7 @@ describe('OAuth for a remote server', () => {
     await firstAuthorization(l, 'remote');
     expect(await l.auth.logout('remote')).toBe(1);
     expect(await storedTokens()).toEqual([]);
-    l.reconnect('remote');
+    l.servers.reconnect('remote');
     await until(l, 'remote', (s) => s.state === 'needs_auth');
   });
 
@@ -187,7 +188,7 @@ describe('OAuth for a remote server', () => {
     );
     expect(await reconciled).toMatchObject({ reconnected: ['remote'] });
     await until(l, 'remote', (s) => s.state === 'connected');
-    expect(l.statusReport().find((s) => s.name === 'local')?.pid).toBe(localPid);
+    expect(l.servers.status().find((s) => s.name === 'local')?.pid).toBe(localPid);
     expect(oauth.authorizeRequests).toHaveLength(1);
   });
 
@@ -197,7 +198,7 @@ describe('OAuth for a remote server', () => {
     await until(l, 'remote', (s) => s.state === 'needs_auth');
     const { url, completed } = await l.auth.authenticate('remote');
     // The user reconnects (or supervision retries) before finishing in the browser.
-    expect(l.reconnect('remote')).toBe(true);
+    expect(l.servers.reconnect('remote')).toBe(true);
     const during = await until(l, 'remote', (s) => s.state === 'needs_auth' && /in progress/.test(s.error ?? ''));
     expect(during.error).toMatch(/authorization in progress/);
     expect(events.filter((e) => e.type === 'auth-required')).toHaveLength(1);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/live/createMcpLive.js';
+import { createMcpLive } from '../../../src/live/createMcpLive.js';
+import { type McpLive, type McpLiveOptions } from '../../../src/live/types.js';
 import { playBrowser, startOAuthFixture, type OAuthFixture } from '../../fixtures/oauth/authServer.js';
 import { noLeftoversAfterAll, until } from '../workspace.js';
 import { deadline } from '../../deadlines.js';
@@ -52,19 +53,19 @@ describe('step-up during a call', () => {
   it('with interactiveAuth, the call starts the authorization (auth-required), waits for it and succeeds on the same connection', async () => {
     const l = await session({ interactiveAuth: true });
     const states: string[] = [];
-    l.servers$.subscribe((all) => states.push(all.find((s) => s.name === 'remote')?.state ?? 'gone'));
+    l.servers.list$.subscribe((all) => states.push(all.find((s) => s.name === 'remote')?.state ?? 'gone'));
     // The "browser": whoever reads the event opens the URL it carries.
     const opened: Promise<number>[] = [];
     l.events$.pipe(filter((e) => e.type === 'auth-required')).subscribe((e) => opened.push(playBrowser(e.url)));
 
-    const result = await l.callTool('mcp__remote__echo', { text: 'stepped up' });
+    const result = await l.tools.call('mcp__remote__echo', { text: 'stepped up' });
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'stepped up' }] });
     expect(await Promise.all(opened)).toEqual([200]);
     // The second authorization asked for what the call needed.
     expect(oauth!.authorizeRequests.map((r) => r.scope)).toEqual(['mcp', 'mcp tools:call']);
     // No reconnect: the connection sends the new token from then on.
     expect(states.filter((s) => s !== 'connected')).toEqual([]);
-    expect(await l.callTool('mcp__remote__echo', { text: 'again' })).toMatchObject({ content: [{ text: 'again' }] });
+    expect(await l.tools.call('mcp__remote__echo', { text: 'again' })).toMatchObject({ content: [{ text: 'again' }] });
     expect(oauth!.authorizeRequests).toHaveLength(2);
   }, deadline(30_000));
 
@@ -72,7 +73,7 @@ describe('step-up during a call', () => {
     const urls: string[] = [];
     const l = await session({ onAuthorizationUrl: (server, url) => urls.push(`${server} ${url}`) });
     urls.length = 0;
-    const call = l.callTool('mcp__remote__echo', { text: 'hosted' });
+    const call = l.tools.call('mcp__remote__echo', { text: 'hosted' });
     const url = await new Promise<string>((resolve) => {
       const poll = setInterval(() => {
         if (urls.length > 0) {
@@ -89,15 +90,15 @@ describe('step-up during a call', () => {
   it('nobody opens the browser: the call ends at its timeout, saying it waited for the authorization; the server stays up; a later call can step up', async () => {
     const l = await session({ interactiveAuth: true });
     const started = Date.now();
-    await expect(l.callTool('mcp__remote__echo', { text: 'x' }, { timeout: 1_500 })).rejects.toThrow(
+    await expect(l.tools.call('mcp__remote__echo', { text: 'x' }, { timeout: 1_500 })).rejects.toThrow(
       'timed out after 1500 ms (raise the call\'s "timeout") while waiting for the authorization it needs (scope "mcp tools:call")',
     );
     expect(Date.now() - started).toBeLessThan(4_000);
-    expect(l.statusReport().find((s) => s.name === 'remote')?.state).toBe('connected');
+    expect(l.servers.status().find((s) => s.name === 'remote')?.state).toBe('connected');
 
     const opened: Promise<number>[] = [];
     l.events$.pipe(filter((e) => e.type === 'auth-required')).subscribe((e) => opened.push(playBrowser(e.url)));
-    expect(await l.callTool('mcp__remote__echo', { text: 'later' })).toMatchObject({ content: [{ text: 'later' }] });
+    expect(await l.tools.call('mcp__remote__echo', { text: 'later' })).toMatchObject({ content: [{ text: 'later' }] });
     expect(await Promise.all(opened)).toEqual([200]);
   }, deadline(30_000));
 });

@@ -5,7 +5,7 @@ const parse = (...argv: string[]) => parseCliArgs(argv, { cwd: '/here' });
 
 describe('parseCliArgs', () => {
   it('defaults to an interactive session in the current directory with profile qwen', () => {
-    expect(parse()).toMatchObject({ kind: 'session', json: false, options: { cwd: '/here', profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, reconcile: 'incremental' } });
+    expect(parse()).toMatchObject({ kind: 'session', json: false, options: { cwd: '/here', profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, strategy: 'incremental' } });
   });
 
   it('reads every option of SPEC §9', () => {
@@ -20,7 +20,7 @@ describe('parseCliArgs', () => {
       json: true,
       options: {
         cwd: '/w', profile: 'gemini', userSettings: '/u.json', systemSettings: '/s.json', mcpConfig: ['a.json', 'b.json'],
-        lspConfig: ['l.json', 'm.json'], allowedMcpServerNames: ['a', 'b', 'git*'], approvalsFile: '/ap.json', debounceMs: 50, demo: false, reconcile: 'full',
+        lspConfig: ['l.json', 'm.json'], allowedMcpServerNames: ['a', 'b', 'git*'], approvalsFile: '/ap.json', debounceMs: 50, demo: false, strategy: 'full',
       },
     });
   });

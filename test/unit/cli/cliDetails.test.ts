@@ -42,7 +42,7 @@ describe('--version', () => {
 });
 
 describe('checkOptionPaths: paths that do not exist are usage errors naming them', () => {
-  const options = (o: Partial<CommonOptions>): CommonOptions => ({ cwd: '.', profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, reconcile: 'incremental', ...o });
+  const options = (o: Partial<CommonOptions>): CommonOptions => ({ cwd: '.', profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, strategy: 'incremental', ...o });
 
   it('resolves against the shell directory and accepts what exists (the approvals file may not)', () => {
     const shell = temp();

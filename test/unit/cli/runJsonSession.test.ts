@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runJsonSession } from '../../../src/cli/runJsonSession.js';
-import type { McpLive } from '../../../src/live/createMcpLive.js';
+import type { McpLive } from '../../../src/live/types.js';
 import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { untilAborted } from '../../../src/model/untilAborted.js';
 
@@ -28,18 +28,20 @@ function harness() {
     start: () => started.promise,
     planned: () => planned.promise,
     dispose: () => Promise.resolve(),
-    statusReport: () => [{ name: 'memory', state: 'connected' }],
-    tools$: new BehaviorSubject([{ name: 'mcp__memory__echo', server: 'memory', tool: 'echo', trust: false, description: 'Echoes', inputSchema: { type: 'object' } }]),
+    servers: { status: () => [{ name: 'memory', state: 'connected' }] },
     approvals: {
       approve: (name: string) => {
         calls.push(`approve ${name}`);
         return approval.promise;
       },
     },
-    callTool: (tool: string, _args: unknown, options: { signal?: AbortSignal } = {}) => {
-      calls.push(`call ${tool}`);
-      // `slow` never answers: only its signal ends the wait.
-      return tool === 'slow' ? untilAborted(new Promise<never>(() => undefined), options.signal) : Promise.resolve({ tool });
+    tools: {
+      list$: new BehaviorSubject([{ name: 'mcp__memory__echo', server: 'memory', tool: 'echo', trust: false, description: 'Echoes', inputSchema: { type: 'object' } }]),
+      call: (tool: string, _args: unknown, options: { signal?: AbortSignal } = {}) => {
+        calls.push(`call ${tool}`);
+        // `slow` never answers: only its signal ends the wait.
+        return tool === 'slow' ? untilAborted(new Promise<never>(() => undefined), options.signal) : Promise.resolve({ tool });
+      },
     },
   } as unknown as McpLive;
   const stdin = new PassThrough();

@@ -1,4 +1,4 @@
-import type { McpLive, McpLiveApprovals, McpLiveAuth, McpLivePrompts, McpLiveResources, McpLiveSession } from '../../../live/createMcpLive.js';
+import type { McpLive, McpLiveApprovals, McpLiveAuth, McpLivePrompts, McpLiveResources, McpLiveServers, McpLiveSession, McpLiveTools } from '../../../live/types.js';
 import { lspKey, lspName, serverKind } from '../../../model/serverKeys.js';
 import type { ServerKind } from '../../../model/types.js';
 import { refusedAuthorizationUrl } from '../../../model/oauth/oauthUrlPolicy.js';
@@ -185,7 +185,9 @@ export interface CommandOutcome {
 
 /** What a command may use: the session's controls, and what the screen shows right now. */
 export interface CommandContext {
-  live: Pick<McpLive, 'reload' | 'reconnect' | 'callTool' | 'toolNotFoundMessage'> & {
+  live: Pick<McpLive, 'reload'> & {
+    readonly servers: Pick<McpLiveServers, 'reconnect'>;
+    readonly tools: Pick<McpLiveTools, 'call' | 'notFoundMessage'>;
     readonly approvals: Pick<McpLiveApprovals, 'approve' | 'reject'>;
     readonly session: Pick<McpLiveSession, 'enable' | 'disable'>;
     readonly auth: McpLiveAuth;
@@ -249,7 +251,7 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
     case 'reconnect': {
       const server = find(command.server);
       // An idle server is started, not reconnected (decision 196).
-      if (live.reconnect(command.server)) return { output: info(`${server?.state === 'idle' ? 'Starting' : 'Reconnecting'} ${command.server}…`) };
+      if (live.servers.reconnect(command.server)) return { output: info(`${server?.state === 'idle' ? 'Starting' : 'Reconnecting'} ${command.server}…`) };
       if (!server) return unknown(command.server);
       return { output: failure(`Cannot reconnect ${command.server}: ${statusText(server) ?? server.state}.`) };
     }
@@ -279,9 +281,9 @@ async function execute(command: Command, ctx: CommandContext): Promise<CommandOu
 
     case 'call': {
       if (!ctx.tools.some((t) => t.name === command.tool)) {
-        return { output: failure(live.toolNotFoundMessage(command.tool)) };
+        return { output: failure(live.tools.notFoundMessage(command.tool)) };
       }
-      const result = await live.callTool(command.tool, command.args);
+      const result = await live.tools.call(command.tool, command.args);
       const { isError, lines } = formatToolResult(result);
       return { output: { tone: isError ? 'error' : 'success', lines } };
     }

@@ -1,7 +1,7 @@
 import { Box, type Key as InkKey } from 'ink';
 import { Text } from '../kit/Text.js';
 import { useEffect, useState, type ReactNode } from 'react';
-import type { McpLiveApprovals } from '../../../live/createMcpLive.js';
+import type { McpLiveApprovals } from '../../../live/types.js';
 import { lspName, serverKind } from '../../../model/serverKeys.js';
 import type { ReviewLine } from '../../../model/admission/reviewEntry.js';
 import type { PendingApproval } from '../../../model/report/status.js';

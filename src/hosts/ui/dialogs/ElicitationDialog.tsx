@@ -1,6 +1,6 @@
 import { Box, type Key as InkKey } from 'ink';
 import { Text } from '../kit/Text.js';
-import type { McpLiveElicitation, PendingElicitation } from '../../../live/createMcpLive.js';
+import type { McpLiveElicitation, PendingElicitation } from '../../../live/types.js';
 import type { ElicitationField } from '../../../model/connection.js';
 import { fieldText, formDefaults, formFields, parseFieldText, type FieldValue } from '../../../model/elicitationForm.js';
 import { KEY_PRIORITY, useKeys, useSyncState } from '../kit/keys.js';
