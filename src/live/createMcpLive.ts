@@ -584,10 +584,10 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const languageServers = new LanguageServers({
     workspace: paths.cwd,
     documents,
-    servers$: r.servers$,
-    list: () => r.list(),
-    connection: (name) => r.connection(name),
-    withConnection: (name, request) => r.withConnection(name, request),
+    servers$: r.board.servers$,
+    list: () => r.board.list(),
+    connection: (name) => r.requests.connection(name),
+    withConnection: (name, request) => r.requests.withConnection(name, request),
     // As the last pass wants it; for one it blocks, as written (so "pending approval" can be told).
     view: (name) => r.resolvedConfig(name)?.lsp?.view ?? writtenView(desiredNow()?.servers[name]?.config, paths.cwd),
   });
@@ -656,7 +656,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const authenticate = (name: string, signal?: AbortSignal): Promise<Authorization> => {
     const running = authorizing.get(name);
     if (running) return running;
-    const status = r.status(name);
+    const status = r.board.status(name);
     const config = r.resolvedConfig(name);
     if (status === undefined || config === undefined || status.state === 'blocked') {
       const why = status?.reason === undefined ? 'is not configured' : `is not admitted (${reasonText(status.reason, status.notAllowedBy, status.detail)})`;
@@ -678,7 +678,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
           // The reconnect starts with `connecting`; its outcome is the first state after that —
           // this server's own changes, followed before the reconnect begins (not every server's list).
           const outcome = firstValueFrom(
-            r.changes$.pipe(
+            r.board.changes$.pipe(
               filter((s) => s.name === name),
               skipWhile((s) => s.state !== 'connecting'),
               filter((s) => s.state !== 'connecting' && s.state !== 'disconnected'),
@@ -832,18 +832,18 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   };
 
   const resources: McpLiveResources = {
-    list: () => r.list().flatMap((s) => s.resources.map((resource) => ({ ...resource, server: s.name }))),
-    templates: () => r.list().flatMap((s) => (s.resourceTemplates ?? []).map((template) => ({ ...template, server: s.name }))),
-    read: (uri, requestOptions) => r.readResource(uri, requestOptions),
-    subscribe: (uri, requestOptions) => r.subscribeResource(uri, requestOptions),
-    unsubscribe: (uri, requestOptions) => r.unsubscribeResource(uri, requestOptions),
-    serverOf: (uri, request) => r.serverOfResource(uri, request),
+    list: () => r.board.list().flatMap((s) => s.resources.map((resource) => ({ ...resource, server: s.name }))),
+    templates: () => r.board.list().flatMap((s) => (s.resourceTemplates ?? []).map((template) => ({ ...template, server: s.name }))),
+    read: (uri, requestOptions) => r.requests.readResource(uri, requestOptions),
+    subscribe: (uri, requestOptions) => r.requests.subscribeResource(uri, requestOptions),
+    unsubscribe: (uri, requestOptions) => r.requests.unsubscribeResource(uri, requestOptions),
+    serverOf: (uri, request) => r.requests.serverOfResource(uri, request),
   };
 
   const prompts: McpLivePrompts = {
-    list$: r.servers$.pipe(distinctFlatList((s) => s.prompts, (p, s) => ({ ...p, server: s.name }))),
-    get: (name, args = {}, requestOptions) => r.getPrompt(name, args, requestOptions),
-    complete: (params, requestOptions) => r.complete(params, requestOptions),
+    list$: r.board.servers$.pipe(distinctFlatList((s) => s.prompts, (p, s) => ({ ...p, server: s.name }))),
+    get: (name, args = {}, requestOptions) => r.requests.getPrompt(name, args, requestOptions),
+    complete: (params, requestOptions) => r.requests.complete(params, requestOptions),
   };
 
   const sessionLayer: McpLiveSession = {
@@ -885,9 +885,9 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         paths.launchTrust.claude,
       ]),
     ],
-    servers$: r.servers$,
+    servers$: r.board.servers$,
     // The agent's `lsp__*` tools follow the MCP servers' tools, while a language server can answer them.
-    tools$: combineLatest([r.tools$, languageServers.tools$]).pipe(map(([mcp, lspTools]) => (lspTools.length === 0 ? mcp : [...mcp, ...lspTools]))),
+    tools$: combineLatest([r.board.tools$, languageServers.tools$]).pipe(map(([mcp, lspTools]) => (lspTools.length === 0 ? mcp : [...mcp, ...lspTools]))),
     events$: events.asObservable(),
     approvals,
     auth,
@@ -905,7 +905,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       // The same list object while it is unchanged: the search index is built once per change.
       subscription.add(live.tools$.subscribe((t) => (currentTools = t)));
       subscription.add(r.events$.subscribe((e) => events.next(e)));
-      subscription.add(r.changes$.subscribe(autoStartAuthorization));
+      subscription.add(r.board.changes$.subscribe(autoStartAuthorization));
       subscription.add(languageServers.pullOnConnect());
       events.next({ type: 'started', ts: now(), cwd: paths.cwd, profile: paths.profile, watching: [...live.watching] });
       // Before our servers start: end what a SIGKILLed mcp-live left running (bounded, ~2.5 s at
@@ -964,22 +964,22 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
         return languageServers.callTool(qualifiedName, args, callOptions);
       }
       const lists = (s: ServerStatus) => s.tools.some((t) => t.name === qualifiedName);
-      if (!r.list().some(lists)) {
+      if (!r.board.list().some(lists)) {
         // Until it is listed or the first pass has ended (decision 325): a server that connects is
         // called at once, whatever another one is still doing (a first `npx` download).
         const ended = firstPass.catch(() => {
           throw new Error('mcp-live was disposed before its first pass ended');
         });
-        const listed = firstValueFrom(r.changes$.pipe(filter(lists), map(() => undefined), takeUntil(from(ended.catch(() => undefined)))), {
+        const listed = firstValueFrom(r.board.changes$.pipe(filter(lists), map(() => undefined), takeUntil(from(ended.catch(() => undefined)))), {
           defaultValue: undefined,
         });
         await untilAborted(Promise.race([listed, ended]), callOptions.signal);
       }
-      return r.callTool(qualifiedName, args, callOptions);
+      return r.requests.callTool(qualifiedName, args, callOptions);
     },
 
     unavailableReason(name) {
-      const s = r.status(name);
+      const s = r.board.status(name);
       // An idle server is available: the first call starts it (decision 196).
       if (!s || s.state === 'connected' || s.state === 'idle') return undefined;
       if (s.reason) {
@@ -990,11 +990,11 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       return { reason: 'connecting', message: s.state };
     },
 
-    serverOfTool: (q) => r.serverOfTool(q),
-    toolNotFoundMessage: (q) => r.toolNotFoundMessage(q),
+    serverOfTool: (q) => r.requests.serverOfTool(q),
+    toolNotFoundMessage: (q) => r.requests.toolNotFoundMessage(q),
     searchTools: (query, searchOptions) => searchTools(currentTools, query, searchOptions),
-    statusReport: () => r.list(),
-    stderrTail: (name) => r.stderrTail(name),
+    statusReport: () => r.board.list(),
+    stderrTail: (name) => r.board.stderrTail(name),
     serverConfig: (name) => desiredNow()?.servers[name]?.config,
     settingsError: () => desiredNow()?.settingsError,
   };
