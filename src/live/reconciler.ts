@@ -171,7 +171,7 @@ export interface Reconciler {
 }
 
 /**
- * The reactive core (SPEC §8):
+ * The reactive core:
  *
  * ```
  * inputs$ ──settleOnActivity(activity$, 300)──map(assemble)──┐

@@ -144,7 +144,7 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
 }
 
 /**
- * A timeout in words, naming the field of the server's entry that sets it (SPEC §11): `timeout`
+ * A timeout in words, naming the field of the server's entry that sets it: `timeout`
  * for a request, `connectTimeout` for the connect, `startupTimeout` for a language server's start.
  */
 export function timedOut(ms: number, field: 'timeout' | 'connectTimeout' | 'startupTimeout'): string {
