@@ -86,10 +86,10 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   const languageServers = new LanguageServers({
     workspace: paths.cwd,
     documents,
-    servers$: r.servers$,
-    list: () => r.list(),
-    connection: (name) => r.connection(name),
-    withConnection: (name, request) => r.withConnection(name, request),
+    servers$: r.board.servers$,
+    list: () => r.board.list(),
+    connection: (name) => r.requests.connection(name),
+    withConnection: (name, request) => r.requests.withConnection(name, request),
     // As the last pass wants it; for one it blocks, as written (so "pending approval" can be told).
     view: (name) => r.resolvedConfig(name)?.lsp?.view ?? writtenView(desired()?.servers[name]?.config, paths.cwd),
   });
@@ -102,21 +102,21 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
   /** Settles when the first pass has ended (`ready`); set by `start()`. */
   let firstPass: Promise<void> | undefined;
   const reloadSession = () => r.reload('session');
-  const { auth, autoStart } = authGroup({ reconciler: r, oauth, sessionEnded: sessionEnded.signal, announce, warn });
-  const tools = toolsGroup({ reconciler: r, languageServers, firstPass: () => firstPass, current: () => currentTools });
+  const { auth, autoStart } = authGroup({ board: r.board, reconciler: r, oauth, sessionEnded: sessionEnded.signal, announce, warn });
+  const tools = toolsGroup({ board: r.board, requests: r.requests, languageServers, firstPass: () => firstPass, current: () => currentTools });
 
   const live: McpLive = {
     cwd: paths.cwd,
     profile: paths.profile,
     watching: watchedFiles(paths),
     events$: events.events$,
-    servers: serversGroup({ reconciler: r, desired, warn }),
+    servers: serversGroup({ board: r.board, reconciler: r, desired, warn }),
     tools,
     approvals: approvalsGroup({ reconciler: r, promptable: () => promptable, desired, store, root, written: inputs.written, sessionApprovals: layers.approvals }),
     auth,
     lsp: lspGroup({ languageServers, layer: layers.lsp, reload: reloadSession }),
-    resources: resourcesGroup({ reconciler: r }),
-    prompts: promptsGroup({ reconciler: r }),
+    resources: resourcesGroup(r),
+    prompts: promptsGroup(r),
     session: sessionGroup({
       desired,
       layer: layers.servers,
@@ -134,7 +134,7 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
       // The same list object while it is unchanged: the search index is built once per change.
       subscription.add(tools.list$.subscribe((t) => (currentTools = t)));
       subscription.add(r.events$.subscribe(events.emit));
-      subscription.add(r.changes$.subscribe(autoStart));
+      subscription.add(r.board.changes$.subscribe(autoStart));
       subscription.add(languageServers.pullOnConnect());
       events.emit({ type: 'started', ts: now(), cwd: paths.cwd, profile: paths.profile, watching: [...live.watching] });
       // Before our servers start: end what a SIGKILLed mcp-live left running (bounded, ~2.5 s at

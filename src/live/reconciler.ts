@@ -28,7 +28,7 @@ import { approvalHash, approvedForAnotherHash } from '../model/settings/approval
 import { entryChanges } from '../model/admission/entryChanges.js';
 import { markWrittenByRepository } from '../model/settings/secrets.js';
 import { reviewEntry } from '../model/admission/reviewEntry.js';
-import type { CallToolOptions, Connector } from '../model/connection.js';
+import type { Connector } from '../model/connection.js';
 import { desiredStateEqual } from '../model/reconcile/equality.js';
 import type {
   ApprovalRequiredEvent,
@@ -45,14 +45,16 @@ import { createIncrementalPlan } from '../model/reconcile/incrementalPlan.js';
 import { serverKind } from '../model/serverKeys.js';
 import { keptRunning, type Action, type Blocked, type PlanStep, type WantedServer } from '../model/reconcile/plan.js';
 import { planFullRestart } from '../model/reconcile/planFullRestart.js';
-import type { PendingApproval, QualifiedTool, ServerStatus } from '../model/report/status.js';
+import type { PendingApproval, ServerStatus } from '../model/report/status.js';
 import { GATED_SCOPES, type DesiredState, type ResolvedServerConfig } from '../model/types.js';
 import { distinctUntilChangedUnless } from '../operators/distinctUntilChangedUnless.js';
 import { exhaustMapWithTrailing } from '../operators/exhaustMapWithTrailing.js';
 import { reconcileByServer, type ServerTask } from '../operators/reconcileByServer.js';
 import { yieldEvery } from '../operators/yieldEvery.js';
 import { settleOnActivity, type ReadActivity } from '../operators/settleOnActivity.js';
-import { LiveServers, type LiveServersDeps } from '../sinks/mcp/liveServers.js';
+import { createLiveServers, type LiveServersDeps } from '../sinks/mcp/liveServers.js';
+import type { RequestRouter } from '../sinks/mcp/requestRouter.js';
+import type { StatusView } from '../sinks/mcp/statusBoard.js';
 import { SurfacePins, type ApprovalMarks, type SurfaceApproval } from '../sinks/mcp/surfacePins.js';
 import type { SurfaceStore } from '../sinks/stores/surfaceStore.js';
 import { memoryPinStore, type PinStore } from '../sinks/stores/pinStore.js';
@@ -130,12 +132,15 @@ export interface PassResult {
   superseded: boolean;
 }
 
-/** The running pipeline: observables for the UI and the NDJSON writer, plus its controls. */
+/**
+ * The running pipeline: observables for the UI and the NDJSON writer, plus its controls. The live
+ * servers' statuses and requests are its parts, not members of its own (decision 342).
+ */
 export interface Reconciler {
-  readonly servers$: Observable<readonly ServerStatus[]>;
-  /** One value per status change of one server, at once (what `servers$` publishes together). */
-  readonly changes$: Observable<ServerStatus>;
-  readonly tools$: Observable<readonly QualifiedTool[]>;
+  /** Every server's status (`servers$`, `changes$`, `tools$`, `list`, `status`, `stderrTail`): read, never written, here. */
+  readonly board: StatusView;
+  /** Tool calls, prompts, resources and completions, routed to the server that lists them. */
+  readonly requests: RequestRouter;
   /** The promptable set (gated servers strictly pending), emitted when a pass changed it (once its blocks are applied). */
   readonly pendingApprovals$: Observable<readonly PendingApproval[]>;
   readonly events$: Observable<McpLiveEvent>;
@@ -145,24 +150,8 @@ export interface Reconciler {
   reload(trigger?: Trigger): void;
   /** `/reconnect NAME`: the next pass (started now) reconnects it. */
   reconnect(name: string): boolean;
-  callTool(qualifiedName: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<unknown>;
-  getPrompt: LiveServers['getPrompt'];
-  readResource: LiveServers['readResource'];
-  subscribeResource: LiveServers['subscribeResource'];
-  unsubscribeResource: LiveServers['unsubscribeResource'];
-  complete: LiveServers['complete'];
-  serverOfResource: LiveServers['serverOfResource'];
-  /** The configured server a qualified tool name points at, whether or not it lists the tool now. */
-  serverOfTool(qualifiedName: string): string | undefined;
-  connection: LiveServers['connection'];
-  withConnection: LiveServers['withConnection'];
-  status(name: string): ServerStatus | undefined;
   /** `name`'s config as the last pass admitted it: undefined while it is blocked, pending or gone. */
   resolvedConfig(name: string): ResolvedServerConfig | undefined;
-  stderrTail(name: string): readonly string[];
-  /** Every known server now, sorted by name. */
-  list(): readonly ServerStatus[];
-  toolNotFoundMessage(qualifiedName: string): string;
   /**
    * The approval hash of `name`'s entry as the latest pass showed it (its promptable set and
    * server list), or undefined when that pass had no such server. Never a newer read.
@@ -187,7 +176,7 @@ export interface Reconciler {
 }
 
 /**
- * The reactive core (SPEC §8):
+ * The reactive core:
  *
  * ```
  * inputs$ ──settleOnActivity(activity$, 300)──map(assemble)──┐
@@ -213,7 +202,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
           },
           pins: deps.pins ?? memoryPinStore(),
           ...(deps.approvalMarks === undefined ? {} : { marks: deps.approvalMarks }),
-          reobserve: (name) => live.reobserve(name),
+          reobserve: (name) => live.catalog.reobserve(name),
           strict: () => shown?.gating.pinTools === 'strict',
           onChanged: (server, changes, withheld) =>
             events.next(
@@ -221,7 +210,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
             ),
           now: () => Date.now(),
         });
-  const live = new LiveServers({
+  const live = createLiveServers({
     surfaces: pins,
     connector: deps.connector,
     scheduler,
@@ -242,7 +231,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
    * not a scan of every server (decision 171).
    */
   const pendingNames = new Set<string>();
-  const watchingLive = live.changes$.subscribe((status) => {
+  const watchingLive = live.board.changes$.subscribe((status) => {
     liveDirty.add(status.name);
     if (status.reason === 'pending_approval') pendingNames.add(status.name);
     else pendingNames.delete(status.name);
@@ -282,7 +271,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       const everything = planEverything || changed === 'all' || deps.strategy === 'full';
       for (const name of everything ? Object.keys(wanted) : changed) {
         const s = wanted[name];
-        if (s) live.describe(s.name, s.scope, s.source);
+        if (s) live.lifecycle.describe(s.name, s.scope, s.source);
         // A gated entry let through is one the user approved: what an edit of it is shown against.
         if (s && GATED_SCOPES.has(s.scope)) approvedEntries.set(name, req.desired.servers[name]?.config);
       }
@@ -293,7 +282,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       if (namesChanged || configuredChanged || everything) {
         // Language servers list no MCP tools: their keys take no part in tool names.
         const mcpNames = names.filter((name) => serverKind(name) === 'mcp');
-        for (const message of live.setConfiguredNames(mcpNames)) events.next(stamp<LogEvent>({ type: 'log', level: 'warn', message }));
+        for (const message of live.catalog.setConfiguredNames(mcpNames)) events.next(stamp<LogEvent>({ type: 'log', level: 'warn', message }));
       }
       configuredNames = names;
       configuredChanged = namesChanged;
@@ -302,12 +291,12 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       liveDirty.clear();
       planEverything = false;
       const { steps, unchanged, kept: keptRunningCount } = full
-        ? countUnchanged(planFullRestart(wanted, blocked, live.snapshot()), wanted, blocked)
-        : planner.plan(wanted, blocked, names, dirty, (only) => live.snapshot(only));
+        ? countUnchanged(planFullRestart(wanted, blocked, live.board.snapshot()), wanted, blocked)
+        : planner.plan(wanted, blocked, names, dirty, (only) => live.board.snapshot(only));
       // The plan is the set (decision 325): every server this pass connects is known before the
       // plan is announced — one waiting for a connect slot as `connecting` — never missing.
-      const expecting = live.hold();
-      for (const step of steps) for (const action of step.actions) if (action.type === 'connect') live.expect(action.server);
+      const expecting = live.board.hold();
+      for (const step of steps) for (const action of step.actions) if (action.type === 'connect') live.lifecycle.expect(action.server);
       expecting.unsubscribe();
       const tasks = (which: PlanStep[], only: (a: Action) => boolean) =>
         from(
@@ -328,7 +317,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
             // handed out: a close that then waits for its process (seconds, for one that ignores
             // SIGTERM) publishes its states as they come.
             defer(() => {
-              const held = live.hold();
+              const held = live.board.hold();
               return tasks(steps.filter(denies), only).pipe(
                 yieldEvery(PASS_CHUNK, scheduler),
                 finalize(() => held.unsubscribe()),
@@ -348,9 +337,9 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
         : [run(() => true)];
       // Connects an earlier, superseded pass started and this one keeps: waited for too, so a
       // reconcile event still follows the server events of every connect its state wants.
-      const kept = steps.filter((s) => s.change === 'unchanged' || s.change === 'updated').map((s) => live.settled(s.name));
+      const kept = steps.filter((s) => s.change === 'unchanged' || s.change === 'updated').map((s) => live.lifecycle.settled(s.name));
       // A newer desired state ends the wait (a hung connect must not hold it back): what this pass
-      // started goes on in LiveServers, and the next pass plans against it — keeps a connect the
+      // started goes on in the live servers' lifecycle, and the next pass plans against it — keeps a connect the
       // newer state still wants, disconnects (aborts) one it does not.
       let superseded = false;
       const notified$ = superseded$.pipe(tap(() => (superseded = true)));
@@ -371,18 +360,18 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   const execute = (name: string, action: Action, desired: DesiredState): Observable<never> => {
     switch (action.type) {
       case 'connect':
-        return live.connect(action.server);
+        return live.lifecycle.connect(action.server);
       case 'disconnect':
-        return live.disconnect(name);
+        return live.lifecycle.disconnect(name);
       case 'replace':
-        return live.replace(action.server);
+        return live.lifecycle.replace(action.server);
       case 'refilter':
-        return live.refilter(action.server);
+        return live.lifecycle.refilter(action.server);
       case 'block': {
         const assembled = desired.servers[name];
-        const known = live.status(name);
+        const known = live.board.status(name);
         const { type: _type, ...why } = action;
-        return live.block(name, assembled?.scope ?? known?.scope ?? 'user', assembled?.source ?? known?.source ?? '', why);
+        return live.lifecycle.block(name, assembled?.scope ?? known?.scope ?? 'user', assembled?.source ?? known?.source ?? '', why);
       }
     }
   };
@@ -416,11 +405,11 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
    */
   const announce = (desired: DesiredState, approvals?: PassRequest['approvals']): void => {
     // The pass's statuses so far, in one `servers$` value, before the prompt that follows from them.
-    live.flush();
+    live.board.flush();
     shown = desired;
     markPlanned();
     // Names and hashes first: the reviews are built only when the set changed (this runs twice a pass).
-    const waiting = [...pendingNames].map((name) => ({ status: live.status(name)!, name, hash: desiredState.hashOf(desired.servers[name]?.config) }));
+    const waiting = [...pendingNames].map((name) => ({ status: live.board.status(name)!, name, hash: desiredState.hashOf(desired.servers[name]?.config) }));
     if (samePending(lastPromptable, waiting)) return;
     waiting.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const promptable = promptableOf(desired, waiting).map((p) => withEdit(p, desired, approvals));
@@ -476,7 +465,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   const watchingSurfaces = pins?.pending$.subscribe((waiting) => {
     const before = new Set(surfacePromptable.map((p) => `${p.name}\0${p.hash}`));
     surfacePromptable = waiting.flatMap((w) => {
-      const status = live.status(w.name);
+      const status = live.board.status(w.name);
       if (status === undefined || shown === undefined) return [];
       const [entry] = promptableOf(shown, [{ status, hash: w.hash }]);
       return entry === undefined ? [] : [{ ...entry, surface: w.changes }];
@@ -505,9 +494,8 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
   };
 
   return {
-    servers$: live.servers$,
-    changes$: live.changes$,
-    tools$: live.tools$,
+    board: live.board,
+    requests: live.requests,
     pendingApprovals$: pending.asObservable().pipe(distinctUntilChanged(samePending)),
     events$: events.asObservable(),
     start() {
@@ -520,7 +508,7 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
         exhaustMapWithTrailing(runPass),
       );
       subscription = merge(
-        live.changes$.pipe(map((s) => serverEvent(s, scheduler.now()))),
+        live.board.changes$.pipe(map((s) => serverEvent(s, scheduler.now()))),
         passes$.pipe(
           mergeMap((result) => {
             const out: McpLiveEvent[] = [result.event];
@@ -539,26 +527,12 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
       if (subscription) manual.next(trigger);
     },
     reconnect(name: string) {
-      const marked = live.markForReconnect(name);
+      const marked = live.lifecycle.markForReconnect(name);
       if (marked) liveDirty.add(name);
       if (marked) this.reload('reconnect');
       return marked;
     },
-    callTool: (qualifiedName, args, options) => live.callTool(qualifiedName, args, options),
-    getPrompt: (prompt, args, options) => live.getPrompt(prompt, args, options),
-    readResource: (uri, options) => live.readResource(uri, options),
-    subscribeResource: (uri, options) => live.subscribeResource(uri, options),
-    unsubscribeResource: (uri, options) => live.unsubscribeResource(uri, options),
-    complete: (params, options) => live.complete(params, options),
-    serverOfTool: (q) => live.serverOfTool(q),
-    connection: (name) => live.connection(name),
-    withConnection: (name, request) => live.withConnection(name, request),
-    serverOfResource: (uri, request) => live.serverOfResource(uri, request),
-    status: (name) => live.status(name),
-    resolvedConfig: (name) => live.wanted(name)?.resolved,
-    list: () => live.list(),
-    stderrTail: (name) => live.stderrTail(name),
-    toolNotFoundMessage: (q) => live.toolNotFoundMessage(q),
+    resolvedConfig: (name) => live.lifecycle.wanted(name)?.resolved,
     shownHash(name) {
       const server = shown?.servers[name];
       return server === undefined ? undefined : approvalHash(server.config);
@@ -570,11 +544,11 @@ export function createReconciler(inputs$: Observable<AssembleInput>, deps: Recon
     surfaceWaiting: (name) => pins?.waitingFor(name),
     approveSurface(name, hash) {
       if (pins?.approve(name, hash) !== true) return false;
-      live.reobserve(name);
+      live.catalog.reobserve(name);
       return true;
     },
     rejectSurface: (name, hash) => pins?.reject(name, hash) === true,
-    wake: (name) => live.wake(name),
+    wake: (name) => live.lifecycle.wake(name),
     planned: () => planned,
     async dispose() {
       subscription?.unsubscribe();

@@ -20,11 +20,11 @@ describe.concurrent('the reconcile pipeline with the real connector', () => {
     const r = scope.track(createReconciler(inputs, { connector: connectMcp, debounceMs: 50 }));
     // Every status the pipeline ever showed, to find any gap of a, c.
     const seen: (readonly ServerStatus[])[] = [];
-    const sub = r.servers$.subscribe((s) => seen.push(s));
+    const sub = r.board.servers$.subscribe((s) => seen.push(s));
     const first = pass(r, 1);
     r.start();
     await first;
-    const pid = (n: string) => r.status(n)?.pid;
+    const pid = (n: string) => r.board.status(n)?.pid;
     const before = { a: pid('a')!, b: pid('b')!, c: pid('c')! };
     expect(Object.values(before).every((p) => typeof p === 'number' && isAlive(p))).toBe(true);
     const mark = seen.length;
@@ -39,7 +39,7 @@ describe.concurrent('the reconcile pipeline with the real connector', () => {
     // Make-before-break (decision 101): the old process is closed after the swap, off the pass's path.
     for (let i = 0; i < 100 && isAlive(before.b); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(isAlive(before.b)).toBe(false);
-    expect(r.status('b')?.tools.map((t) => t.name)).toContain('mcp__b__more');
+    expect(r.board.status('b')?.tools.map((t) => t.name)).toContain('mcp__b__more');
     for (const snapshot of seen.slice(mark)) {
       for (const name of ['a', 'c']) {
         const s = snapshot.find((x) => x.name === name)!;
@@ -56,14 +56,14 @@ describe.concurrent('the reconcile pipeline with the real connector', () => {
     const first = pass(r, 1);
     r.start();
     await first;
-    const pidBefore = r.status('a')?.pid;
+    const pidBefore = r.board.status('a')?.pid;
     const second = pass(r, 2);
     inputs.next(input({ a: { ...echo('--tools', 'x,y'), includeTools: ['x', 'echo'] } }));
     expect(await second).toMatchObject({ updated: ['a'], reconnected: [] });
-    expect(r.status('a')?.pid).toBe(pidBefore);
-    expect(r.status('a')?.tools.map((t) => t.name).sort()).toEqual(['mcp__a__echo', 'mcp__a__x']);
-    await expect(r.callTool('mcp__a__x', {})).resolves.toMatchObject({ content: [{ text: 'x' }] });
-    await expect(r.callTool('mcp__a__y', {})).rejects.toThrow(/mcp__a__y/);
+    expect(r.board.status('a')?.pid).toBe(pidBefore);
+    expect(r.board.status('a')?.tools.map((t) => t.name).sort()).toEqual(['mcp__a__echo', 'mcp__a__x']);
+    await expect(r.requests.callTool('mcp__a__x', {})).resolves.toMatchObject({ content: [{ text: 'x' }] });
+    await expect(r.requests.callTool('mcp__a__y', {})).rejects.toThrow(/mcp__a__y/);
   });
 
   it('a crashing server is supervised; the others are not affected', async ({ scope }) => {
@@ -74,16 +74,16 @@ describe.concurrent('the reconcile pipeline with the real connector', () => {
     const first = pass(r, 1);
     r.start();
     await first;
-    const okPid = r.status('ok')?.pid;
+    const okPid = r.board.status('ok')?.pid;
     // dies after 300 ms → error with exit code and the last stderr line, then restarted (≥ 800 ms later)
     const failed = await firstValueFrom(
-      r.servers$.pipe(filter((all) => all.some((s) => s.name === 'crash' && s.state === 'error'))),
+      r.board.servers$.pipe(filter((all) => all.some((s) => s.name === 'crash' && s.state === 'error'))),
     );
     expect(failed.find((s) => s.name === 'crash')?.error).toMatch(/exited with code 1/);
     await firstValueFrom(
-      r.servers$.pipe(filter((all) => all.some((s) => s.name === 'crash' && s.history.filter((h) => h.state === 'connected').length >= 2))),
+      r.board.servers$.pipe(filter((all) => all.some((s) => s.name === 'crash' && s.history.filter((h) => h.state === 'connected').length >= 2))),
     );
-    expect(r.status('ok')).toMatchObject({ state: 'connected', pid: okPid });
-    expect(r.stderrTail('crash').length).toBeGreaterThan(0);
+    expect(r.board.status('ok')).toMatchObject({ state: 'connected', pid: okPid });
+    expect(r.board.stderrTail('crash').length).toBeGreaterThan(0);
   });
 });

@@ -448,7 +448,7 @@ describe('the shared connection pool (virtual time)', () => {
         expect(a.pending).toEqual([[], ['p'], []]);
         // B never had it, though A's process runs in the shared pool.
         expect(b.server('p')).toMatchObject({ state: 'blocked', reason: 'rejected', tools: [] });
-        expect(b.r.toolNotFoundMessage('mcp__p__echo')).toMatch(/edit its config to be asked again/);
+        expect(b.r.requests.toolNotFoundMessage('mcp__p__echo')).toMatch(/edit its config to be asked again/);
         expect(b.pending).toEqual([[], ['p'], []]);
         expect(w.pool.stats()).toHaveLength(2);
       });

@@ -40,7 +40,7 @@ export function observe(r: Reconciler) {
   const snapshots: (readonly ServerStatus[])[] = [];
   const pending: string[][] = [];
   r.events$.subscribe((e) => events.push(e));
-  r.servers$.subscribe((s) => snapshots.push(s));
+  r.board.servers$.subscribe((s) => snapshots.push(s));
   r.pendingApprovals$.subscribe((p) => pending.push(p.map((x) => x.name)));
   r.start();
   const server = (name: string) => snapshots.at(-1)?.find((s) => s.name === name);

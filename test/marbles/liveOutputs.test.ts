@@ -8,7 +8,7 @@ import type { WantedServer } from '../../src/model/reconcile/plan.js';
 import type { QualifiedTool } from '../../src/model/report/status.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/live/reconciler.js';
-import { LiveServers } from '../../src/sinks/mcp/liveServers.js';
+import { createLiveServers } from '../../src/sinks/mcp/liveServers.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, srv } from './inputs.js';
 
@@ -24,8 +24,8 @@ function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, deps: Pa
   const tools: (readonly QualifiedTool[])[] = [];
   const servers: unknown[] = [];
   const pending: unknown[] = [];
-  r.tools$.subscribe((t) => tools.push(t));
-  r.servers$.subscribe((s) => servers.push(s));
+  r.board.tools$.subscribe((t) => tools.push(t));
+  r.board.servers$.subscribe((s) => servers.push(s));
   r.pendingApprovals$.subscribe((p) => pending.push(p));
   r.start();
   return { r, fake, tools, servers, pending, toolNames: () => tools.map((list) => list.map((t) => t.name)) };
@@ -114,8 +114,8 @@ describe('trust on statuses and tools', () => {
         ['mcp__t__echo', false],
         ['mcp__u__echo', false],
       ]);
-      expect(h.r.status('t')?.trust).toBe(false);
-      expect(h.r.status('u')?.trust).toBe(false);
+      expect(h.r.board.status('t')?.trust).toBe(false);
+      expect(h.r.board.status('u')?.trust).toBe(false);
       expect(h.fake.starts('t')).toBe(1);
     });
   });
@@ -131,10 +131,10 @@ describe('trust on statuses and tools', () => {
         }),
       );
       // The initial pass starts its 50 ms connect at once (decision 220): at 20 it is under way.
-      ts.schedule(() => expect(h.r.status('t')).toMatchObject({ state: 'connecting', trust: true }), 20);
+      ts.schedule(() => expect(h.r.board.status('t')).toMatchObject({ state: 'connecting', trust: true }), 20);
       flush();
-      expect(h.r.status('t')?.state).toBe('blocked');
-      expect(h.r.status('t')).not.toHaveProperty('trust');
+      expect(h.r.board.status('t')?.state).toBe('blocked');
+      expect(h.r.board.status('t')).not.toHaveProperty('trust');
     });
   });
 });
@@ -150,11 +150,11 @@ describe('tool-not-found words', () => {
         }),
       );
       flush();
-      expect(h.r.toolNotFoundMessage('mcp__ex__y')).toBe(
+      expect(h.r.requests.toolNotFoundMessage('mcp__ex__y')).toBe(
         'Tool "mcp__ex__y" is not available: tool "y" of MCP server "ex" is filtered out by excludeTools – remove it from excludeTools to use it.',
       );
-      expect(h.r.toolNotFoundMessage('mcp__in__y')).toContain('tool "y" of MCP server "in" is filtered out by includeTools');
-      expect(h.r.toolNotFoundMessage('mcp__in__z')).toBe('Tool "mcp__in__z" is not available: MCP server "in" does not offer it.');
+      expect(h.r.requests.toolNotFoundMessage('mcp__in__y')).toContain('tool "y" of MCP server "in" is filtered out by includeTools');
+      expect(h.r.requests.toolNotFoundMessage('mcp__in__z')).toBe('Tool "mcp__in__z" is not available: MCP server "in" does not offer it.');
     });
   });
 
@@ -164,14 +164,14 @@ describe('tool-not-found words', () => {
       const h = harness(ts, hot('a', { a: input({ ex: { ...srv('tools=x,y'), excludeTools: ['y'] }, in: srv('tools=x,z') }) }));
       flush();
       // `--names server`
-      expect(h.r.toolNotFoundMessage('in__z')).toBe(
+      expect(h.r.requests.toolNotFoundMessage('in__z')).toBe(
         'Tool "in__z" is not available under that name: it is how the gateway (mcp-live serve) names a tool; here it is named "mcp__in__z" – call it by that name.',
       );
       // `--names original`: a tool's own name, when one server lists it.
-      expect(h.r.toolNotFoundMessage('z')).toContain('here it is named "mcp__in__z"');
+      expect(h.r.requests.toolNotFoundMessage('z')).toContain('here it is named "mcp__in__z"');
       // Both list x: no guess. y is hidden by excludeTools: not listed, so no name to offer.
-      expect(h.r.toolNotFoundMessage('x')).toBe('Tool "x" is not available: it does not name a tool of any configured MCP server.');
-      expect(h.r.toolNotFoundMessage('ex__y')).toBe('Tool "ex__y" is not available: it does not name a tool of any configured MCP server.');
+      expect(h.r.requests.toolNotFoundMessage('x')).toBe('Tool "x" is not available: it does not name a tool of any configured MCP server.');
+      expect(h.r.requests.toolNotFoundMessage('ex__y')).toBe('Tool "ex__y" is not available: it does not name a tool of any configured MCP server.');
     });
   });
 
@@ -185,7 +185,7 @@ describe('tool-not-found words', () => {
     ts.run(({ hot, flush }) => {
       const h = harness(ts, hot('a', { a: input({}, { project: { p: srv() } }) }), hints === undefined ? {} : { hints });
       flush();
-      expect(h.r.toolNotFoundMessage('mcp__p__echo')).toBe(`Tool "mcp__p__echo" is not available: MCP server "p" needs approval – ${words}`);
+      expect(h.r.requests.toolNotFoundMessage('mcp__p__echo')).toBe(`Tool "mcp__p__echo" is not available: MCP server "p" needs approval – ${words}`);
     });
   });
 });
@@ -194,20 +194,20 @@ describe('LiveServers keeps an equal list by reference', () => {
   it('a reconnect that brings back the same tools emits no tool list', () => {
     const scheduler = new VirtualTimeScheduler();
     const fake = fakeConnector(scheduler);
-    const live = new LiveServers({ connector: fake.connector, scheduler });
+    const live = createLiveServers({ connector: fake.connector, scheduler });
     const resolved: ResolvedServerConfig = { transport: 'stdio', command: 'x', args: ['tools=a,b'], env: {}, headers: {}, timeout: 1000 };
     const server: WantedServer = { name: 's', scope: 'user', source: 'f', fingerprint: 's', view: {}, resolved };
     const tools: unknown[] = [];
-    live.tools$.subscribe((t) => tools.push(t));
-    live.connect(server).subscribe();
+    live.board.tools$.subscribe((t) => tools.push(t));
+    live.lifecycle.connect(server).subscribe();
     scheduler.flush();
-    const before = live.status('s')!;
+    const before = live.board.status('s')!;
     // Connected again: the old connection is closed first, the tools stay listed meanwhile.
-    live.connect(server).subscribe();
+    live.lifecycle.connect(server).subscribe();
     scheduler.flush();
     expect(fake.starts('s')).toBe(2);
-    expect(live.status('s')!.pid).not.toBe(before.pid);
-    expect(live.status('s')!.tools).toBe(before.tools);
+    expect(live.board.status('s')!.pid).not.toBe(before.pid);
+    expect(live.board.status('s')!.tools).toBe(before.tools);
     expect(tools.map((t) => (t as QualifiedTool[]).map((x) => x.name))).toEqual([[], ['mcp__s__a', 'mcp__s__b']]);
   });
 });
@@ -216,10 +216,10 @@ describe('LiveServers.callTool with a signal', () => {
   function connected() {
     const scheduler = new VirtualTimeScheduler();
     const fake = fakeConnector(scheduler);
-    const live = new LiveServers({ connector: fake.connector, scheduler });
+    const live = createLiveServers({ connector: fake.connector, scheduler });
     const resolved: ResolvedServerConfig = { transport: 'stdio', command: 'x', args: ['connect=0', 'tools=slow,echo'], env: {}, headers: {}, timeout: 1000 };
     const server: WantedServer = { name: 's', scope: 'user', source: 'f', fingerprint: 's', view: {}, resolved };
-    live.connect(server).subscribe();
+    live.lifecycle.connect(server).subscribe();
     scheduler.flush();
     return live;
   }
@@ -227,17 +227,17 @@ describe('LiveServers.callTool with a signal', () => {
   it('rejects with the reason as soon as the signal aborts, though the server never answers', async () => {
     const live = connected();
     const abort = new AbortController();
-    const call = live.callTool('mcp__s__slow', {}, { signal: abort.signal });
+    const call = live.requests.callTool('mcp__s__slow', {}, { signal: abort.signal });
     abort.abort(new Error('cancelled: quitting'));
     await expect(call).rejects.toThrow('cancelled: quitting');
     // Other calls go on.
-    await expect(live.callTool('mcp__s__echo', { a: 1 }, { signal: new AbortController().signal })).resolves.toEqual({ tool: 'echo', args: { a: 1 } });
+    await expect(live.requests.callTool('mcp__s__echo', { a: 1 }, { signal: new AbortController().signal })).resolves.toEqual({ tool: 'echo', args: { a: 1 } });
   });
 
   it('an already aborted signal rejects before routing', async () => {
     const live = connected();
     const abort = new AbortController();
     abort.abort(new Error('too late'));
-    await expect(live.callTool('mcp__s__echo', {}, { signal: abort.signal })).rejects.toThrow('too late');
+    await expect(live.requests.callTool('mcp__s__echo', {}, { signal: abort.signal })).rejects.toThrow('too late');
   });
 });

@@ -30,7 +30,7 @@ function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, deps: Pa
   const pending: number[] = [];
   const order: string[] = [];
   const serverEvents: ServerEvent[] = [];
-  r.servers$.subscribe((s) => servers.push({ at: ts.now(), size: s.length }));
+  r.board.servers$.subscribe((s) => servers.push({ at: ts.now(), size: s.length }));
   r.pendingApprovals$.subscribe((p) => pending.push(p.length));
   r.events$.subscribe((e) => {
     if (e.type === 'server') serverEvents.push(e);
@@ -52,7 +52,7 @@ describe('one publish per pass (decision 171)', () => {
       expect(h.serverEvents).toHaveLength(N);
       expect(h.serverEvents.every((e) => e.reason === 'pending_approval')).toBe(true);
       expect(h.order).toEqual(['approval-required', 'reconcile', 'ready']);
-      expect(h.r.list()).toHaveLength(N);
+      expect(h.r.board.list()).toHaveLength(N);
     });
   });
 
@@ -82,7 +82,7 @@ describe('one publish per pass (decision 171)', () => {
       const second = h.servers.filter((s) => s.at > 1000);
       // The pass (every server connecting), then the frame in which every connect settled.
       expect(second).toHaveLength(2);
-      expect(h.r.list().every((s) => s.state === 'connected')).toBe(true);
+      expect(h.r.board.list().every((s) => s.state === 'connected')).toBe(true);
       // connecting + connected for each: the events are per change, not coalesced.
       expect(h.serverEvents.filter((e) => e.ts > 1000)).toHaveLength(2 * N);
     });
@@ -93,13 +93,13 @@ describe('one publish per pass (decision 171)', () => {
     ts.run(({ hot, flush }) => {
       const h = harness(ts, hot('a 1s b', { a: input({ slow: srv('close=5000'), other: srv() }), b: input({ other: srv() }) }));
       const seen: { at: number; state?: string }[] = [];
-      h.r.servers$.subscribe((all) => seen.push({ at: ts.now(), state: all.find((x) => x.name === 'slow')?.state }));
+      h.r.board.servers$.subscribe((all) => seen.push({ at: ts.now(), state: all.find((x) => x.name === 'slow')?.state }));
       flush();
       const removedAt = seen.find((x) => x.state === 'disconnected')?.at;
       // The pass starts after the debounce (300 ms) of the edit at 1 s; its close takes 5 s.
       expect(removedAt).toBeDefined();
       expect(removedAt!).toBeLessThan(1_000 + 300 + 5_000);
-      expect(h.r.list().find((x) => x.name === 'slow')).toMatchObject({ state: 'disconnected', reason: 'removed' });
+      expect(h.r.board.list().find((x) => x.name === 'slow')).toMatchObject({ state: 'disconnected', reason: 'removed' });
     });
   });
 
@@ -113,7 +113,7 @@ describe('one publish per pass (decision 171)', () => {
       for (let i = 0; i < 50; i++) h.fake.changeTools(`u${i}`, ['echo', 'more']);
       // Published on the scheduler (this frame), not once per server: list() is current at once.
       expect(h.servers.length).toBe(before);
-      expect(h.r.list().every((s) => s.tools.length === 2)).toBe(true);
+      expect(h.r.board.list().every((s) => s.tools.length === 2)).toBe(true);
       flush();
       expect(h.servers.length).toBe(before + 1);
     });

@@ -256,7 +256,7 @@ describe('reconcile pipeline (virtual time)', () => {
           [1, 1300],
           [2, 1305],
         ]);
-        await expect(h.r.callTool('mcp__good__echo', {})).rejects.toThrow(/mcp__good__echo/);
+        await expect(h.r.requests.callTool('mcp__good__echo', {})).rejects.toThrow(/mcp__good__echo/);
       });
     }
 
@@ -414,7 +414,7 @@ describe('reconcile pipeline (virtual time)', () => {
         );
         // Every tools$ value while it runs: the edited server's tools never go away.
         const tools: string[][] = [];
-        h.r.tools$.subscribe((list) => tools.push(list.filter((t) => t.server === 'x').map((t) => t.tool)));
+        h.r.board.tools$.subscribe((list) => tools.push(list.filter((t) => t.server === 'x').map((t) => t.tool)));
         flush();
         expect(h.fake.log.filter((l) => / x( |$)/.test(l))).toEqual([
           '0 connect x',
@@ -478,7 +478,7 @@ describe('reconcile pipeline (virtual time)', () => {
           }),
         );
         timer(500, ts).subscribe(() => {
-          slow = h.r.callTool('mcp__x__slow', {}).catch(() => 'ended');
+          slow = h.r.requests.callTool('mcp__x__slow', {}).catch(() => 'ended');
         });
         flush();
         // Swapped at 1310; pid 101 still has the slow call, so it stays.
@@ -486,7 +486,7 @@ describe('reconcile pipeline (virtual time)', () => {
         expect(h.fake.log.some((l) => l.includes('close x pid=101'))).toBe(false);
       });
       // New calls go to the new connection.
-      expect(await h.r.callTool('mcp__x__t', { a: 1 })).toEqual({ tool: 't', args: { a: 1 } });
+      expect(await h.r.requests.callTool('mcp__x__t', { a: 1 })).toEqual({ tool: 't', args: { a: 1 } });
       // dispose() awaits between its steps: keep virtual time moving until it is done (outside
       // run(), a TestScheduler stops at frame 750 unless told otherwise).
       ts.maxFrames = Infinity;
@@ -613,7 +613,7 @@ describe('reconcile pipeline (virtual time)', () => {
         flush();
         expect(h.passes()[1]!.removed).toEqual(['s']);
         expect(h.server('s')).toMatchObject({ state: 'disconnected', reason: 'removed', tools: [] });
-        expect(h.r.toolNotFoundMessage('mcp__s__echo')).toMatch(/add it back to settings/);
+        expect(h.r.requests.toolNotFoundMessage('mcp__s__echo')).toMatch(/add it back to settings/);
       });
     });
 
@@ -671,7 +671,7 @@ describe('reconcile pipeline (virtual time)', () => {
         expect(h.server('s')?.error).toMatch(/process exited with code 1: boom.*gave up after 5/);
       });
       // A call to the dead server fails at once, naming the tool and the error.
-      await expect(h.r.callTool('mcp__s__echo', {})).rejects.toThrow(/mcp__s__echo.*process exited with code 1/s);
+      await expect(h.r.requests.callTool('mcp__s__echo', {})).rejects.toThrow(/mcp__s__echo.*process exited with code 1/s);
     });
 
     it('a manual reconnect after giving up starts it again', () => {
@@ -727,7 +727,7 @@ describe('reconcile pipeline (virtual time)', () => {
         );
         flush();
         expect(h.server('p')).toMatchObject({ state: 'blocked', reason: 'rejected' });
-        expect(h.r.toolNotFoundMessage('mcp__p__echo')).toMatch(/edit its config to be asked again/);
+        expect(h.r.requests.toolNotFoundMessage('mcp__p__echo')).toMatch(/edit its config to be asked again/);
       });
     });
 

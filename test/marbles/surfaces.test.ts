@@ -9,7 +9,7 @@ import { surfaceHash, surfaceOf } from '../../src/model/tools/surface.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
 import { createReconciler } from '../../src/live/reconciler.js';
 import { lazyConnector } from '../../src/sinks/mcp/lazyConnector.js';
-import { LiveServers } from '../../src/sinks/mcp/liveServers.js';
+import { createLiveServers } from '../../src/sinks/mcp/liveServers.js';
 import type { SurfaceRecord, SurfaceStore } from '../../src/sinks/stores/surfaceStore.js';
 import { fakeConnector } from './fakeConnector.js';
 import { input, newScheduler, observe, srv } from './inputs.js';
@@ -56,9 +56,9 @@ function clock() {
 
 function session(vt: VirtualTimeScheduler, store: SurfaceStore) {
   const fake = fakeConnector(vt);
-  const live = new LiveServers({ connector: lazyConnector(fake.connector, { surfaces: store, scheduler: vt }), scheduler: vt });
+  const live = createLiveServers({ connector: lazyConnector(fake.connector, { surfaces: store, scheduler: vt }), scheduler: vt });
   const statuses: ServerStatus[] = [];
-  live.changes$.subscribe((s) => statuses.push(s));
+  live.board.changes$.subscribe((s) => statuses.push(s));
   const states = (name: string) => statuses.filter((s) => s.name === name).map((s) => `${s.state}${s.idle ? `:${s.idle}` : ''}${s.pid ? ' pid' : ''}`);
   return { fake, live, statuses, states };
 }
@@ -68,12 +68,12 @@ describe('lazy and idle servers (decision 196)', () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=a,b'], { lazy: true });
     const s = session(vt, memoryStore([recordOf('lz', config, ['a', 'b'])]));
-    s.live.connect(wanted('lz', config)).subscribe();
+    s.live.lifecycle.connect(wanted('lz', config)).subscribe();
     await tick();
     expect(s.fake.starts('lz')).toBe(0);
-    expect(s.live.status('lz')).toMatchObject({ state: 'idle', idle: 'lazy' });
-    expect(s.live.status('lz')?.pid).toBeUndefined();
-    expect(s.live.status('lz')?.tools.map((t) => t.name)).toEqual(['mcp__lz__a', 'mcp__lz__b']);
+    expect(s.live.board.status('lz')).toMatchObject({ state: 'idle', idle: 'lazy' });
+    expect(s.live.board.status('lz')?.pid).toBeUndefined();
+    expect(s.live.board.status('lz')?.tools.map((t) => t.name)).toEqual(['mcp__lz__a', 'mcp__lz__b']);
     // One status change: never a `connected` without a process first.
     expect(s.states('lz')).toEqual(['connecting', 'idle:lazy']);
   });
@@ -82,15 +82,15 @@ describe('lazy and idle servers (decision 196)', () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=a', 'connect=50'], { lazy: true });
     const s = session(vt, memoryStore([recordOf('lz', config, ['a'])]));
-    s.live.connect(wanted('lz', config)).subscribe();
+    s.live.lifecycle.connect(wanted('lz', config)).subscribe();
     await tick();
-    const calls = [s.live.callTool('mcp__lz__a', { n: 1 }), s.live.callTool('mcp__lz__a', { n: 2 }), s.live.callTool('mcp__lz__a', { n: 3 })];
+    const calls = [s.live.requests.callTool('mcp__lz__a', { n: 1 }), s.live.requests.callTool('mcp__lz__a', { n: 2 }), s.live.requests.callTool('mcp__lz__a', { n: 3 })];
     await tick();
     await expect(Promise.all(calls)).resolves.toEqual([1, 2, 3].map((n) => ({ tool: 'a', args: { n } })));
     expect(s.fake.starts('lz')).toBe(1);
-    expect(s.live.status('lz')?.state).toBe('connected');
-    expect(s.live.status('lz')?.idle).toBeUndefined();
-    expect(s.live.status('lz')?.pid).toBeGreaterThan(0);
+    expect(s.live.board.status('lz')?.state).toBe('connected');
+    expect(s.live.board.status('lz')?.idle).toBeUndefined();
+    expect(s.live.board.status('lz')?.pid).toBeGreaterThan(0);
     // No idleTimeout: it keeps running after the calls.
     vt.schedule(() => undefined, 3_600_000);
     await tick();
@@ -102,17 +102,17 @@ describe('lazy and idle servers (decision 196)', () => {
     const store = memoryStore();
     const config = resolved(['tools=x,y'], { lazy: true });
     const fake = fakeConnector(vt);
-    const live = new LiveServers({
+    const live = createLiveServers({
       connector: lazyConnector(fake.connector, { surfaces: store, scheduler: vt }),
       scheduler: vt,
       surfaces: { observe: (server, lists) => (store.put({ ...recordOf(server.name, config, lists.tools.map((t) => t.name)) }), { tools: new Set<string>(), prompts: new Set<string>(), instructions: false }), forget: () => undefined },
     });
-    live.connect(wanted('lz', config)).subscribe();
+    live.lifecycle.connect(wanted('lz', config)).subscribe();
     await tick();
     expect(fake.starts('lz')).toBe(1);
     expect(fake.log.filter((l) => / (connected|closed) lz/.test(l)).map((l) => l.split(' ')[1])).toEqual(['connected', 'closed']);
-    expect(live.status('lz')).toMatchObject({ state: 'idle', idle: 'lazy' });
-    expect(live.status('lz')?.tools.map((t) => t.tool)).toEqual(['x', 'y']);
+    expect(live.board.status('lz')).toMatchObject({ state: 'idle', idle: 'lazy' });
+    expect(live.board.status('lz')?.tools.map((t) => t.tool)).toEqual(['x', 'y']);
     expect(store.get(fingerprint(config))?.surface.tools.map((t) => t.name)).toEqual(['x', 'y']);
   });
 
@@ -120,12 +120,12 @@ describe('lazy and idle servers (decision 196)', () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=a', 'connect=10'], { idleTimeoutMs: 1_000 });
     const s = session(vt, memoryStore());
-    s.live.connect(wanted('it', config)).subscribe();
+    s.live.lifecycle.connect(wanted('it', config)).subscribe();
     await tick();
     // Connected at 10, stopped at 1,010 (closed at 1,015).
     expect(s.fake.log.find((l) => l.includes('close it'))).toBe('1010 close it pid=101');
-    expect(s.live.status('it')).toMatchObject({ state: 'idle', idle: 'idle-timeout', idleTimeoutMs: 1_000 });
-    const call = s.live.callTool('mcp__it__a', {});
+    expect(s.live.board.status('it')).toMatchObject({ state: 'idle', idle: 'idle-timeout', idleTimeoutMs: 1_000 });
+    const call = s.live.requests.callTool('mcp__it__a', {});
     await tick();
     await call;
     expect(s.fake.starts('it')).toBe(2);
@@ -138,29 +138,29 @@ describe('lazy and idle servers (decision 196)', () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=slow'], { idleTimeoutMs: 1_000 });
     const s = session(vt, memoryStore());
-    s.live.connect(wanted('it', config)).subscribe();
+    s.live.lifecycle.connect(wanted('it', config)).subscribe();
     vt.flush();
     await new Promise((resolve) => setImmediate(resolve));
-    void s.live.callTool('mcp__it__slow', {});
+    void s.live.requests.callTool('mcp__it__slow', {});
     vt.schedule(() => undefined, 10_000);
     await tick();
     expect(s.fake.log.filter((l) => l.includes('close it'))).toEqual([]);
-    expect(s.live.status('it')?.state).toBe('connected');
+    expect(s.live.board.status('it')?.state).toBe('connected');
   });
 
   it('a crash of an idle-able server returns it to idle with why, not to error; the next call starts it', async () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=a'], { idleTimeoutMs: 60_000 });
     const s = session(vt, memoryStore());
-    s.live.connect(wanted('cr', config)).subscribe();
+    s.live.lifecycle.connect(wanted('cr', config)).subscribe();
     vt.flush();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(s.live.status('cr')?.state).toBe('connected');
+    expect(s.live.board.status('cr')?.state).toBe('connected');
     s.fake.kill('cr', 'process exited with code 3');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(s.live.status('cr')).toMatchObject({ state: 'idle', error: 'process exited with code 3' });
-    expect(s.live.status('cr')?.tools.map((t) => t.tool)).toEqual(['a']);
-    const call = s.live.callTool('mcp__cr__a', {});
+    expect(s.live.board.status('cr')).toMatchObject({ state: 'idle', error: 'process exited with code 3' });
+    expect(s.live.board.status('cr')?.tools.map((t) => t.tool)).toEqual(['a']);
+    const call = s.live.requests.callTool('mcp__cr__a', {});
     await tick();
     await expect(call).resolves.toEqual({ tool: 'a', args: {} });
     expect(s.fake.starts('cr')).toBe(2);
@@ -170,14 +170,14 @@ describe('lazy and idle servers (decision 196)', () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=a', 'connect=500'], { lazy: true });
     const s = session(vt, memoryStore([recordOf('lz', config, ['a'])]));
-    s.live.connect(wanted('lz', config)).subscribe();
+    s.live.lifecycle.connect(wanted('lz', config)).subscribe();
     await tick();
-    const call = s.live.callTool('mcp__lz__a', {});
+    const call = s.live.requests.callTool('mcp__lz__a', {});
     const failed = call.then(
       () => 'resolved',
       (error: unknown) => (error as Error).message,
     );
-    s.live.disconnect('lz').subscribe();
+    s.live.lifecycle.disconnect('lz').subscribe();
     await tick();
     expect(await failed).toBe('server "lz" was stopped before it started');
     expect(s.fake.aborts).toEqual(['0 aborted lz']);
@@ -187,29 +187,29 @@ describe('lazy and idle servers (decision 196)', () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=a'], { lazy: true });
     const s = session(vt, memoryStore([recordOf('lz', config, ['a'])]));
-    s.live.connect(wanted('lz', config)).subscribe();
+    s.live.lifecycle.connect(wanted('lz', config)).subscribe();
     await tick();
-    expect(s.live.wake('nobody')).toBeUndefined();
-    const woken = s.live.wake('lz');
+    expect(s.live.lifecycle.wake('nobody')).toBeUndefined();
+    const woken = s.live.lifecycle.wake('lz');
     await tick();
     await woken;
-    expect(s.live.status('lz')).toMatchObject({ state: 'connected' });
-    expect(s.live.wake('lz')).toBeUndefined();
+    expect(s.live.board.status('lz')).toMatchObject({ state: 'connected' });
+    expect(s.live.lifecycle.wake('lz')).toBeUndefined();
   });
 
   it('the tools the process lists replace the record at once (the record was of an older version)', async () => {
     const { vt, tick } = clock();
     const config = resolved(['tools=a,c'], { lazy: true });
     const s = session(vt, memoryStore([recordOf('lz', config, ['a', 'b'])]));
-    s.live.connect(wanted('lz', config)).subscribe();
+    s.live.lifecycle.connect(wanted('lz', config)).subscribe();
     await tick();
-    expect(s.live.status('lz')?.tools.map((t) => t.tool)).toEqual(['a', 'b']);
-    const call = s.live.callTool('mcp__lz__a', {});
+    expect(s.live.board.status('lz')?.tools.map((t) => t.tool)).toEqual(['a', 'b']);
+    const call = s.live.requests.callTool('mcp__lz__a', {});
     await tick();
     await call;
-    expect(s.live.status('lz')?.tools.map((t) => t.tool)).toEqual(['a', 'c']);
+    expect(s.live.board.status('lz')?.tools.map((t) => t.tool)).toEqual(['a', 'c']);
     // A removed tool is refused with the usual words, never routed to a server that lacks it.
-    await expect(s.live.callTool('mcp__lz__b', {})).rejects.toThrow(/mcp__lz__b/);
+    await expect(s.live.requests.callTool('mcp__lz__b', {})).rejects.toThrow(/mcp__lz__b/);
   });
 });
 

@@ -45,9 +45,9 @@ beforeAll(() => expectScannerWorks());
 afterEach(async () => {
   if (r) {
     expectNoSecrets('events', events);
-    for (const s of r.list()) {
+    for (const s of r.board.list()) {
       expectNoSecrets(`status of ${s.name}`, s);
-      expectNoSecrets(`stderr tail of ${s.name}`, r.stderrTail(s.name));
+      expectNoSecrets(`stderr tail of ${s.name}`, r.board.stderrTail(s.name));
     }
     await r.dispose();
   }
@@ -88,7 +88,7 @@ function nextPass(rec: Reconciler, ms = 60_000) {
 
 async function waitForStatus(rec: Reconciler, name: string, pred: (s: ServerStatus) => boolean, ms = 30_000): Promise<ServerStatus> {
   const all = await firstValueFrom(
-    rec.servers$.pipe(
+    rec.board.servers$.pipe(
       filter((list) => list.some((s) => s.name === name && pred(s))),
       timeout(ms),
     ),
@@ -104,7 +104,7 @@ describe('misbehaving stdio servers', () => {
       { ok: tiny('ok'), loop: sdkFixture('crash-server.mjs', ['--after', '300', '--echo-env', 'API_KEY', '--start-log', log]) },
       { random: () => 0 },
     );
-    const okPid = rec.status('ok')!.pid!;
+    const okPid = rec.board.status('ok')!.pid!;
     const started = Date.now();
     const gaveUp = await waitForStatus(rec, 'loop', (s) => s.state === 'error' && /gave up after 5 failures/.test(s.error ?? ''), 60_000);
     const ms = Date.now() - started;
@@ -116,7 +116,7 @@ describe('misbehaving stdio servers', () => {
     expect(readFileSync(log, 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
     // Backoff 800 + 1600 + 3200 + 6400 ms (jitter pinned at its minimum), plus the 5 runs.
     expect(ms).toBeGreaterThan(12_000 - 1_000);
-    expect(rec.status('ok')).toMatchObject({ state: 'connected', pid: okPid });
+    expect(rec.board.status('ok')).toMatchObject({ state: 'connected', pid: okPid });
     expect(leftoverServers(/crash-server/)).toEqual([]);
     // A pass retries it.
     const again = nextPass(rec);
@@ -128,10 +128,10 @@ describe('misbehaving stdio servers', () => {
   it('a crash during initialize: error with exit code and last stderr line, not retried until the next pass', async () => {
     const { rec, pass } = await start({ ok: tiny('ok'), early: sdkFixture('crash-server.mjs', ['--after', '0', '--message', 'Error: cannot start', '--echo-env', 'API_KEY']) });
     expect(pass).toMatchObject({ added: ['early', 'ok'] });
-    expect(rec.status('early')).toMatchObject({ state: 'error' });
-    expect(rec.status('early')!.error).toMatch(/^process exited with code 1: Error: cannot start \*\*\*$/);
+    expect(rec.board.status('early')).toMatchObject({ state: 'error' });
+    expect(rec.board.status('early')!.error).toMatch(/^process exited with code 1: Error: cannot start \*\*\*$/);
     await sleep(1500);
-    expect(rec.status('early')!.history.filter((h) => h.state === 'connecting')).toHaveLength(1);
+    expect(rec.board.status('early')!.history.filter((h) => h.state === 'connecting')).toHaveLength(1);
     const again = nextPass(rec);
     rec.reload();
     expect(await again).toMatchObject({ reconnected: ['early'], unchanged: 1 });
@@ -140,8 +140,8 @@ describe('misbehaving stdio servers', () => {
   it('a server that hangs forever: timed out after its timeout, its process ended, the pass goes on', async () => {
     const { rec, pass, ms } = await start({ ok: tiny('ok'), stuck: sdkFixture('hang-server.mjs', [], { timeout: 1500 }) });
     expect(pass).toMatchObject({ added: ['ok', 'stuck'] });
-    expect(rec.status('stuck')).toMatchObject({ state: 'error', error: 'timed out after 1500 ms (raise "connectTimeout" in the server\'s entry)' });
-    expect(rec.status('ok')?.state).toBe('connected');
+    expect(rec.board.status('stuck')).toMatchObject({ state: 'error', error: 'timed out after 1500 ms (raise "connectTimeout" in the server\'s entry)' });
+    expect(rec.board.status('ok')?.state).toBe('connected');
     expect(ms).toBeGreaterThanOrEqual(1500);
     expect(ms).toBeLessThan(1500 + 8_000);
     await waitUntil('the hung process ended', () => leftoverServers(/hang-server/).length === 0, 5_000);
@@ -154,11 +154,11 @@ describe('misbehaving stdio servers', () => {
     const started = Date.now();
     const { rec } = await start({ loud: sdkFixture('stderr-flood-server.mjs', ['--mb', '10', '--echo-env', 'API_KEY']) });
     const connectMs = Date.now() - started;
-    expect(rec.status('loud')?.state).toBe('connected');
-    expect(textOf(await rec.callTool('mcp__loud__echo', { text: 'still here' }))).toBe('still here');
+    expect(rec.board.status('loud')?.state).toBe('connected');
+    expect(textOf(await rec.requests.callTool('mcp__loud__echo', { text: 'still here' }))).toBe('still here');
     // stderr is its own pipe: it may still be draining.
-    await waitUntil('the last stderr line', () => rec.stderrTail('loud').at(-1) === 'last line with ***', 10_000);
-    const tail = rec.stderrTail('loud');
+    await waitUntil('the last stderr line', () => rec.board.stderrTail('loud').at(-1) === 'last line with ***', 10_000);
+    const tail = rec.board.stderrTail('loud');
     expect(tail.length).toBeLessThanOrEqual(200);
     expect(tail.at(-1)).toBe('last line with ***');
     expect(tail.every((l) => l.length <= 8 * 1024 + 1)).toBe(true);
@@ -173,46 +173,46 @@ describe('misbehaving stdio servers', () => {
     const started = Date.now();
     const { rec, inputs } = await start({ many: sdkFixture('many-tools-server.mjs', ['--count', '5000']) });
     const connectMs = Date.now() - started;
-    expect(rec.status('many')?.tools).toHaveLength(5001);
-    expect(rec.status('many')?.tools.at(-1)?.name).toMatch(/^mcp__many__/);
-    const pid = rec.status('many')!.pid;
+    expect(rec.board.status('many')?.tools).toHaveLength(5001);
+    expect(rec.board.status('many')?.tools.at(-1)?.name).toMatch(/^mcp__many__/);
+    const pid = rec.board.status('many')!.pid;
     const refreshed = waitForStatus(rec, 'many', (s) => s.tools.length === 5101);
-    await rec.callTool('mcp__many__add_more', { n: 100 });
+    await rec.requests.callTool('mcp__many__add_more', { n: 100 });
     await refreshed;
     const filtered = nextPass(rec);
     inputs.next(input({ many: { ...sdkFixture('many-tools-server.mjs', ['--count', '5000']), excludeTools: ['tool_1', 'tool_2'] } }));
     expect(await filtered).toMatchObject({ updated: ['many'] });
-    expect(rec.status('many')).toMatchObject({ pid });
-    expect(rec.status('many')?.tools).toHaveLength(5099);
+    expect(rec.board.status('many')).toMatchObject({ pid });
+    expect(rec.board.status('many')?.tools).toHaveLength(5099);
     report('5,000 tools', { connectMs });
   });
 
   it('5,000 tools in pages of 50 (100 pages: the page limit)', async () => {
     const { rec } = await start({ paged: sdkFixture('many-tools-server.mjs', ['--count', '4999', '--page-size', '50']) });
-    expect(rec.status('paged')?.tools).toHaveLength(5000);
+    expect(rec.board.status('paged')?.tools).toHaveLength(5000);
   });
 
   it('list_changed 100 times a second for 5 s: the list follows, calls stay quick, the neighbour is untouched', async () => {
     const { rec } = await start({ storm: sdkFixture('list-changed-flood-server.mjs', ['--rate', '100', '--seconds', '5']), calm: tiny('calm') });
-    const calmPid = rec.status('calm')!.pid;
+    const calmPid = rec.board.status('calm')!.pid;
     const latencies: number[] = [];
     const until = Date.now() + deadline(5_000);
     fullGc();
     const heapBefore = process.memoryUsage().heapUsed;
     while (Date.now() < until) {
       const t = Date.now();
-      await rec.callTool('mcp__storm__echo', {});
+      await rec.requests.callTool('mcp__storm__echo', {});
       latencies.push(Date.now() - t);
       await sleep(50);
     }
     // After the storm, the last list arrives.
-    const stats = JSON.parse(textOf(await rec.callTool('mcp__storm__stats', {}))) as { sent: number; lists: number };
+    const stats = JSON.parse(textOf(await rec.requests.callTool('mcp__storm__stats', {}))) as { sent: number; lists: number };
     await waitForStatus(rec, 'storm', (s) => s.tools.some((t) => t.tool === `gen_${stats.sent}`), 10_000);
     const serverEvents = events.filter((e) => e.type === 'server' && e.name === 'storm').length;
     latencies.sort((a, b) => a - b);
     const p95 = latencies[Math.floor(latencies.length * 0.95)]!;
     expect(p95).toBeLessThan(1_000);
-    expect(rec.status('calm')).toMatchObject({ state: 'connected', pid: calmPid });
+    expect(rec.board.status('calm')).toMatchObject({ state: 'connected', pid: calmPid });
     fullGc();
     const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
     report('list_changed storm', { notifications: stats.sent, listRequests: stats.lists, serverEvents, callP95Ms: p95, calls: latencies.length, heapGrowth: mb(heapGrowth) });
@@ -222,13 +222,13 @@ describe('misbehaving stdio servers', () => {
   it('list_changed 100 times a second from a server that takes 50 ms to list: the list still moves during the storm', async () => {
     const { rec } = await start({ storm: sdkFixture('list-changed-flood-server.mjs', ['--rate', '100', '--seconds', '4', '--list-delay', '50']) });
     const seen = new Set<string>();
-    const sub = rec.servers$.subscribe((all) => {
+    const sub = rec.board.servers$.subscribe((all) => {
       const gen = all.find((s) => s.name === 'storm')?.tools.find((t) => t.tool.startsWith('gen_'));
       if (gen) seen.add(gen.tool);
     });
     await sleep(4_000);
     const during = seen.size;
-    const stats = JSON.parse(textOf(await rec.callTool('mcp__storm__stats', {}))) as { sent: number; lists: number };
+    const stats = JSON.parse(textOf(await rec.requests.callTool('mcp__storm__stats', {}))) as { sent: number; lists: number };
     await waitForStatus(rec, 'storm', (s) => s.tools.some((t) => t.tool === `gen_${stats.sent}`), 10_000);
     sub.unsubscribe();
     report('list_changed storm, 50 ms lists', { notifications: stats.sent, listRequests: stats.lists, distinctListsSeenDuringStorm: during });
@@ -262,10 +262,10 @@ describe('misbehaving HTTP servers', () => {
       hasty: { httpUrl: url, headers: secretHeaders(), timeout: 1_000 },
     });
     const ms = Date.now() - started;
-    expect(rec.status('patient')?.state).toBe('connected');
-    expect(rec.status('hasty')).toMatchObject({ state: 'error', error: 'timed out after 1000 ms (raise "connectTimeout" in the server\'s entry)' });
+    expect(rec.board.status('patient')?.state).toBe('connected');
+    expect(rec.board.status('hasty')).toMatchObject({ state: 'error', error: 'timed out after 1000 ms (raise "connectTimeout" in the server\'s entry)' });
     const t = Date.now();
-    expect(textOf(await rec.callTool('mcp__patient__echo', { text: 'slowly' }))).toBe('slowly');
+    expect(textOf(await rec.requests.callTool('mcp__patient__echo', { text: 'slowly' }))).toBe('slowly');
     const callMs = Date.now() - t;
     expect(callMs).toBeGreaterThanOrEqual(700);
     report('slow HTTP server (700 ms a request)', { firstPassMs: ms, callMs });
@@ -277,15 +277,15 @@ describe('misbehaving HTTP servers', () => {
     remotes.push(first);
     const url = `http://127.0.0.1:${port}/mcp`;
     const { rec } = await start({ remote: { httpUrl: url, headers: secretHeaders(), timeout: 5_000 }, local: tiny('local') }, { random: () => 0 });
-    expect(rec.status('remote')?.state).toBe('connected');
-    const localPid = rec.status('local')!.pid;
+    expect(rec.board.status('remote')?.state).toBe('connected');
+    const localPid = rec.board.status('local')!.pid;
 
     const gone = Date.now();
     await first.stop();
     const lost = await waitForStatus(rec, 'remote', (s) => s.state === 'error', 30_000);
     const noticedMs = Date.now() - gone;
     expect(lost.error).toMatch(/connection lost|ECONNREFUSED|fetch failed/);
-    await expect(rec.callTool('mcp__remote__echo', { message: 'x' })).rejects.toThrow(/mcp__remote__echo|not connected/);
+    await expect(rec.requests.callTool('mcp__remote__echo', { message: 'x' })).rejects.toThrow(/mcp__remote__echo|not connected/);
 
     await sleep(1_000);
     const second = await startServerEverything('streamableHttp', port);
@@ -293,8 +293,8 @@ describe('misbehaving HTTP servers', () => {
     const back = Date.now();
     await waitForStatus(rec, 'remote', (s) => s.state === 'connected', 30_000);
     const reconnectMs = Date.now() - back;
-    expect(textOf(await rec.callTool('mcp__remote__echo', { message: 'again' }))).toBe('Echo: again');
-    expect(rec.status('local')).toMatchObject({ state: 'connected', pid: localPid });
+    expect(textOf(await rec.requests.callTool('mcp__remote__echo', { message: 'again' }))).toBe('Echo: again');
+    expect(rec.board.status('local')).toMatchObject({ state: 'connected', pid: localPid });
     report('HTTP server gone and back', { noticedMs, reconnectMsAfterBack: reconnectMs });
   });
 });
@@ -323,7 +323,7 @@ describe('secrets in every way a remote server can fail', () => {
         silent: { httpUrl: `http://127.0.0.1:${silentPort}/mcp?api_key=\${MCP_LIVE_SLOW_SECRET}`, headers: secretHeaders(), timeout: 1_000 },
         leaky: sdkFixture('crash-server.mjs', ['--after', '0', '--echo-env', 'GITHUB_TOKEN']),
       });
-      const errors = rec.list().map((st) => [st.name, st.state, st.error]);
+      const errors = rec.board.list().map((st) => [st.name, st.state, st.error]);
       for (const [name, state] of errors) expect(state, String(name)).toBe('error');
       expectNoSecrets('errors', errors);
       report('secrets in remote failures', { servers: errors.length, errors: Object.fromEntries(errors.map(([n, , e]) => [n, String(e).slice(0, 90)])) });
@@ -345,7 +345,7 @@ posixOnly('/bin/sh').describe('every process is gone after dispose', () => {
       e: sdkFixture('hang-server.mjs', [], { timeout: 500 }),
       f: tiny('f'),
     });
-    const pids = ['a', 'b', 'c', 'd', 'f'].map((n) => rec.status(n)!.pid!);
+    const pids = ['a', 'b', 'c', 'd', 'f'].map((n) => rec.board.status(n)!.pid!);
     await rec.dispose();
     r = undefined;
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);

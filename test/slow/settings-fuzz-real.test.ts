@@ -85,7 +85,7 @@ async function runReal(scenario: Scenario, totals: { steps: number; starts: numb
       const settled = firstValueFrom(r.events$.pipe(filter((e) => e.type === 'reconcile' && e.trigger === 'reload'), timeout(deadline(30_000))));
       r.reload();
       await settled.catch((error: unknown) => {
-        throw new Error(`no pass after step ${i + 1} (${String(error)}); events: ${JSON.stringify(events.slice(-12))}; status: ${JSON.stringify(r.list().map((s) => [s.name, s.state, s.reason, s.error]))}`);
+        throw new Error(`no pass after step ${i + 1} (${String(error)}); events: ${JSON.stringify(events.slice(-12))}; status: ${JSON.stringify(r.board.list().map((s) => [s.name, s.state, s.reason, s.error]))}`);
       });
       expect(events.length).toBeGreaterThan(mark);
 
@@ -98,7 +98,7 @@ async function runReal(scenario: Scenario, totals: { steps: number; starts: numb
       for (const name of NAMES) {
         const want = expected(world, name, scenario.flag, ever.has(name));
         now.set(name, want);
-        const live = r.status(name);
+        const live = r.board.status(name);
         if (want === undefined) {
           expect(live, `${where}: ${name}`).toBeUndefined();
           continue;
@@ -115,15 +115,15 @@ async function runReal(scenario: Scenario, totals: { steps: number; starts: numb
       }
       // Exactly the connected servers have a process — once the processes a make-before-break
       // swap replaced have exited (they close after the swap, off the pass's path: decision 101).
-      const connected = r.list().filter((s) => s.state === 'connected').length;
+      const connected = r.board.list().filter((s) => s.state === 'connected').length;
       for (let i = 0; i < 100 && leftoverServers(/tiny-server\.mjs/).length > connected; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(leftoverServers(/tiny-server\.mjs/).length, where).toBe(connected);
       before = now;
-      pids = new Map(NAMES.map((n) => [n, r.status(n)?.pid]));
+      pids = new Map(NAMES.map((n) => [n, r.board.status(n)?.pid]));
       totals.steps += 1;
     }
     expectNoSecrets('events', events);
-    for (const name of NAMES) expectNoSecrets(`stderr tail of ${name}`, r.stderrTail(name));
+    for (const name of NAMES) expectNoSecrets(`stderr tail of ${name}`, r.board.stderrTail(name));
   } finally {
     sub.unsubscribe();
     await r.dispose();

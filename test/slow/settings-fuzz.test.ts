@@ -68,7 +68,7 @@ function runVirtual(scenario: Scenario, sabotage: Sabotage = {}): { steps: numbe
       for (const name of NAMES) {
         const want = expected(world, name, scenario.flag, ever.has(name));
         now.set(name, want);
-        const live = r.status(name);
+        const live = r.board.status(name);
         if (want === undefined) {
           expect(live, `${where}: ${name} was never configured`).toBeUndefined();
           continue;
@@ -88,9 +88,9 @@ function runVirtual(scenario: Scenario, sabotage: Sabotage = {}): { steps: numbe
         }
       }
       // No server the model does not know of.
-      expect(r.list().map((s) => s.name).filter((n) => !ever.has(n as Name)), where).toEqual([]);
+      expect(r.board.list().map((s) => s.name).filter((n) => !ever.has(n as Name)), where).toEqual([]);
       before = now;
-      pids = new Map(NAMES.map((n) => [n, r.status(n)?.pid]));
+      pids = new Map(NAMES.map((n) => [n, r.board.status(n)?.pid]));
     };
 
     ts.schedule(() => check(0), STEP_MS - 50);

@@ -2,11 +2,13 @@ import { filter, firstValueFrom, skipWhile } from 'rxjs';
 import { reasonText } from '../../model/report/messages.js';
 import type { ServerStatus } from '../../model/report/status.js';
 import type { OAuthManager } from '../../sinks/remote/oauthManager.js';
+import type { StatusView } from '../../sinks/mcp/statusBoard.js';
 import type { Reconciler } from '../reconciler.js';
 import type { Authorization, McpLiveAuth } from '../types.js';
 
 export interface AuthGroupDeps {
-  reconciler: Pick<Reconciler, 'status' | 'resolvedConfig' | 'changes$' | 'reconnect'>;
+  board: Pick<StatusView, 'status' | 'changes$'>;
+  reconciler: Pick<Reconciler, 'resolvedConfig' | 'reconnect'>;
   oauth: Pick<OAuthManager, 'authenticate' | 'logout'>;
   /** Aborts when the session ends: every authorization still waiting for a browser ends with it. */
   sessionEnded: AbortSignal;
@@ -26,14 +28,14 @@ export interface SessionAuth {
 const MAX_AUTO_STARTS = 3;
 
 /** `live.auth` (decision 83): authorizations a user starts, and those `oauth.autoStart` starts. */
-export function authGroup({ reconciler: r, oauth, sessionEnded, announce, warn }: AuthGroupDeps): SessionAuth {
+export function authGroup({ board, reconciler: r, oauth, sessionEnded, announce, warn }: AuthGroupDeps): SessionAuth {
   /** Authorizations under way, by server: a second `/mcp auth NAME` joins the first. */
   const authorizing = new Map<string, Promise<Authorization>>();
 
   const authenticate = (name: string, signal?: AbortSignal): Promise<Authorization> => {
     const running = authorizing.get(name);
     if (running) return running;
-    const status = r.status(name);
+    const status = board.status(name);
     const config = r.resolvedConfig(name);
     if (status === undefined || config === undefined || status.state === 'blocked') {
       const why = status?.reason === undefined ? 'is not configured' : `is not admitted (${reasonText(status.reason, status.notAllowedBy, status.detail)})`;
@@ -54,7 +56,7 @@ export function authGroup({ reconciler: r, oauth, sessionEnded, announce, warn }
           // The reconnect starts with `connecting`; its outcome is the first state after that —
           // this server's own changes, followed before the reconnect begins (not every server's list).
           const outcome = firstValueFrom(
-            r.changes$.pipe(
+            board.changes$.pipe(
               filter((s) => s.name === name),
               skipWhile((s) => s.state !== 'connecting'),
               filter((s) => s.state !== 'connecting' && s.state !== 'disconnected'),

@@ -1,18 +1,20 @@
-import type { Reconciler } from '../reconciler.js';
+import type { RequestRouter } from '../../sinks/mcp/requestRouter.js';
+import type { StatusView } from '../../sinks/mcp/statusBoard.js';
 import type { McpLiveResources } from '../types.js';
 
 export interface ResourcesGroupDeps {
-  reconciler: Pick<Reconciler, 'list' | 'readResource' | 'subscribeResource' | 'unsubscribeResource' | 'serverOfResource'>;
+  board: Pick<StatusView, 'list'>;
+  requests: Pick<RequestRouter, 'readResource' | 'subscribeResource' | 'unsubscribeResource' | 'serverOfResource'>;
 }
 
 /** `live.resources`: the resources of connected servers (`resources/*`), routed by URI. */
-export function resourcesGroup({ reconciler: r }: ResourcesGroupDeps): McpLiveResources {
+export function resourcesGroup({ board, requests }: ResourcesGroupDeps): McpLiveResources {
   return {
-    list: () => r.list().flatMap((s) => s.resources.map((resource) => ({ ...resource, server: s.name }))),
-    templates: () => r.list().flatMap((s) => (s.resourceTemplates ?? []).map((template) => ({ ...template, server: s.name }))),
-    read: (uri, requestOptions) => r.readResource(uri, requestOptions),
-    subscribe: (uri, requestOptions) => r.subscribeResource(uri, requestOptions),
-    unsubscribe: (uri, requestOptions) => r.unsubscribeResource(uri, requestOptions),
-    serverOf: (uri, request) => r.serverOfResource(uri, request),
+    list: () => board.list().flatMap((s) => s.resources.map((resource) => ({ ...resource, server: s.name }))),
+    templates: () => board.list().flatMap((s) => (s.resourceTemplates ?? []).map((template) => ({ ...template, server: s.name }))),
+    read: (uri, requestOptions) => requests.readResource(uri, requestOptions),
+    subscribe: (uri, requestOptions) => requests.subscribeResource(uri, requestOptions),
+    unsubscribe: (uri, requestOptions) => requests.unsubscribeResource(uri, requestOptions),
+    serverOf: (uri, request) => requests.serverOfResource(uri, request),
   };
 }

@@ -1,22 +1,24 @@
 import { reasonText } from '../../model/report/messages.js';
 import type { DesiredState } from '../../model/types.js';
+import type { StatusView } from '../../sinks/mcp/statusBoard.js';
 import type { Reconciler } from '../reconciler.js';
 import type { McpLiveServers } from '../types.js';
 
 export interface ServersGroupDeps {
-  reconciler: Pick<Reconciler, 'servers$' | 'list' | 'status' | 'stderrTail' | 'wake' | 'reconnect'>;
+  board: Pick<StatusView, 'servers$' | 'list' | 'status' | 'stderrTail'>;
+  reconciler: Pick<Reconciler, 'wake' | 'reconnect'>;
   /** The desired state of the latest inputs: the entries as written. */
   desired: () => DesiredState | undefined;
   warn: (message: string) => void;
 }
 
 /** `live.servers` (decision 346): every known server, its entry, its stderr, a reconnect, why it has no tools. */
-export function serversGroup({ reconciler: r, desired, warn }: ServersGroupDeps): McpLiveServers {
+export function serversGroup({ board, reconciler: r, desired, warn }: ServersGroupDeps): McpLiveServers {
   return {
-    list$: r.servers$,
-    status: () => r.list(),
+    list$: board.servers$,
+    status: () => board.list(),
     config: (name) => desired()?.servers[name]?.config,
-    stderrTail: (name) => r.stderrTail(name),
+    stderrTail: (name) => board.stderrTail(name),
 
     // An idle server is started, not reconnected: its record is what a reconnect would list (decision 196).
     reconnect: (name) => {
@@ -27,7 +29,7 @@ export function serversGroup({ reconciler: r, desired, warn }: ServersGroupDeps)
     },
 
     unavailable: (name) => {
-      const s = r.status(name);
+      const s = board.status(name);
       // An idle server is available: the first call starts it (decision 196).
       if (!s || s.state === 'connected' || s.state === 'idle') return undefined;
       if (s.reason) {

@@ -4,11 +4,13 @@ import type { QualifiedTool, ServerStatus } from '../../model/report/status.js';
 import { searchTools } from '../../model/tools/toolSearch.js';
 import { untilAborted } from '../../model/untilAborted.js';
 import type { LanguageServers } from '../../sinks/lsp/languageServers.js';
-import type { Reconciler } from '../reconciler.js';
+import type { RequestRouter } from '../../sinks/mcp/requestRouter.js';
+import type { StatusView } from '../../sinks/mcp/statusBoard.js';
 import type { McpLiveTools } from '../types.js';
 
 export interface ToolsGroupDeps {
-  reconciler: Pick<Reconciler, 'tools$' | 'list' | 'changes$' | 'callTool' | 'serverOfTool' | 'toolNotFoundMessage'>;
+  board: Pick<StatusView, 'tools$' | 'list' | 'changes$'>;
+  requests: Pick<RequestRouter, 'callTool' | 'serverOfTool' | 'toolNotFoundMessage'>;
   languageServers: Pick<LanguageServers, 'tools$' | 'callTool'>;
   /** Settles when the first pass has ended (`ready`); undefined before `start()`. */
   firstPass: () => Promise<void> | undefined;
@@ -17,10 +19,10 @@ export interface ToolsGroupDeps {
 }
 
 /** `live.tools` (decision 346): the tools of connected servers and of language servers, and calls to them. */
-export function toolsGroup({ reconciler: r, languageServers, firstPass: started, current }: ToolsGroupDeps): McpLiveTools {
+export function toolsGroup({ board, requests, languageServers, firstPass: started, current }: ToolsGroupDeps): McpLiveTools {
   return {
     // The agent's `lsp__*` tools follow the MCP servers' tools, while a language server can answer them.
-    list$: combineLatest([r.tools$, languageServers.tools$]).pipe(map(([mcp, lspTools]) => (lspTools.length === 0 ? mcp : [...mcp, ...lspTools]))),
+    list$: combineLatest([board.tools$, languageServers.tools$]).pipe(map(([mcp, lspTools]) => (lspTools.length === 0 ? mcp : [...mcp, ...lspTools]))),
 
     call: async (qualifiedName, args = {}, callOptions = {}) => {
       const firstPass = started();
@@ -31,22 +33,22 @@ export function toolsGroup({ reconciler: r, languageServers, firstPass: started,
         return languageServers.callTool(qualifiedName, args, callOptions);
       }
       const lists = (s: ServerStatus) => s.tools.some((t) => t.name === qualifiedName);
-      if (!r.list().some(lists)) {
+      if (!board.list().some(lists)) {
         // Until it is listed or the first pass has ended (decision 325): a server that connects is
         // called at once, whatever another one is still doing (a first `npx` download).
         const ended = firstPass.catch(() => {
           throw new Error('mcp-live was disposed before its first pass ended');
         });
-        const listed = firstValueFrom(r.changes$.pipe(filter(lists), map(() => undefined), takeUntil(from(ended.catch(() => undefined)))), {
+        const listed = firstValueFrom(board.changes$.pipe(filter(lists), map(() => undefined), takeUntil(from(ended.catch(() => undefined)))), {
           defaultValue: undefined,
         });
         await untilAborted(Promise.race([listed, ended]), callOptions.signal);
       }
-      return r.callTool(qualifiedName, args, callOptions);
+      return requests.callTool(qualifiedName, args, callOptions);
     },
 
     search: (query, searchOptions) => searchTools(current(), query, searchOptions),
-    serverOf: (q) => r.serverOfTool(q),
-    notFoundMessage: (q) => r.toolNotFoundMessage(q),
+    serverOf: (q) => requests.serverOfTool(q),
+    notFoundMessage: (q) => requests.toolNotFoundMessage(q),
   };
 }

@@ -11,13 +11,9 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
-  type Prompt,
   PromptListChangedNotificationSchema,
-  type Resource,
   ResourceListChangedNotificationSchema,
-  type ResourceTemplate,
   ResourceUpdatedNotificationSchema,
-  type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -54,12 +50,8 @@ import { exhaustMapWithTrailing } from '../../operators/exhaustMapWithTrailing.j
 import {
   DEFAULT_TIMEOUT_MS,
   type HealthCheck,
-  type PromptInfo,
   type ResolvedServerConfig,
-  type ResourceInfo,
-  type ResourceTemplateInfo,
   type ServerLists,
-  type ToolInfo,
 } from '../../model/types.js';
 import { activeProcessGroupRegistry, type ProcessGroupRegistry } from '../../process/processGroupRegistry.js';
 import { StderrRing } from '../../process/stderrRing.js';
@@ -67,6 +59,7 @@ import { MessageTooLarge } from '../../model/messageLimit.js';
 import { firstDownloadNote } from '../../model/launch/launcherHint.js';
 import { connectionAttempt } from './connectionAttempt.js';
 import { describeProcessExit } from '../../process/serverProcess.js';
+import { fetchLists, listAll, type ListKind } from './serverLists.js';
 import { createTransport, describeRemoteFailure, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
 
 /**
@@ -127,8 +120,6 @@ export type McpConnector = (...args: Parameters<Connector>) => Observable<McpCon
 export const DEFAULT_STDIN_GRACE_MS = 500;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 const DEFAULT_CLIENT_INFO = { name: 'mcp-live', version: '0.1.0' };
-/** Guards against a server that hands out cursors forever. */
-const MAX_LIST_PAGES = 100;
 /** How long close() gives a Streamable HTTP server to end its session (a courtesy, not required). */
 const TERMINATE_SESSION_MS = 1_000;
 
@@ -153,7 +144,7 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
 }
 
 /**
- * A timeout in words, naming the field of the server's entry that sets it (SPEC §11): `timeout`
+ * A timeout in words, naming the field of the server's entry that sets it: `timeout`
  * for a request, `connectTimeout` for the connect, `startupTimeout` for a language server's start.
  */
 export function timedOut(ms: number, field: 'timeout' | 'connectTimeout' | 'startupTimeout'): string {
@@ -183,7 +174,6 @@ export const connectMcp: McpConnector = createMcpConnector();
 // The real connector is a Connector (checked here, where a mismatch is easiest to read).
 connectMcp satisfies Connector;
 
-type ListKind = keyof ServerLists;
 type SessionState = 'connecting' | 'open' | 'closing' | 'closed' | 'dead';
 
 const EMPTY_LISTS: ServerLists = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
@@ -348,7 +338,7 @@ class McpSession implements McpConnection {
     if (this.helperHeaders !== undefined) await this.refreshHeaders();
     await this.client.connect(this.mcp.transport, { timeout: this.connectTimeoutMs });
     this.server = identityOf(this.client.getServerVersion(), this.client.getInstructions());
-    const lists = await this.fetchLists();
+    const lists = await fetchLists(this.client, this.requestDeadline().ms);
     if (this.state !== 'connecting') throw new Error(this.deathReason ?? 'connection closed');
     this.lists = lists;
     this.state = 'open';
@@ -362,7 +352,7 @@ class McpSession implements McpConnection {
         mergeMap((kind$) =>
           kind$.pipe(
             exhaustMapWithTrailing((kind) =>
-              from(this.listAll(kind)).pipe(
+              from(listAll(this.client, kind, this.requestDeadline().ms)).pipe(
                 map((items): Partial<ServerLists> => ({ [kind]: items })),
                 catchError(() => EMPTY),
               ),
@@ -687,97 +677,6 @@ class McpSession implements McpConnection {
     if (this.state === 'connecting') this.changedWhileConnecting.add(kind);
     else if (this.state === 'open') this.refresh$.next(kind);
   }
-
-  /** The lists the server advertises; a list the server answers with an error counts as empty. */
-  private async fetchLists(): Promise<ServerLists> {
-    const capabilities = this.client.getServerCapabilities() ?? {};
-    const fetch = (kind: ListKind, advertised: unknown) =>
-      advertised ? this.listAll(kind).catch(emptyOnServerError) : Promise.resolve([]);
-    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-      fetch('tools', capabilities.tools),
-      fetch('prompts', capabilities.prompts),
-      fetch('resources', capabilities.resources),
-      fetch('resourceTemplates', capabilities.resources),
-    ]);
-    return { tools, prompts, resources, resourceTemplates } as ServerLists;
-  }
-
-  private listAll(kind: 'tools'): Promise<ToolInfo[]>;
-  private listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]>;
-  private async listAll(kind: ListKind): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]> {
-    const options = { timeout: this.requestDeadline().ms };
-    const pages = async <T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) => {
-      const items: T[] = [];
-      const seen = new Set<string>();
-      let cursor: string | undefined;
-      for (let i = 0; i < MAX_LIST_PAGES; i++) {
-        const result = await page(cursor);
-        items.push(...result.items);
-        cursor = result.nextCursor;
-        if (!cursor || seen.has(cursor)) break;
-        seen.add(cursor);
-      }
-      return items;
-    };
-    switch (kind) {
-      case 'tools':
-        return pages(async (cursor) => {
-          const r = await this.client.listTools(cursor ? { cursor } : undefined, options);
-          return { items: r.tools.map(toToolInfo), nextCursor: r.nextCursor };
-        });
-      case 'prompts':
-        return pages(async (cursor) => {
-          const r = await this.client.listPrompts(cursor ? { cursor } : undefined, options);
-          return { items: r.prompts.map(toPromptInfo), nextCursor: r.nextCursor };
-        });
-      case 'resources':
-        return pages(async (cursor) => {
-          const r = await this.client.listResources(cursor ? { cursor } : undefined, options);
-          return { items: r.resources.map(toResourceInfo), nextCursor: r.nextCursor };
-        });
-      case 'resourceTemplates':
-        return pages(async (cursor) => {
-          const r = await this.client.listResourceTemplates(cursor ? { cursor } : undefined, options);
-          return { items: r.resourceTemplates.map(toResourceTemplateInfo), nextCursor: r.nextCursor };
-        });
-    }
-  }
-}
-
-/**
- * A server that advertises a list and then answers a `…/list` request with a JSON-RPC error still works
- * for everything else, so that list counts as empty. A timeout or a lost connection is not the
- * server's answer: it fails the connect.
- */
-function emptyOnServerError(error: unknown): [] {
-  if (
-    error instanceof McpError &&
-    error.code !== (ErrorCode.RequestTimeout as number) &&
-    error.code !== (ErrorCode.ConnectionClosed as number)
-  ) {
-    return [];
-  }
-  throw error;
-}
-
-function toToolInfo(tool: Tool): ToolInfo {
-  const { name, title, description, inputSchema, outputSchema, annotations, execution, icons, _meta } = tool;
-  return withoutUndefined({ name, title, description, inputSchema, outputSchema, annotations, execution, icons, _meta });
-}
-
-function toPromptInfo(prompt: Prompt): PromptInfo {
-  const { name, title, description, arguments: args, icons, _meta } = prompt;
-  return withoutUndefined({ name, title, description, arguments: args, icons, _meta });
-}
-
-function toResourceInfo(resource: Resource): ResourceInfo {
-  const { uri, name, title, description, mimeType, size, annotations, icons, _meta } = resource;
-  return withoutUndefined({ uri, name, title, description, mimeType, size, annotations, icons, _meta });
-}
-
-function toResourceTemplateInfo(template: ResourceTemplate): ResourceTemplateInfo {
-  const { uriTemplate, name, title, description, mimeType, annotations, icons, _meta } = template;
-  return withoutUndefined({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta });
 }
 
 /**

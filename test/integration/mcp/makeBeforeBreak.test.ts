@@ -27,14 +27,14 @@ describe.concurrent('make-before-break reconnect with real processes', () => {
     const first = pass(r, 1);
     r.start();
     await first;
-    const oldPid = r.status('a')!.pid!;
+    const oldPid = r.board.status('a')!.pid!;
     const toolsOfA: string[][] = [];
-    const sub = r.tools$.subscribe((tools) => toolsOfA.push(tools.filter((t) => t.server === 'a').map((t) => t.tool).sort()));
+    const sub = r.board.tools$.subscribe((tools) => toolsOfA.push(tools.filter((t) => t.server === 'a').map((t) => t.tool).sort()));
 
     const second = pass(r, 2);
     inputs.next(input({ a: echo('--tools', 'x,y', '--stderr-lines', '1'), b: echo() }));
     expect(await second).toMatchObject({ reconnected: ['a'], unchanged: 1 });
-    const newPid = r.status('a')!.pid!;
+    const newPid = r.board.status('a')!.pid!;
     expect(newPid).not.toBe(oldPid);
     // Never a moment without a's tools; and no new list at all, since its tool names stayed.
     expect(toolsOfA.every((tools) => tools.join() === 'echo,slow,x,y')).toBe(true);
@@ -43,8 +43,8 @@ describe.concurrent('make-before-break reconnect with real processes', () => {
     for (let i = 0; i < 100 && isAlive(oldPid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(isAlive(oldPid)).toBe(false);
     // The swap is a line of its own in the history, though the state stayed `connected` (decision 331).
-    expect(r.status('a')?.history.map((h) => h.state)).toEqual(['connecting', 'connected', 'connected']);
-    expect(r.status('a')?.history.at(-1)?.message).toBe(`replaced by its new config, the old connection serving until then (pid ${oldPid} → ${newPid})`);
+    expect(r.board.status('a')?.history.map((h) => h.state)).toEqual(['connecting', 'connected', 'connected']);
+    expect(r.board.status('a')?.history.at(-1)?.message).toBe(`replaced by its new config, the old connection serving until then (pid ${oldPid} → ${newPid})`);
   });
 
   it('a server that holds a port cannot start beside its predecessor: it falls back, says so, and ends connected', async ({ scope }) => {
@@ -54,12 +54,12 @@ describe.concurrent('make-before-break reconnect with real processes', () => {
     const first = pass(r, 1);
     r.start();
     await first;
-    const oldPid = r.status('p')!.pid!;
+    const oldPid = r.board.status('p')!.pid!;
 
     const second = pass(r, 2);
     inputs.next(input({ p: echo('--hold-port', port, '--tools', 'more') }));
     await second;
-    const after = r.status('p')!;
+    const after = r.board.status('p')!;
     expect(after).toMatchObject({ state: 'connected' });
     expect(after.pid).not.toBe(oldPid);
     expect(isAlive(oldPid)).toBe(false);
@@ -74,12 +74,12 @@ describe.concurrent('make-before-break reconnect with real processes', () => {
     r.start();
     await first;
     const states: string[] = [];
-    const sub = r.servers$.subscribe((all) => states.push(all.find((s) => s.name === 's')!.state));
+    const sub = r.board.servers$.subscribe((all) => states.push(all.find((s) => s.name === 's')!.state));
     const second = pass(r, 2);
     inputs.next(input({ s: { ...echo('--tools', 'z'), restart: 'stop-first' } }));
     await second;
     sub.unsubscribe();
     expect(states).toContain('disconnected');
-    expect(r.status('s')?.state).toBe('connected');
+    expect(r.board.status('s')?.state).toBe('connected');
   });
 });

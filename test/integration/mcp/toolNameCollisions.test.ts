@@ -52,29 +52,29 @@ describe('qualified tool names are unique across servers (real processes)', () =
     const first = pass(r, 1);
     r.start();
     await first;
-    const userPid = r.status('my_srv')!.pid!;
-    expect(textOf(await r.callTool('mcp__my_srv__echo', {}))).toBe(`echo:${userPid}`);
+    const userPid = r.board.status('my_srv')!.pid!;
+    expect(textOf(await r.requests.callTool('mcp__my_srv__echo', {}))).toBe(`echo:${userPid}`);
 
     // The repository's entry, still pending: the names already move apart (stable across its approval).
     const second = pass(r, 2);
     inputs.next(input(true, false));
     await second;
-    expect(r.status('my.srv')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
-    expect(r.status('my_srv')?.tools.map((t) => t.name)).toEqual([suffixed('my_srv')]);
+    expect(r.board.status('my.srv')).toMatchObject({ state: 'blocked', reason: 'pending_approval' });
+    expect(r.board.status('my_srv')?.tools.map((t) => t.name)).toEqual([suffixed('my_srv')]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('"my.srv" and "my_srv"');
 
     const third = pass(r, 3);
     inputs.next(input(true, true));
     await third;
-    const tools = await firstValueFrom(r.tools$.pipe(filter((t) => t.length === 2)));
+    const tools = await firstValueFrom(r.board.tools$.pipe(filter((t) => t.length === 2)));
     expect(tools.map((t) => t.name).sort()).toEqual([suffixed('my.srv'), suffixed('my_srv')].sort());
-    const projectPid = r.status('my.srv')!.pid!;
+    const projectPid = r.board.status('my.srv')!.pid!;
     expect(projectPid).not.toBe(userPid);
-    expect(r.status('my_srv')?.pid).toBe(userPid);
-    expect(textOf(await r.callTool(suffixed('my_srv'), {}))).toBe(`echo:${userPid}`);
-    expect(textOf(await r.callTool(suffixed('my.srv'), {}))).toBe(`echo:${projectPid}`);
-    await expect(r.callTool('mcp__my_srv__echo', {})).rejects.toThrow(
+    expect(r.board.status('my_srv')?.pid).toBe(userPid);
+    expect(textOf(await r.requests.callTool(suffixed('my_srv'), {}))).toBe(`echo:${userPid}`);
+    expect(textOf(await r.requests.callTool(suffixed('my.srv'), {}))).toBe(`echo:${projectPid}`);
+    await expect(r.requests.callTool('mcp__my_srv__echo', {})).rejects.toThrow(
       new RegExp(`"mcp__my_srv__echo" is not available: .*"my.srv" and "my_srv" are now named ${suffixed('my.srv').slice(0, -4)}`),
     );
     // One warning per collision, not one per pass.
