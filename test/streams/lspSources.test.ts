@@ -1,14 +1,12 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { NEVER, of } from 'rxjs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/settings/assemble.js';
 import type { SourceSnapshot } from '../../src/model/types.js';
 import { settingsPaths } from '../../src/live/settingsPaths.js';
-import { createApprovalsStore } from '../../src/sinks/stores/approvalsStore.js';
-import { systemPathKeys } from '../../src/platform/systemPathKeys.js';
-import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
+import type { SourceNotice } from '../../src/streams/fromAllSources.js';
 import { waitFor, tempDirEachTest } from './streamTestKit.js';
+import { allSourcesIn } from './allSourcesIn.js';
 
 /** Decision 145: every language server source in the combined input, watched live (real chokidar). */
 
@@ -29,30 +27,7 @@ describe('fromAllSources: language server sources (real chokidar)', () => {
   const cli = () => tmp.path('team-lsp.json');
 
   function start(): void {
-    const approvals = tmp.path('mcpApprovals.json');
-    tmp.ends(fromAllSources(
-      {
-        cwd: tmp.dir,
-        projectRoot: tmp.dir,
-        user: user(),
-        project: tmp.path('.mcp.json'),
-        cli: [],
-        lspProject: project(),
-        lspCli: [cli()],
-        extensionsDir: tmp.path('extensions'),
-        extensionManifest: 'qwen-extension.json',
-        approvals,
-        trustedFolders: tmp.path('trustedFolders.json'),
-      },
-      {
-        store: createApprovalsStore(approvals),
-        pathKeys: systemPathKeys,
-        session$: of({}),
-        sessionApprovals$: of({}),
-        written$: NEVER,
-        onNotice: (n) => notices.push(n),
-      },
-    ).subscribe((input) => inputs.push(input)));
+    tmp.ends(allSourcesIn(tmp.dir, { lspCli: [cli()] }, { onNotice: (n) => notices.push(n) }).subscribe((input) => inputs.push(input)));
   }
 
   /** Saved whole (renamed into place), as editors do: no read sees it half written. */

@@ -1,13 +1,11 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NEVER, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createApprovalsStore } from '../../src/sinks/stores/approvalsStore.js';
-import { systemPathKeys } from '../../src/platform/systemPathKeys.js';
-import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
+import type { SourceNotice } from '../../src/streams/fromAllSources.js';
 import { fromSettingsFile, type SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
 import { ManualWatch, flush, record, waitFor, tempDirEachTest, type Recording } from './streamTestKit.js';
+import { allSourcesIn } from './allSourcesIn.js';
 
 /**
  * Decision 66: a broken file raises one `settings-error` per save — the watcher reads every save
@@ -128,31 +126,7 @@ describe('fromAllSources: settings-error once per save, settings-ok once per rec
 
   function start(watch: ManualWatch): SourceNotice[] {
     const notices: SourceNotice[] = [];
-    const approvals = tmp.path('mcpApprovals.json');
-    tmp.ends(fromAllSources(
-      {
-        cwd: tmp.dir,
-        projectRoot: tmp.dir,
-        user: tmp.path('settings.json'),
-        project: tmp.path('.mcp.json'),
-        cli: [],
-        lspProject: tmp.path('.lsp.json'),
-        lspCli: [],
-        extensionsDir: tmp.path('extensions'),
-        extensionManifest: 'qwen-extension.json',
-        approvals,
-        trustedFolders: tmp.path('trustedFolders.json'),
-      },
-      {
-        store: createApprovalsStore(approvals),
-        pathKeys: systemPathKeys,
-        session$: of({}),
-        sessionApprovals$: of({}),
-        written$: NEVER,
-        watch: watch.factory,
-        onNotice: (n) => notices.push(n),
-      },
-    ).subscribe());
+    tmp.ends(allSourcesIn(tmp.dir, {}, { watch: watch.factory, onNotice: (n) => notices.push(n) }).subscribe());
     return notices;
   }
 
