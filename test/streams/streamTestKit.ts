@@ -35,13 +35,14 @@ export interface TempDirEachTest {
 /**
  * A fresh temporary directory for each test of the enclosing `describe`, removed after it. What
  * the test handed to `ends(…)` is ended first, so no watcher or read outlives its directory.
- * `file` names the file most of the tests work on (`tmp.file`), as `.qwen/settings.json`.
+ * `file` names the file most of the tests work on (`tmp.file`), as `.qwen/settings.json`;
+ * `prefix` starts the directory's name.
  */
-export function tempDirEachTest(file?: string): TempDirEachTest {
+export function tempDirEachTest(file?: string, prefix?: string): TempDirEachTest {
   let dir: string | undefined;
   const ending: Endable[] = [];
   beforeEach(async () => {
-    dir = await makeTempDir();
+    dir = await makeTempDir(prefix);
   });
   afterEach(async () => {
     for (const thing of ending.splice(0)) {
