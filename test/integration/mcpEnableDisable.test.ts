@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { McpCommand } from '../../src/cli/args.js';
 import { runMcpCommand } from '../../src/cli/mcpCommand.js';
 import { createMcpLive, type McpLive, type McpLiveOptions, type ServerStatus } from '../../src/index.js';
 import { echoEntry } from './mcpServers.js';
-import { waitForExit, waitForNoLeftovers } from './processes.js';
+import { waitForExit } from './processes.js';
+import { noLeftoversAfterAll } from './workspace.js';
 
 /**
  * `mcp-live mcp enable | disable NAME` (decision 250) in-process, on real files and with a real
@@ -25,9 +26,7 @@ afterEach(async () => {
   vi.restoreAllMocks();
   rmSync(dir, { recursive: true, force: true });
 });
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 interface World {
   home: string;

@@ -9,12 +9,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, describe, expect } from 'vitest';
+import { describe } from 'vitest';
 import type { Gateway } from '../../../src/hosts/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
-import { sleep, waitForNoLeftovers } from '../processes.js';
+import { sleep } from '../processes.js';
 import { errorOf, it } from './gatewayKit.js';
 import { deadline } from '../../deadlines.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * The gateway core: SDK clients over in-memory transports, a real McpLive over real
@@ -25,9 +26,7 @@ const everything = { command: process.execPath, args: [SERVER_EVERYTHING, 'stdio
 const backend = { command: process.execPath, args: [fixture('gateway-backend.mjs')] };
 const echo = (...extra: string[]) => ({ command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] });
 
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** Counts `method` notifications a client receives, and resolves `next()` on the following one. */
 function notifications(client: Client, schema: typeof ToolListChangedNotificationSchema | typeof PromptListChangedNotificationSchema) {

@@ -1,13 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { metaTools } from '../../../src/model/gateway/progressiveTools.js';
 import type { Gateway } from '../../../src/hosts/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
 import { errorOf, it } from './gatewayKit.js';
 import { deadline } from '../../deadlines.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * Progressive discovery through the gateway (decisions 216–218): SDK clients over in-memory
@@ -20,9 +20,7 @@ const backend = { command: process.execPath, args: [fixture('gateway-backend.mjs
 const everything = { command: process.execPath, args: [SERVER_EVERYTHING, 'stdio'] };
 const META = ['search_tools', 'call_tool', 'describe_tool'];
 
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** The tool `name` as a client straight to `entry` sees it. */
 async function directTool(entry: { command: string; args: string[] }, name: string): Promise<Tool> {

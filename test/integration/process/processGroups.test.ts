@@ -8,7 +8,13 @@ import { createMcpLive, type McpLive } from '../../../src/live/createMcpLive.js'
 import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { createMcpConnector } from '../../../src/sinks/mcp/connector.js';
 import { withParentDeathSignal } from '../../../src/platform/parentDeathSignal.js';
-import { ProcessGroupRegistry, defaultRuntimeDir, openProcessGroupRegistry, reapLeftoverProcessGroups, type ProcessGroupRecord } from '../../../src/process/processGroupRegistry.js';
+import {
+  ProcessGroupRegistry,
+  defaultRuntimeDir,
+  openProcessGroupRegistry,
+  reapLeftoverProcessGroups,
+  type ProcessGroupRecord,
+} from '../../../src/process/processGroupRegistry.js';
 import { isRunning, readProcessStat, type ProcessIdentity } from '../../../src/process/processTable.js';
 import { closeTracked, connectOnce, nodeServer, textOf, track } from '../mcpServers.js';
 import { linuxOnly } from '../../platforms.js';

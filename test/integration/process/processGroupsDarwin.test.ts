@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { PS_FILE } from '../../../src/platform/processSourceDarwin.js';
 import { runCommand, type RunCommand } from '../../../src/platform/runCommand.js';
-import { openProcessGroupRegistry, ProcessGroupRegistry, reapLeftoverProcessGroups, type ProcessGroupRecord } from '../../../src/process/processGroupRegistry.js';
+import {
+  openProcessGroupRegistry,
+  ProcessGroupRegistry,
+  reapLeftoverProcessGroups,
+  type ProcessGroupRecord,
+} from '../../../src/process/processGroupRegistry.js';
 import { descendantsOutsideGroup, ProcessTable, type ProcessIdentity } from '../../../src/process/processTable.js';
 import { fixture } from '../mcpServers.js';
 import { posixOnly } from '../../platforms.js';
