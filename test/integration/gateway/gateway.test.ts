@@ -13,7 +13,7 @@ import { describe } from 'vitest';
 import type { Gateway } from '../../../src/hosts/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
 import { sleep } from '../processes.js';
-import { errorOf, it } from './gatewayKit.js';
+import { errorOf, expectAbortReachesBackend, it } from './gatewayKit.js';
 import { deadline } from '../../deadlines.js';
 import { noLeftoversAfterAll } from '../workspace.js';
 
@@ -111,12 +111,7 @@ describe.concurrent('lists and requests, as the backends give them', () => {
     expect(textOf(result)).toContain('Steps: 4');
     expect(progress).toEqual([1, 2, 3, 4]);
 
-    const controller = new AbortController();
-    const call = client.callTool({ name: 'gw__slow', arguments: {} }, undefined, { signal: controller.signal });
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
-    controller.abort(new Error('the user stopped it'));
-    await expect(call).rejects.toThrow('the user stopped it');
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+    await expectAbortReachesBackend(expect, gateway, (signal) => client.callTool({ name: 'gw__slow', arguments: {} }, undefined, { signal }));
   }, deadline(60_000));
 
   it('a client that goes away mid-call has its call cancelled at the backend; the others go on', async ({ gatewayOver, clientOf, expect }) => {

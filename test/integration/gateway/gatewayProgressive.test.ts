@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { metaTools } from '../../../src/model/gateway/progressiveTools.js';
 import type { Gateway } from '../../../src/hosts/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
-import { errorOf, it } from './gatewayKit.js';
+import { errorOf, expectAbortReachesBackend, it } from './gatewayKit.js';
 import { deadline } from '../../deadlines.js';
 import { noLeftoversAfterAll } from '../workspace.js';
 
@@ -169,12 +169,7 @@ describe.concurrent('call_tool takes the path of a direct call', () => {
     expect(textOf(result)).toContain('Steps: 4');
     expect(progress).toEqual([1, 2, 3, 4]);
 
-    const controller = new AbortController();
-    const call = client.callTool({ name: 'call_tool', arguments: { name: 'gw__slow' } }, undefined, { signal: controller.signal });
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
-    controller.abort(new Error('the user stopped it'));
-    await expect(call).rejects.toThrow('the user stopped it');
-    await expect.poll(() => gateway.live.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+    await expectAbortReachesBackend(expect, gateway, (signal) => client.callTool({ name: 'call_tool', arguments: { name: 'gw__slow' } }, undefined, { signal }));
   }, deadline(60_000));
 
   it("a backend's form goes to the client whose call_tool it serves, and its answer back", async ({ gatewayOver, clientOf, expect }) => {
