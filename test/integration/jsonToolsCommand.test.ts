@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runJsonSession } from '../../src/cli/runJsonSession.js';
 import { createMcpLive, type McpLive, type ServerStatus } from '../../src/index.js';
 import { echoEntry, fixture } from './mcpServers.js';
-import { waitForNoLeftovers } from './processes.js';
+import { noLeftoversAfterAll } from './workspace.js';
 
 /**
  * `{"cmd":"tools"}` of `--json` (decision 251) over a real session: what the agent is offered —
@@ -27,9 +27,7 @@ afterEach(async () => {
   live = stdin = session = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 interface Listed {
   name: string;

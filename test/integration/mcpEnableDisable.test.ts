@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { McpCommand } from '../../src/cli/args.js';
 import { runMcpCommand } from '../../src/cli/mcpCommand.js';
 import { createMcpLive, type McpLive, type McpLiveOptions, type ServerStatus } from '../../src/index.js';
 import { echoEntry } from './mcpServers.js';
-import { waitForExit, waitForNoLeftovers } from './processes.js';
+import { waitForExit } from './processes.js';
+import { noLeftoversAfterAll } from './workspace.js';
 
 /**
  * `mcp-live mcp enable | disable NAME` (decision 250) in-process, on real files and with a real
@@ -25,9 +26,7 @@ afterEach(async () => {
   vi.restoreAllMocks();
   rmSync(dir, { recursive: true, force: true });
 });
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 interface World {
   home: string;
@@ -166,7 +165,7 @@ describe('mcp disable | enable NAME', () => {
       `mcp-live: repo comes from project settings (${w.mcpJson}); mcp disable writes only your user settings (${w.settings}): ` +
         'reject it (mcp-live approvals reject repo), add "repo" to mcp.excluded in your user settings, or edit that file yourself\n',
     );
-    // The user defines `team` too, but the project's entry wins (SPEC §2): writing the user's entry would change nothing.
+    // The user defines `team` too, but the project's entry wins (docs/contract.md, "Precedence"): writing the user's entry would change nothing.
     const team = await mcp(w, 'enable', 'team');
     expect(team.code).toBe(1);
     expect(team.stderr).toBe(

@@ -3,16 +3,11 @@ import { describe, expect } from 'vitest';
 import type { ServerStatus } from '../../src/model/report/status.js';
 import { createReconciler } from '../../src/live/reconciler.js';
 import { connectMcp } from '../../src/sinks/mcp/connector.js';
-import { echoEntry, fixture, reconcilePass, userSettingsInput } from './mcpServers.js';
+import { echoEntry as echo, fixture, reconcilePass as pass, userSettingsInput as input } from './mcpServers.js';
 import { isAlive } from './processes.js';
 import { it, noLeftoversAfterAll } from './workspace.js';
 
-const echo = echoEntry;
-const input = userSettingsInput;
-
 noLeftoversAfterAll();
-
-const pass = reconcilePass;
 
 describe.concurrent('the reconcile pipeline with the real connector', () => {
   it('three servers up; an args edit replaces only that process, and the others never lose a tool meanwhile', async ({ scope }) => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom, map, timeout } from 'rxjs';
 import { afterAll, expect, it as base } from 'vitest';
-import type { McpLive } from '../../src/index.js';
+import { createMcpLive, type McpLive, type McpLiveOptions } from '../../src/index.js';
+import type { McpLiveEvent } from '../../src/model/report/events.js';
 import type { ServerStatus } from '../../src/model/report/status.js';
 import { MCP_TEST_SERVERS, waitForNoLeftovers } from './processes.js';
 import { deadline } from '../deadlines.js';
@@ -107,6 +108,34 @@ export class TestScope {
       for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     }
   }
+}
+
+/** One test's workspace and the sessions it opens on it (disposed when the test finishes). */
+export interface SessionWorld {
+  dir: string;
+  home: string;
+  project: string;
+  /** Writes `~/.qwen/settings.json`. */
+  userSettings(settings: Record<string, unknown>): void;
+  /** A session on the workspace (debounce 50 ms, not started yet) and every event it emits. */
+  open(options?: Partial<McpLiveOptions>): { live: McpLive; events: McpLiveEvent[] };
+}
+
+/** A {@link SessionWorld} in a workspace of `scope` named from `prefix`. */
+export function sessionWorld(scope: TestScope, prefix: string): SessionWorld {
+  const ws = scope.workspace(prefix);
+  return {
+    dir: ws.dir,
+    home: ws.homeDir,
+    project: ws.cwd,
+    userSettings: (settings) => writeFileSync(ws.userSettings, JSON.stringify(settings)),
+    open: (options = {}) => {
+      const live = scope.track(createMcpLive({ homeDir: ws.homeDir, cwd: ws.cwd, runtimeDir: ws.runtimeDir, debounceMs: 50, ...options }));
+      const events: McpLiveEvent[] = [];
+      live.events$.subscribe((e) => events.push(e));
+      return { live, events };
+    },
+  };
 }
 
 export const it = base.extend<{ scope: TestScope }>({

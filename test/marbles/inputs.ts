@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { TestScheduler } from 'rxjs/testing';
+import type { Observable } from 'rxjs';
+import { TestScheduler, type RunHelpers } from 'rxjs/testing';
 import type { AssembleInput } from '../../src/model/settings/assemble.js';
 import type { ApprovalDecisions, McpSettings } from '../../src/model/types.js';
 import type { McpLiveEvent } from '../../src/model/report/events.js';
@@ -45,4 +46,28 @@ export function observe(r: Reconciler) {
   r.start();
   const server = (name: string) => snapshots.at(-1)?.find((s) => s.name === name);
   return { r, events, snapshots, pending, server };
+}
+
+/** What a scene's `meanwhile` may use: the run's helpers (`cold`, `hot`, …) and its scheduler. */
+export type Stage = RunHelpers & { ts: TestScheduler };
+
+/**
+ * One scene in virtual time: `start` builds what is under test on the inputs `marbles` (a hot
+ * observable of `values`), `meanwhile` schedules what else happens (reloads, kills, calls),
+ * then time runs until nothing is left. Returns what `start` built, to assert on.
+ */
+export function play<H>(
+  marbles: string,
+  values: Record<string, AssembleInput>,
+  start: (ts: TestScheduler, inputs$: Observable<AssembleInput>) => H,
+  meanwhile?: (h: H, stage: Stage) => void,
+): H {
+  const ts = newScheduler();
+  let h!: H;
+  ts.run((helpers) => {
+    h = start(ts, helpers.hot(marbles, values));
+    meanwhile?.(h, { ...helpers, ts });
+    helpers.flush();
+  });
+  return h;
 }

@@ -10,7 +10,7 @@ import type { ResolvedServerConfig } from '../../src/model/types.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/live/reconciler.js';
 import { createLiveServers } from '../../src/sinks/mcp/liveServers.js';
 import { fakeConnector } from './fakeConnector.js';
-import { input, newScheduler, srv } from './inputs.js';
+import { input, newScheduler, srv, play } from './inputs.js';
 
 /**
  * Decision 68: what a host renders never repeats itself — `tools$`, `servers$` and
@@ -38,12 +38,8 @@ function repeats(values: readonly unknown[]): number[] {
 
 describe('tools$, servers$, pendingApprovals$: only real changes', () => {
   it('two servers connecting make three tool lists, one emission each', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(ts, hot('a', { a: input({ a: srv(), b: srv('connect=20') }) }));
-      flush();
-      expect(h.toolNames()).toEqual([[], ['mcp__a__echo'], ['mcp__a__echo', 'mcp__b__echo']]);
-    });
+    const h = play('a', { a: input({ a: srv(), b: srv('connect=20') }) }, harness);
+    expect(h.toolNames()).toEqual([[], ['mcp__a__echo'], ['mcp__a__echo', 'mcp__b__echo']]);
   });
 
   it('a list_changed with the same tools, an unrelated change and a status-only change emit no tool list', () => {
@@ -94,85 +90,61 @@ describe('tools$, servers$, pendingApprovals$: only real changes', () => {
 
 describe('trust on statuses and tools', () => {
   it('follows the entry, and a trust-only edit re-publishes the tools without a reconnect', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(
-        ts,
-        hot('a 500ms b', {
-          a: input({ t: { ...srv(), trust: true }, u: srv() }),
-          b: input({ t: srv(), u: srv() }),
-        }),
-      );
-      flush();
-      const after = (n: number) => h.tools[n]!.map((t) => [t.name, t.trust]);
-      const first = h.tools.findIndex((list) => list.length === 2);
-      expect(after(first)).toEqual([
-        ['mcp__t__echo', true],
-        ['mcp__u__echo', false],
-      ]);
-      expect(after(h.tools.length - 1)).toEqual([
-        ['mcp__t__echo', false],
-        ['mcp__u__echo', false],
-      ]);
-      expect(h.r.board.status('t')?.trust).toBe(false);
-      expect(h.r.board.status('u')?.trust).toBe(false);
-      expect(h.fake.starts('t')).toBe(1);
-    });
+    const h = play('a 500ms b', {
+      a: input({ t: { ...srv(), trust: true }, u: srv() }),
+      b: input({ t: srv(), u: srv() }),
+    }, harness);
+    const after = (n: number) => h.tools[n]!.map((t) => [t.name, t.trust]);
+    const first = h.tools.findIndex((list) => list.length === 2);
+    expect(after(first)).toEqual([
+      ['mcp__t__echo', true],
+      ['mcp__u__echo', false],
+    ]);
+    expect(after(h.tools.length - 1)).toEqual([
+      ['mcp__t__echo', false],
+      ['mcp__u__echo', false],
+    ]);
+    expect(h.r.board.status('t')?.trust).toBe(false);
+    expect(h.r.board.status('u')?.trust).toBe(false);
+    expect(h.fake.starts('t')).toBe(1);
   });
 
   it('is on the status while connecting and gone when the server is blocked', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(
-        ts,
-        hot('a 500ms b', {
-          a: input({ t: { ...srv('connect=50'), trust: true } }),
-          b: input({ t: { ...srv('connect=50'), trust: true } }, { mcp: { excluded: ['t'] } }),
-        }),
-      );
-      // The initial pass starts its 50 ms connect at once (decision 220): at 20 it is under way.
-      ts.schedule(() => expect(h.r.board.status('t')).toMatchObject({ state: 'connecting', trust: true }), 20);
-      flush();
-      expect(h.r.board.status('t')?.state).toBe('blocked');
-      expect(h.r.board.status('t')).not.toHaveProperty('trust');
-    });
+    // The initial pass starts its 50 ms connect at once (decision 220): at 20 it is under way.
+    const h = play('a 500ms b', {
+      a: input({ t: { ...srv('connect=50'), trust: true } }),
+      b: input({ t: { ...srv('connect=50'), trust: true } }, { mcp: { excluded: ['t'] } }),
+    }, harness, (h, { ts }) => {
+        ts.schedule(() => expect(h.r.board.status('t')).toMatchObject({ state: 'connecting', trust: true }), 20);
+      });
+    expect(h.r.board.status('t')?.state).toBe('blocked');
+    expect(h.r.board.status('t')).not.toHaveProperty('trust');
   });
 });
 
 describe('tool-not-found words', () => {
   it('names includeTools or excludeTools when they hide a tool the server offers', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(
-        ts,
-        hot('a', {
-          a: input({ ex: { ...srv('tools=x,y'), excludeTools: ['y'] }, in: { ...srv('tools=x,y'), includeTools: ['x'] } }),
-        }),
-      );
-      flush();
-      expect(h.r.requests.toolNotFoundMessage('mcp__ex__y')).toBe(
-        'Tool "mcp__ex__y" is not available: tool "y" of MCP server "ex" is filtered out by excludeTools – remove it from excludeTools to use it.',
-      );
-      expect(h.r.requests.toolNotFoundMessage('mcp__in__y')).toContain('tool "y" of MCP server "in" is filtered out by includeTools');
-      expect(h.r.requests.toolNotFoundMessage('mcp__in__z')).toBe('Tool "mcp__in__z" is not available: MCP server "in" does not offer it.');
-    });
+    const h = play('a', {
+      a: input({ ex: { ...srv('tools=x,y'), excludeTools: ['y'] }, in: { ...srv('tools=x,y'), includeTools: ['x'] } }),
+    }, harness);
+    expect(h.r.requests.toolNotFoundMessage('mcp__ex__y')).toBe(
+      'Tool "mcp__ex__y" is not available: tool "y" of MCP server "ex" is filtered out by excludeTools – remove it from excludeTools to use it.',
+    );
+    expect(h.r.requests.toolNotFoundMessage('mcp__in__y')).toContain('tool "y" of MCP server "in" is filtered out by includeTools');
+    expect(h.r.requests.toolNotFoundMessage('mcp__in__z')).toBe('Tool "mcp__in__z" is not available: MCP server "in" does not offer it.');
   });
 
   it("recognises the gateway's names of a listed tool and says the name to call (decision 322)", () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(ts, hot('a', { a: input({ ex: { ...srv('tools=x,y'), excludeTools: ['y'] }, in: srv('tools=x,z') }) }));
-      flush();
-      // `--names server`
-      expect(h.r.requests.toolNotFoundMessage('in__z')).toBe(
-        'Tool "in__z" is not available under that name: it is how the gateway (mcp-live serve) names a tool; here it is named "mcp__in__z" – call it by that name.',
-      );
-      // `--names original`: a tool's own name, when one server lists it.
-      expect(h.r.requests.toolNotFoundMessage('z')).toContain('here it is named "mcp__in__z"');
-      // Both list x: no guess. y is hidden by excludeTools: not listed, so no name to offer.
-      expect(h.r.requests.toolNotFoundMessage('x')).toBe('Tool "x" is not available: it does not name a tool of any configured MCP server.');
-      expect(h.r.requests.toolNotFoundMessage('ex__y')).toBe('Tool "ex__y" is not available: it does not name a tool of any configured MCP server.');
-    });
+    const h = play('a', { a: input({ ex: { ...srv('tools=x,y'), excludeTools: ['y'] }, in: srv('tools=x,z') }) }, harness);
+    // `--names server`
+    expect(h.r.requests.toolNotFoundMessage('in__z')).toBe(
+      'Tool "in__z" is not available under that name: it is how the gateway (mcp-live serve) names a tool; here it is named "mcp__in__z" – call it by that name.',
+    );
+    // `--names original`: a tool's own name, when one server lists it.
+    expect(h.r.requests.toolNotFoundMessage('z')).toContain('here it is named "mcp__in__z"');
+    // Both list x: no guess. y is hidden by excludeTools: not listed, so no name to offer.
+    expect(h.r.requests.toolNotFoundMessage('x')).toBe('Tool "x" is not available: it does not name a tool of any configured MCP server.');
+    expect(h.r.requests.toolNotFoundMessage('ex__y')).toBe('Tool "ex__y" is not available: it does not name a tool of any configured MCP server.');
   });
 
   it.each([
@@ -181,12 +153,8 @@ describe('tool-not-found words', () => {
     ['json', 'approve it with {"cmd":"approve","server":"p"} or mcp-live approvals approve p.'],
     ['ui', 'approve it with /mcp.'],
   ] as const)('hints %s: a pending server says %s', (hints, words) => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(ts, hot('a', { a: input({}, { project: { p: srv() } }) }), hints === undefined ? {} : { hints });
-      flush();
-      expect(h.r.requests.toolNotFoundMessage('mcp__p__echo')).toBe(`Tool "mcp__p__echo" is not available: MCP server "p" needs approval – ${words}`);
-    });
+    const h = play('a', { a: input({}, { project: { p: srv() } }) }, (ts, inputs$) => harness(ts, inputs$, hints === undefined ? {} : { hints }));
+    expect(h.r.requests.toolNotFoundMessage('mcp__p__echo')).toBe(`Tool "mcp__p__echo" is not available: MCP server "p" needs approval – ${words}`);
   });
 });
 

@@ -7,7 +7,7 @@ import type { Connector } from '../../src/model/connection.js';
 import type { ReconcileEvent, ServerEvent } from '../../src/model/report/events.js';
 import { createReconciler } from '../../src/live/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
-import { newScheduler, observe, srv } from './inputs.js';
+import { newScheduler, observe, srv, play } from './inputs.js';
 
 /**
  * The shared reconcile core with a second server kind (decision 145): language servers come through
@@ -99,14 +99,10 @@ describe('one reconcile core for MCP and language servers (virtual time)', () =>
   });
 
   it('a removed language server is closed and says removed', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(ts, hot('a 1000ms b', { a: inputOf({ lsp: { ts: ls(), py: ls() } }), b: inputOf({ lsp: { ts: ls() } }) }));
-      flush();
-      expect(h.passes()[1]).toMatchObject({ removed: ['lsp:py'], unchanged: 1 });
-      expect(h.fake.log.some((l) => l.endsWith('closed lsp:py pid=101'))).toBe(true);
-      expect(h.server('lsp:py')).toMatchObject({ state: 'disconnected', reason: 'removed' });
-    });
+    const h = play('a 1000ms b', { a: inputOf({ lsp: { ts: ls(), py: ls() } }), b: inputOf({ lsp: { ts: ls() } }) }, harness);
+    expect(h.passes()[1]).toMatchObject({ removed: ['lsp:py'], unchanged: 1 });
+    expect(h.fake.log.some((l) => l.endsWith('closed lsp:py pid=101'))).toBe(true);
+    expect(h.server('lsp:py')).toMatchObject({ state: 'disconnected', reason: 'removed' });
   });
 
   it('a project .lsp.json server is never started before its approval, which is its own (lsp:NAME)', () => {
@@ -130,21 +126,15 @@ describe('one reconcile core for MCP and language servers (virtual time)', () =>
   });
 
   it('honours restartOnCrash: false and maxRestarts', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(
-        ts,
-        hot('a', { a: inputOf({ lsp: { once: { ...ls(), restartOnCrash: false }, twice: { ...ls(), maxRestarts: 2 } } }) }),
-      );
-      ts.schedule(() => h.fake.kill('lsp:once'), 500);
-      for (const at of [500, 5_000, 10_000]) ts.schedule(() => h.fake.kill('lsp:twice'), at);
-      flush();
-      expect(h.fake.starts('lsp:once')).toBe(1);
-      expect(h.server('lsp:once')).toMatchObject({ state: 'error' });
-      expect(h.server('lsp:once')!.error).toContain('not restarted: restartOnCrash is false');
-      expect(h.fake.starts('lsp:twice')).toBe(3);
-      expect(h.server('lsp:twice')).toMatchObject({ state: 'error' });
-      expect(h.server('lsp:twice')!.error).toContain('gave up after 3 failures');
-    });
+    const h = play('a', { a: inputOf({ lsp: { once: { ...ls(), restartOnCrash: false }, twice: { ...ls(), maxRestarts: 2 } } }) }, harness, (h, { ts }) => {
+        ts.schedule(() => h.fake.kill('lsp:once'), 500);
+        for (const at of [500, 5_000, 10_000]) ts.schedule(() => h.fake.kill('lsp:twice'), at);
+      });
+    expect(h.fake.starts('lsp:once')).toBe(1);
+    expect(h.server('lsp:once')).toMatchObject({ state: 'error' });
+    expect(h.server('lsp:once')!.error).toContain('not restarted: restartOnCrash is false');
+    expect(h.fake.starts('lsp:twice')).toBe(3);
+    expect(h.server('lsp:twice')).toMatchObject({ state: 'error' });
+    expect(h.server('lsp:twice')!.error).toContain('gave up after 3 failures');
   });
 });

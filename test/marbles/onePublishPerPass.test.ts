@@ -6,7 +6,7 @@ import { approvalHash } from '../../src/model/settings/approvalHash.js';
 import type { ServerEvent } from '../../src/model/report/events.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/live/reconciler.js';
 import { fakeConnector } from './fakeConnector.js';
-import { input, newScheduler, srv } from './inputs.js';
+import { input, newScheduler, srv, play } from './inputs.js';
 
 /**
  * Decision 171: `servers$` publishes once per pass, and status changes that land together (a
@@ -42,29 +42,21 @@ function harness(ts: TestScheduler, inputs$: Observable<AssembleInput>, deps: Pa
 
 describe('one publish per pass (decision 171)', () => {
   it(`${N} gated entries, all pending: one servers$ emission for the pass, one server event each`, () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(ts, hot('a', { a: input({}, { project: gatedEntries(N) }) }));
-      flush();
-      // The replayed empty list, then the pass.
-      expect(h.servers.map((s) => s.size)).toEqual([0, N]);
-      expect(h.pending.filter((n) => n > 0)).toEqual([N]);
-      expect(h.serverEvents).toHaveLength(N);
-      expect(h.serverEvents.every((e) => e.reason === 'pending_approval')).toBe(true);
-      expect(h.order).toEqual(['approval-required', 'reconcile', 'ready']);
-      expect(h.r.board.list()).toHaveLength(N);
-    });
+    const h = play('a', { a: input({}, { project: gatedEntries(N) }) }, harness);
+    // The replayed empty list, then the pass.
+    expect(h.servers.map((s) => s.size)).toEqual([0, N]);
+    expect(h.pending.filter((n) => n > 0)).toEqual([N]);
+    expect(h.serverEvents).toHaveLength(N);
+    expect(h.serverEvents.every((e) => e.reason === 'pending_approval')).toBe(true);
+    expect(h.order).toEqual(['approval-required', 'reconcile', 'ready']);
+    expect(h.r.board.list()).toHaveLength(N);
   });
 
   it('2,500 gated entries, a pass applied in chunks (decision 174): still one emission, every entry blocked', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(ts, hot('a', { a: input({}, { project: gatedEntries(2_500) }) }));
-      flush();
-      expect(h.servers.map((s) => s.size)).toEqual([0, 2_500]);
-      expect(h.serverEvents).toHaveLength(2_500);
-      expect(h.order).toEqual(['approval-required', 'reconcile', 'ready']);
-    });
+    const h = play('a', { a: input({}, { project: gatedEntries(2_500) }) }, harness);
+    expect(h.servers.map((s) => s.size)).toEqual([0, 2_500]);
+    expect(h.serverEvents).toHaveLength(2_500);
+    expect(h.order).toEqual(['approval-required', 'reconcile', 'ready']);
   });
 
   it('approving all of them: the unblocking pass publishes once, each frame of settling connects once more', () => {
@@ -89,18 +81,15 @@ describe('one publish per pass (decision 171)', () => {
   });
 
   it('a close that waits for its process publishes `disconnected` at once, not when the close ends (decision 174)', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, flush }) => {
-      const h = harness(ts, hot('a 1s b', { a: input({ slow: srv('close=5000'), other: srv() }), b: input({ other: srv() }) }));
-      const seen: { at: number; state?: string }[] = [];
-      h.r.board.servers$.subscribe((all) => seen.push({ at: ts.now(), state: all.find((x) => x.name === 'slow')?.state }));
-      flush();
-      const removedAt = seen.find((x) => x.state === 'disconnected')?.at;
-      // The pass starts after the debounce (300 ms) of the edit at 1 s; its close takes 5 s.
-      expect(removedAt).toBeDefined();
-      expect(removedAt!).toBeLessThan(1_000 + 300 + 5_000);
-      expect(h.r.board.list().find((x) => x.name === 'slow')).toMatchObject({ state: 'disconnected', reason: 'removed' });
-    });
+    const seen: { at: number; state?: string }[] = [];
+    const h = play('a 1s b', { a: input({ slow: srv('close=5000'), other: srv() }), b: input({ other: srv() }) }, harness, (h, { ts }) => {
+        h.r.board.servers$.subscribe((all) => seen.push({ at: ts.now(), state: all.find((x) => x.name === 'slow')?.state }));
+      });
+    const removedAt = seen.find((x) => x.state === 'disconnected')?.at;
+    // The pass starts after the debounce (300 ms) of the edit at 1 s; its close takes 5 s.
+    expect(removedAt).toBeDefined();
+    expect(removedAt!).toBeLessThan(1_000 + 300 + 5_000);
+    expect(h.r.board.list().find((x) => x.name === 'slow')).toMatchObject({ state: 'disconnected', reason: 'removed' });
   });
 
   it('many list changes in one frame outside a pass coalesce into one emission', () => {

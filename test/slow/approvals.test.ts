@@ -2,12 +2,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approvalHash } from '../../src/model/settings/approvalHash.js';
-import { CLI, settleFor, waitUntil, Workspace, type CliSession } from '../e2e/cliSession.js';
-import { waitForNoLeftovers } from '../integration/processes.js';
+import { CLI, settleFor, waitUntil } from '../e2e/cliSession.js';
 import { POSIX } from '../platforms.js';
-import { expectScannerWorks, LineWorker, report, startCli, stopAndScan, tiny } from './kit.js';
+import { LineWorker, report, tiny, scenarioEachTest } from './kit.js';
 
 /**
  * Approvals under stress: concurrent writers, a corrupt store, renamed servers, and servers
@@ -15,19 +14,7 @@ import { expectScannerWorks, LineWorker, report, startCli, stopAndScan, tiny } f
  */
 
 const run = promisify(execFile);
-let ws: Workspace | undefined;
-let cli: CliSession | undefined;
-
-beforeAll(() => expectScannerWorks());
-afterEach(async () => {
-  if (cli) await stopAndScan(cli);
-  cli = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+const scenario = scenarioEachTest();
 
 function stored(file: string): Record<string, Record<string, { hash: string; status: string; pin?: string }>> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { hash: string; status: string; pin?: string }>>;
@@ -51,7 +38,7 @@ async function markersWritten(file: string, root: string, servers: readonly stri
 
 describe('approvals', () => {
   it('two processes approving different servers at the same moment, 100 times: no decision lost', async () => {
-    ws = new Workspace();
+    const ws = scenario.workspace();
     const file = ws.approvals;
     const root = realpathSync(ws.cwd);
     const [one, two] = [new LineWorker('approve-worker.mjs', file), new LineWorker('approve-worker.mjs', file)];
@@ -82,11 +69,10 @@ describe('approvals', () => {
   });
 
   it('two `mcp-live approvals approve` at the same moment, 5 times, with a session watching: all 10 connect', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     const servers = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, tiny(`p${i}`)]));
     w.write(w.mcpJson, { mcpServers: servers });
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready');
     const env = { ...process.env, HOME: w.home };
     for (let round = 0; round < 5; round++) {
@@ -100,10 +86,9 @@ describe('approvals', () => {
   });
 
   it('a corrupt approvals file: approved servers count as undecided (never the reverse), a new decision backs it up', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     w.write(w.mcpJson, { mcpServers: { p: tiny('p'), q: tiny('q') } });
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready');
     let mark = c.events.length;
     c.send({ cmd: 'approve-all', id: 1 });
@@ -137,11 +122,10 @@ describe('approvals', () => {
   });
 
   it('a renamed server is asked again; renaming it back finds its decision', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     const p = tiny('p', { startLog: w.startLog });
     w.write(w.mcpJson, { mcpServers: { p } });
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready');
     let mark = c.events.length;
     c.send({ cmd: 'approve', server: 'p', id: 1 });
@@ -164,10 +148,9 @@ describe('approvals', () => {
   });
 
   it('a gated server moved into user settings by the user connects without approval', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     w.write(w.mcpJson, { mcpServers: { p: tiny('p') } });
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready');
     expect(c.servers().get('p')).toMatchObject({ reason: 'pending_approval' });
 
@@ -180,12 +163,11 @@ describe('approvals', () => {
   });
 
   it('a same-named server appearing in .mcp.json does not inherit the user one: it waits for approval and never starts', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     const log = `${w.root}/starts-shadow.log`;
     writeFileSync(log, '');
     w.write(w.userSettings, { mcpServers: { u: tiny('u') } });
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready');
     const userPid = c.servers().get('u')!.pid as number;
 

@@ -2,8 +2,9 @@
  * The generative model of settings edits for the fuzz tests: random sequences of edits (add,
  * remove, edit args, edit view fields, disable, exclude, allow, approve, reject, approve for the
  * session, folder trust), a world they change, the pipeline input that world is written as, and
- * an oracle — written from SPEC §2/§4/§5 on its own, not with the code under test — that says
- * what every server must look like once the pipeline settled.
+ * an oracle — written from docs/contract.md ("Precedence", "Admission", "Approvals") on its own,
+ * not with the code under test — that says what every server must look like once the pipeline
+ * settled.
  */
 import fc from 'fast-check';
 import type { AssembleInput } from '../../src/model/settings/assemble.js';
@@ -167,8 +168,8 @@ export function withView(entry: Record<string, unknown>, cfg: Cfg): Record<strin
 }
 
 /**
- * What the approval hash covers: the entry as written, without `description` (SPEC §5) — so
- * view 3 (a description only) counts as view 0.
+ * What the approval hash covers: the entry as written, without `description`
+ * (docs/contract.md, "Approvals") — so view 3 (a description only) counts as view 0.
  */
 function entryKey(cfg: Cfg): string {
   return JSON.stringify([cfg.rev, cfg.view === 3 ? 0 : cfg.view, cfg.fail, cfg.disabled]);
@@ -179,8 +180,9 @@ function folderTrusted(world: World): boolean {
 }
 
 /**
- * The entry that wins a name (SPEC §2: user < project < workspace). Untrusted, the gated sources
- * rank below the user's and only fill names it lacks (decision 260): listed, blocked all the same.
+ * The entry that wins a name (docs/contract.md, "Precedence": user < project < workspace).
+ * Untrusted, the gated sources rank below the user's and only fill names it lacks (decision 260):
+ * listed, blocked all the same.
  */
 export function winner(world: World, name: Name): { scope: SourceScope; cfg: Cfg } | undefined {
   const user = world.user.get(name);
@@ -201,7 +203,7 @@ export interface Expected {
   fingerprintKey?: string;
 }
 
-/** SPEC §4 for one name, in order: untrusted_folder, excluded, not_allowed, disabled, rejected, pending_approval. */
+/** Admission (docs/contract.md, "Admission") for one name, in order: untrusted_folder, excluded, not_allowed, disabled, rejected, pending_approval. */
 export function expected(world: World, name: Name, flag: readonly Name[] | undefined, everConfigured: boolean): Expected | undefined {
   const w = winner(world, name);
   if (!w) return everConfigured ? { state: 'disconnected', reason: 'removed' } : undefined;

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
-import { Workspace, type CliSession, type Ev } from '../e2e/cliSession.js';
-import { isAlive, leftoverServers, waitForExit, waitForNoLeftovers } from '../integration/processes.js';
+import { describe, expect } from 'vitest';
+import { type Ev } from '../e2e/cliSession.js';
+import { isAlive, leftoverServers, waitForExit } from '../integration/processes.js';
 import { posixOnly } from '../platforms.js';
-import { EXPANDED_SECRET, expectNoSecrets, expectScannerWorks, fixturePath, report, sdkFixture, startCli, stopAndScan, tiny, waitUntil } from './kit.js';
+import { EXPANDED_SECRET, expectNoSecrets, fixturePath, report, sdkFixture, tiny, waitUntil, scenarioEachTest } from './kit.js';
 
 /**
  * Every defence against a hostile repository at once: a hostile repository (special files, an
@@ -16,19 +16,7 @@ import { EXPANDED_SECRET, expectNoSecrets, expectScannerWorks, fixturePath, repo
  * secret, healthy servers keep their pids.
  */
 
-let ws: Workspace | undefined;
-let cli: CliSession | undefined;
-
-beforeAll(() => expectScannerWorks());
-afterEach(async () => {
-  if (cli) await stopAndScan(cli);
-  cli = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+const scenario = scenarioEachTest();
 
 const URL_PASSWORD = 'S3cretPassw0rdURLSECRET';
 const URL_TOKEN = 'ghp_URLQUERYSECRET0123456789abcdefghij';
@@ -36,8 +24,7 @@ const ARG_SECRET = 'sk-ARGSECRET-0f9e8d7c6b5a';
 
 describe('a hostile repository', () => {
   posixOnly('mkfifo').it('never gets past approval, never freezes the session, never shows a secret', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     const argvLog = join(w.root, 'argv.log');
     writeFileSync(argvLog, '');
     const probe = (name: string, extra: Record<string, unknown> = {}) => {
@@ -81,8 +68,7 @@ describe('a hostile repository', () => {
     };
     w.write(w.mcpJson, repo);
 
-    cli = startCli(w);
-    const session = cli;
+    const session = scenario.start(w);
     await session.waitFor((e) => e.type === 'ready', { timeoutMs: 30_000 });
     // Broken user settings (so none of its own servers is known yet): every server blocked,
     // nothing started — not the extension's, not the repository's.

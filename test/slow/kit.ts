@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { expect } from 'vitest';
-import { CliSession, FIXTURES, type Workspace } from '../e2e/cliSession.js';
-import { sleep } from '../integration/processes.js';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { CliSession, FIXTURES, Workspace } from '../e2e/cliSession.js';
+import { sleep, waitForNoLeftovers } from '../integration/processes.js';
 import { deadline } from '../deadlines.js';
 
 // --- secrets ---------------------------------------------------------------------------------
@@ -97,6 +97,31 @@ export async function stopAndScan(cli: CliSession, how: 'quit' | 'SIGTERM' | 'SI
   expectNoSecrets('the CLI stdout (events)', cli.events);
   expectNoSecrets('the CLI stderr', cli.stderr);
   return code;
+}
+
+/**
+ * The hooks a scenario file shares (called once, at its top): the scanner's self-test before the
+ * file; after each test, the session it started stopped and scanned for secrets and its workspace
+ * removed; after the file, no server process left behind. A test makes its workspace with
+ * `workspace()` and its session with `start(…)` (as {@link startCli}), so the hooks end them.
+ */
+export function scenarioEachTest(): { workspace(): Workspace; start(...args: Parameters<typeof startCli>): CliSession } {
+  let ws: Workspace | undefined;
+  let cli: CliSession | undefined;
+  beforeAll(() => expectScannerWorks());
+  afterEach(async () => {
+    if (cli) await stopAndScan(cli);
+    cli = undefined;
+    ws?.cleanup();
+    ws = undefined;
+  });
+  afterAll(async () => {
+    expect(await waitForNoLeftovers()).toEqual([]);
+  });
+  return {
+    workspace: () => (ws = new Workspace()),
+    start: (...args) => (cli = startCli(...args)),
+  };
 }
 
 // --- /proc probes ----------------------------------------------------------------------------

@@ -1,11 +1,11 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ReconcileEvent } from '../../src/model/report/events.js';
 import { settleFor, Workspace, type CliSession, type Ev } from '../e2e/cliSession.js';
-import { isAlive, waitForNoLeftovers } from '../integration/processes.js';
+import { isAlive } from '../integration/processes.js';
 import { linuxOnly, POSIX, posixOnly } from '../platforms.js';
-import { expectScannerWorks, report, rssOf, startCli, stopAndScan, tiny } from './kit.js';
+import { report, rssOf, tiny, scenarioEachTest } from './kit.js';
 
 /**
  * Broken, odd and hostile settings files against the built CLI (`--json`, real files, real
@@ -14,19 +14,7 @@ import { expectScannerWorks, report, rssOf, startCli, stopAndScan, tiny } from '
  * session working: a good edit afterwards is applied.
  */
 
-let ws: Workspace | undefined;
-let cli: CliSession | undefined;
-
-beforeAll(() => expectScannerWorks());
-afterEach(async () => {
-  if (cli) await stopAndScan(cli);
-  cli = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+const scenario = scenarioEachTest();
 
 const DEBOUNCE_WINDOW_MS = 100 + 400;
 
@@ -150,10 +138,9 @@ function expectABUntouched(c: CliSession, mark: number, pids: Record<string, num
 
 describe('settings faults (built CLI, real files)', () => {
   linuxOnly('/proc memory figures').it(`user settings: ${FAULTS.length} faults, each reported, the last good state kept, the session going on`, async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     w.write(w.userSettings, good(0));
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready', { what: 'ready' });
     const pids = { a: c.servers().get('a')!.pid as number, b: c.servers().get('b')!.pid as number };
     let rev = 0;
@@ -209,8 +196,7 @@ describe('settings faults (built CLI, real files)', () => {
   });
 
   linuxOnly('/proc memory figures').it('1,000 servers in one file: one pass, 998 disabled blocked, the 2 real ones connected, one edit touches one', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     const many = (rev: number): Record<string, unknown> => {
       const servers: Record<string, unknown> = { a: { ...tiny('a'), description: `rev ${rev}` }, b: tiny('b') };
       for (let i = 0; i < 998; i++) servers[`s${String(i).padStart(4, '0')}`] = { ...tiny(`s${i}`), disabled: true };
@@ -218,7 +204,7 @@ describe('settings faults (built CLI, real files)', () => {
     };
     w.write(w.userSettings, many(0));
     const started = Date.now();
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     const first = await nextPass(c, 0, 'first pass');
     const firstMs = Date.now() - started;
     expect(first.added.length + first.blocked.length).toBe(1000);
@@ -234,11 +220,10 @@ describe('settings faults (built CLI, real files)', () => {
   });
 
   it('a directory where the file should be: at start and during the session', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     mkdirSync(w.userSettings, { recursive: true });
     w.write(join(w.root, 'cli.json'), { mcpServers: { k: tiny('k') } });
-    const c = (cli = startCli(w, ['--mcp-config', join(w.root, 'cli.json')]));
+    const c = scenario.start(w, ['--mcp-config', join(w.root, 'cli.json')]);
     const e = await c.waitFor((ev) => ev.type === 'settings-error', { what: 'settings-error for the directory' });
     expect(e).toMatchObject({ file: w.userSettings });
     expect(e.error).toMatch(/is a directory, expected a file/);
@@ -276,10 +261,9 @@ describe('settings faults (built CLI, real files)', () => {
   posixOnly('mode bits, uids').it('permission denied: reported through the read seam, since root reads a 0o000 file anyway', async () => {
     // The in-process variant with an EACCES read lives in test/streams/readFaults.test.ts (fast
     // suite). Here: what chmod 000 does on this machine, so docs/reliability.md says the truth.
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     w.write(w.userSettings, good(0));
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready');
     const mark = c.events.length;
     chmodSync(w.userSettings, 0o000);
@@ -307,13 +291,12 @@ describe('settings faults (built CLI, real files)', () => {
   });
 
   posixOnly('symlinks').it('a symlinked settings file: edits of the target (in place and atomic) are seen; a dangling link is a missing file', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     const dotfiles = join(w.root, 'dotfiles');
     const target = join(dotfiles, 'qwen-settings.json');
     w.write(target, good(0));
     symlinkSync(target, w.userSettings);
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready');
     expect(c.servers().get('a')?.state).toBe('connected');
 
@@ -344,13 +327,12 @@ describe('settings faults (built CLI, real files)', () => {
   });
 
   posixOnly('symlinks').it('a symlinked workspace: approvals keyed by its real path, edits through either path seen', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     const link = join(w.root, 'link-to-project');
     symlinkSync(w.cwd, link);
     w.write(w.mcpJson, { mcpServers: { p: tiny('p') } });
     w.write(w.workspaceSettings, { mcpServers: {} });
-    const c = (cli = startCli(w, ['--cwd', link]));
+    const c = scenario.start(w, ['--cwd', link]);
     await c.waitFor((e) => e.type === 'approval-required');
     await c.waitFor((e) => e.type === 'ready');
     expect(c.servers().get('p')).toMatchObject({ reason: 'pending_approval', source: join(link, '.mcp.json') });
@@ -371,11 +353,10 @@ describe('settings faults (built CLI, real files)', () => {
   });
 
   it('the settings file deleted while running: its servers go (a missing file is an empty source), and come back', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     w.write(w.userSettings, good(0));
     w.write(join(w.root, 'cli.json'), { mcpServers: { k: tiny('k') } });
-    const c = (cli = startCli(w, ['--mcp-config', join(w.root, 'cli.json')]));
+    const c = scenario.start(w, ['--mcp-config', join(w.root, 'cli.json')]);
     await c.waitFor((e) => e.type === 'ready');
     const kPid = c.servers().get('k')!.pid as number;
     const aPid = c.servers().get('a')!.pid as number;
@@ -396,12 +377,11 @@ describe('settings faults (built CLI, real files)', () => {
   });
 
   it('the workspace .qwen directory removed and re-created: an approved workspace server goes and comes back without asking', async () => {
-    ws = new Workspace();
-    const w = ws;
+    const w = scenario.workspace();
     const workspace = { mcpServers: { ws1: tiny('ws1') } };
     w.write(w.workspaceSettings, workspace);
     w.write(w.userSettings, good(0));
-    const c = (cli = startCli(w));
+    const c = scenario.start(w);
     await c.waitFor((e) => e.type === 'ready');
     let mark = c.events.length;
     c.send({ cmd: 'approve', server: 'ws1', id: 1 });

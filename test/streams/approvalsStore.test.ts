@@ -2,14 +2,14 @@ import { spawn } from 'node:child_process';
 import { chmod, lstat, mkdir, readFile, readdir, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord, ApprovalsStore } from '../../src/model/types.js';
 import { createApprovalsStore, projectRoot } from '../../src/sinks/stores/approvalsStore.js';
 import { writeOwnedFile } from '../../src/files/writeOwnedFile.js';
 import { fromApprovals } from '../../src/streams/fromApprovals.js';
 import { posixOnly } from '../platforms.js';
 import { mkfifo, settlesWithin } from './specialFileKit.js';
-import { makeTempDir, record, removeDir, waitFor } from './streamTestKit.js';
+import { record, waitFor, tempDirEachTest } from './streamTestKit.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -28,20 +28,12 @@ const rejected = (hash: string): ApprovalRecord => ({ hash, status: 'rejected' }
 const P = '/work/project';
 
 describe('approvals store', () => {
-  let dir: string;
-  let file: string;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-    file = join(dir, '.qwen', 'mcpApprovals.json');
-  });
-  afterEach(async () => {
-    await removeDir(dir);
-  });
+  const tmp = tempDirEachTest('.qwen/mcpApprovals.json');
 
-  const stored = async (): Promise<unknown> => JSON.parse(await readFile(file, 'utf8')) as unknown;
+  const stored = async (): Promise<unknown> => JSON.parse(await readFile(tmp.file, 'utf8')) as unknown;
 
   it('round-trips decisions per project root, and forgets them', async () => {
-    const store = createApprovalsStore(file);
+    const store = createApprovalsStore(tmp.file);
     expect(await store.read(P)).toEqual({ decisions: {} });
 
     await store.decide(P, 'fs', approved('h1'));
@@ -61,7 +53,7 @@ describe('approvals store', () => {
   it("records the digest of an approval's pin only while it is that approval, replaces it, and reads it back (decisions 309, 315)", async () => {
     const D1 = 'a'.repeat(64);
     const D2 = 'b'.repeat(64);
-    const store = createApprovalsStore(file);
+    const store = createApprovalsStore(tmp.file);
     await store.decide(P, 'fs', approved('h1'));
     await store.decide(P, 'web', rejected('h2'));
     await store.markPinned!(P, 'fs', 'h1', D1);
@@ -85,30 +77,30 @@ describe('approvals store', () => {
   });
 
   it('reads a marker that is not a digest, or the `pinned: true` of an unshipped version, as a malformed record, never as an approval', async () => {
-    await mkdir(dirname(file), { recursive: true });
+    await mkdir(dirname(tmp.file), { recursive: true });
     const records = {
       yes: { hash: 'h1', status: 'approved', pin: 'yes' },
       upper: { hash: 'h1', status: 'approved', pin: 'A'.repeat(64) },
       flag: { hash: 'h1', status: 'approved', pinned: true },
       fine: { hash: 'h1', status: 'approved', pin: 'c'.repeat(64) },
     };
-    await writeFile(file, JSON.stringify({ [P]: records }));
-    const read = await createApprovalsStore(file).read(P);
+    await writeFile(tmp.file, JSON.stringify({ [P]: records }));
+    const read = await createApprovalsStore(tmp.file).read(P);
     expect(read.decisions).toEqual({ fine: records.fine });
     expect(read.warning).toContain('"yes", "upper", "flag"');
   });
 
   posixOnly('mode bits').it('writes the file with mode 0600, also over a wider existing file', async () => {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, '{}');
-    await chmod(file, 0o644);
-    await createApprovalsStore(file).decide(P, 'fs', approved('h'));
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, '{}');
+    await chmod(tmp.file, 0o644);
+    await createApprovalsStore(tmp.file).decide(P, 'fs', approved('h'));
+    expect((await stat(tmp.file)).mode & 0o777).toBe(0o600);
   });
 
   it('loses no decision when two stores in this process decide 20 servers each at once', async () => {
-    const a = createApprovalsStore(file);
-    const b = createApprovalsStore(file);
+    const a = createApprovalsStore(tmp.file);
+    const b = createApprovalsStore(tmp.file);
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => [
         a.decide(P, `a-${i}`, approved(`ha${i}`)),
@@ -122,13 +114,13 @@ describe('approvals store', () => {
     );
     expect(decisions['b-7']).toEqual(rejected('hb7'));
     // No lock directory or temp file left behind.
-    expect(await readdir(dirname(file))).toEqual(['mcpApprovals.json']);
+    expect(await readdir(dirname(tmp.file))).toEqual(['mcpApprovals.json']);
   });
 
   it('loses no decision when two processes decide at the same moment', async () => {
     // The children run this very module, transpiled by TypeScript in a plain node process
     // (they cannot load .ts themselves, and loading the compiler inside the test runner is slow).
-    const build = join(dir, 'child');
+    const build = tmp.path('child');
     await execNode(
       [
         '-e',
@@ -173,25 +165,25 @@ for (let i = 0; i < Number(count); i++) {
 `,
     );
     const startAt = Date.now() + 400;
-    const run = (prefix: string): Promise<void> => execNode([worker, file, P, prefix, '15', String(startAt)], build);
+    const run = (prefix: string): Promise<void> => execNode([worker, tmp.file, P, prefix, '15', String(startAt)], build);
     await Promise.all([run('p'), run('q')]);
-    const { decisions } = await createApprovalsStore(file).read(P);
+    const { decisions } = await createApprovalsStore(tmp.file).read(P);
     expect(Object.keys(decisions)).toHaveLength(30);
     expect(decisions['q-14']).toEqual(approved('q14'));
   });
 
   posixOnly('mode bits').it('reads a corrupt file as no decisions with a warning, and backs it up before the first write', async () => {
     const corrupt = `{ "${P}": { "fs": { "hash": "h1", "status": "approved" } }`; // truncated
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, corrupt);
-    const store = createApprovalsStore(file, { now: () => new Date('2026-01-02T03:04:05.678Z') });
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, corrupt);
+    const store = createApprovalsStore(tmp.file, { now: () => new Date('2026-01-02T03:04:05.678Z') });
 
     const read = await store.read(P);
     expect(read.decisions).toEqual({});
     expect(read.warning).toMatch(/mcpApprovals\.json: not valid JSON .*; every gated server counts as undecided$/);
 
     await store.decide(P, 'web', approved('h2'));
-    const backup = `${file}.corrupt-2026-01-02T03-04-05-678Z.bak`;
+    const backup = `${tmp.file}.corrupt-2026-01-02T03-04-05-678Z.bak`;
     expect(await readFile(backup, 'utf8')).toBe(corrupt);
     expect((await stat(backup)).mode & 0o777).toBe(0o600);
     expect(await store.read(P)).toEqual({ decisions: { web: approved('h2') } });
@@ -202,26 +194,26 @@ for (let i = 0; i < Number(count); i++) {
     ['null', 'null', /the top level is null, not an object/],
     ['a string', '"approved"', /the top level is string, not an object/],
   ])('reads a top level that is %s as no decisions, and backs it up before writing', async (_name, content, warning) => {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, content);
-    const store = createApprovalsStore(file, { now: () => new Date(0) });
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, content);
+    const store = createApprovalsStore(tmp.file, { now: () => new Date(0) });
     const read = await store.read(P);
     expect(read.decisions).toEqual({});
     expect(read.warning).toMatch(warning);
     await store.decide(P, 'x', rejected('h'));
-    expect(await readFile(`${file}.corrupt-1970-01-01T00-00-00-000Z.bak`, 'utf8')).toBe(content);
+    expect(await readFile(`${tmp.file}.corrupt-1970-01-01T00-00-00-000Z.bak`, 'utf8')).toBe(content);
     expect(await stored()).toEqual({ [P]: { x: rejected('h') } });
   });
 
   it('reads a project entry that is not an object as no decisions, backs up before replacing it, keeps other projects', async () => {
     const content = JSON.stringify({ [P]: 'approved', '/other': { fs: approved('h') } });
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, content);
-    const store = createApprovalsStore(file, { now: () => new Date(0) });
-    expect(await store.read(P)).toEqual({ decisions: {}, warning: `${file}: the entry for ${P} is not an object; its servers count as undecided` });
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, content);
+    const store = createApprovalsStore(tmp.file, { now: () => new Date(0) });
+    expect(await store.read(P)).toEqual({ decisions: {}, warning: `${tmp.file}: the entry for ${P} is not an object; its servers count as undecided` });
     expect(await store.read('/other')).toEqual({ decisions: { fs: approved('h') } });
     await store.decide(P, 'web', approved('h2'));
-    expect(await readFile(`${file}.corrupt-1970-01-01T00-00-00-000Z.bak`, 'utf8')).toBe(content);
+    expect(await readFile(`${tmp.file}.corrupt-1970-01-01T00-00-00-000Z.bak`, 'utf8')).toBe(content);
     expect(await stored()).toEqual({ [P]: { web: approved('h2') }, '/other': { fs: approved('h') } });
   });
 
@@ -234,21 +226,21 @@ for (let i = 0; i < Number(count); i++) {
       empty: { hash: '', status: 'approved' },
       noHash: { status: 'approved' },
     };
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ [P]: records }));
-    const store = createApprovalsStore(file);
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, JSON.stringify({ [P]: records }));
+    const store = createApprovalsStore(tmp.file);
     const read = await store.read(P);
     expect(read.decisions).toEqual({ ok: approved('h') });
     expect(read.warning).toBe(
-      `${file}: ignored malformed decisions for "numberHash", "shouting", "bare", "empty", "noHash" in ${P}; they count as undecided`,
+      `${tmp.file}: ignored malformed decisions for "numberHash", "shouting", "bare", "empty", "noHash" in ${P}; they count as undecided`,
     );
     await store.decide(P, 'new', rejected('n'));
     expect(await stored()).toEqual({ [P]: { ...records, new: rejected('n') } });
-    expect((await readdir(dirname(file))).filter((name) => name.endsWith('.bak'))).toEqual([]);
+    expect((await readdir(dirname(tmp.file))).filter((name) => name.endsWith('.bak'))).toEqual([]);
   });
 
   it('stores a server named __proto__ (and does not invent "constructor")', async () => {
-    const store = createApprovalsStore(file);
+    const store = createApprovalsStore(tmp.file);
     await store.decide(P, '__proto__', approved('hp'));
     await store.decide('__proto__', 'fs', rejected('hr'));
     const { decisions } = await store.read(P);
@@ -262,24 +254,18 @@ for (let i = 0; i < Number(count); i++) {
   });
 
   it('keys by the realpath of the workspace', async () => {
-    const real = join(dir, 'real');
+    const real = tmp.path('real');
     await mkdir(real);
-    await symlink(real, join(dir, 'link'), 'dir');
-    expect(projectRoot(join(dir, 'link'))).toBe(projectRoot(real));
+    await symlink(real, tmp.path('link'), 'dir');
+    expect(projectRoot(tmp.path('link'))).toBe(projectRoot(real));
   });
 });
 
 describe('fromApprovals (real chokidar)', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    await removeDir(dir);
-  });
+  const tmp = tempDirEachTest();
 
   it('sees a decision written by another store instance, and a corrupt file as no decisions', async () => {
-    const file = join(dir, 'mcpApprovals.json');
+    const file = tmp.path('mcpApprovals.json');
     const decisions = record(fromApprovals(file, P, { store: createApprovalsStore(file) }));
     try {
       await waitFor('the first read', () => decisions.values.length === 1);
@@ -304,59 +290,53 @@ describe('fromApprovals (real chokidar)', () => {
 });
 
 posixOnly('mkfifo, /dev/zero, symlinks, uids').describe('approvals store: special files, links and other owners (decisions 59 and 60)', () => {
-  let dir: string;
-  let file: string;
+  const tmp = tempDirEachTest('.qwen/mcpApprovals.json');
   beforeEach(async () => {
-    dir = await makeTempDir();
-    await mkdir(join(dir, '.qwen'));
-    file = join(dir, '.qwen', 'mcpApprovals.json');
-  });
-  afterEach(async () => {
-    await removeDir(dir);
+    await mkdir(tmp.path('.qwen'));
   });
 
   // Read when the tests are collected, also where they skip (no uids on Windows).
   const me = process.getuid?.() ?? -1;
   const approvalsOf = (server: string, hash: string): string => JSON.stringify({ [P]: { [server]: approved(hash) } });
   /** Everything in .qwen but the approvals file: no lock, temp file or backup may be left. */
-  const leftovers = async (): Promise<string[]> => (await readdir(dirname(file))).filter((name) => name !== 'mcpApprovals.json');
+  const leftovers = async (): Promise<string[]> => (await readdir(dirname(tmp.file))).filter((name) => name !== 'mcpApprovals.json');
 
   it('reads a FIFO as no decisions with a warning, promptly, and refuses to write it', async () => {
-    mkfifo(file);
-    const store = createApprovalsStore(file);
-    const read = await settlesWithin(store.read(P), 3000, file);
+    mkfifo(tmp.file);
+    const store = createApprovalsStore(tmp.file);
+    const read = await settlesWithin(store.read(P), 3000, tmp.file);
     expect(read).toEqual({
       decisions: {},
-      warning: `${file}: is a FIFO (named pipe), not a regular file; every gated server counts as undecided`,
+      warning: `${tmp.file}: is a FIFO (named pipe), not a regular file; every gated server counts as undecided`,
     });
-    await expect(settlesWithin(store.decide(P, 'x', approved('h')), 3000, file)).rejects.toThrow(
-      `refusing to write ${file}: it is a FIFO (named pipe), not a regular file; mcp-live writes only regular files it owns`,
+    await expect(settlesWithin(store.decide(P, 'x', approved('h')), 3000, tmp.file)).rejects.toThrow(
+      `refusing to write ${tmp.file}: it is a FIFO (named pipe), not a regular file; mcp-live writes only regular files it owns`,
     );
-    expect((await lstat(file)).isFIFO()).toBe(true);
+    expect((await lstat(tmp.file)).isFIFO()).toBe(true);
     expect(await leftovers()).toEqual([]);
   });
 
   it('reads a symlink to /dev/zero as no decisions with a warning, promptly', async () => {
-    await symlink('/dev/zero', file);
-    const read = await settlesWithin(createApprovalsStore(file).read(P), 3000);
+    await symlink('/dev/zero', tmp.file);
+    const read = await settlesWithin(createApprovalsStore(tmp.file).read(P), 3000);
     expect(read).toEqual({
       decisions: {},
-      warning: `${file}: links to /dev/zero, which is a character device, not a regular file; every gated server counts as undecided`,
+      warning: `${tmp.file}: links to /dev/zero, which is a character device, not a regular file; every gated server counts as undecided`,
     });
   });
 
   it('refuses to write through a symlink: the target keeps its content and mode, nothing is approved', async () => {
-    const victim = join(dir, 'victim.rc');
+    const victim = tmp.path('victim.rc');
     await writeFile(victim, 'export PATH=/usr/bin\n');
     await chmod(victim, 0o644);
-    await symlink(victim, file);
-    const store = createApprovalsStore(file);
+    await symlink(victim, tmp.file);
+    const store = createApprovalsStore(tmp.file);
     await expect(store.decide(P, 'x', approved('h'))).rejects.toThrow(
-      `refusing to write ${file}: it is a symbolic link (to ${victim}); mcp-live writes only regular files it owns`,
+      `refusing to write ${tmp.file}: it is a symbolic link (to ${victim}); mcp-live writes only regular files it owns`,
     );
     expect(await readFile(victim, 'utf8')).toBe('export PATH=/usr/bin\n');
     expect((await stat(victim)).mode & 0o777).toBe(0o644);
-    expect((await lstat(file)).isSymbolicLink()).toBe(true);
+    expect((await lstat(tmp.file)).isSymbolicLink()).toBe(true);
     expect((await store.read(P)).decisions).toEqual({});
     // Not even a backup of the "corrupt" target beside it.
     expect(await leftovers()).toEqual([]);
@@ -365,79 +345,71 @@ posixOnly('mkfifo, /dev/zero, symlinks, uids').describe('approvals store: specia
   });
 
   it('reads through a symlink the user made (a dotfile manager), but still refuses to write it', async () => {
-    const target = join(dir, 'dotfiles-approvals.json');
+    const target = tmp.path('dotfiles-approvals.json');
     await writeFile(target, approvalsOf('fs', 'h1'));
-    await symlink(target, file);
-    const store = createApprovalsStore(file);
+    await symlink(target, tmp.file);
+    const store = createApprovalsStore(tmp.file);
     expect(await store.read(P)).toEqual({ decisions: { fs: approved('h1') } });
     await expect(store.decide(P, 'web', approved('h2'))).rejects.toThrow(/it is a symbolic link/);
     expect(await readFile(target, 'utf8')).toBe(approvalsOf('fs', 'h1'));
   });
 
   it('neither trusts nor writes a file owned by another uid', async () => {
-    await writeFile(file, approvalsOf('fs', 'h1'));
+    await writeFile(tmp.file, approvalsOf('fs', 'h1'));
     // The file is ours (uid `me`); a store for another user sees a foreign file. (chown would
     // need root; this runs the same lstat/fstat checks on a real file either way.)
     const other = me + 12345;
-    const store = createApprovalsStore(file, { ownerUid: other });
+    const store = createApprovalsStore(tmp.file, { ownerUid: other });
     expect(await store.read(P)).toEqual({
       decisions: {},
-      warning: `${file}: is owned by uid ${me}, not by you (uid ${other}); every gated server counts as undecided`,
+      warning: `${tmp.file}: is owned by uid ${me}, not by you (uid ${other}); every gated server counts as undecided`,
     });
     await expect(store.decide(P, 'web', approved('h2'))).rejects.toThrow(
-      `refusing to write ${file}: it is owned by uid ${me}, not you (uid ${other}); mcp-live writes only regular files it owns`,
+      `refusing to write ${tmp.file}: it is owned by uid ${me}, not you (uid ${other}); mcp-live writes only regular files it owns`,
     );
-    expect(await readFile(file, 'utf8')).toBe(approvalsOf('fs', 'h1'));
+    expect(await readFile(tmp.file, 'utf8')).toBe(approvalsOf('fs', 'h1'));
     expect(await leftovers()).toEqual([]);
     // The owner itself is fine.
-    expect(await createApprovalsStore(file, { ownerUid: me }).read(P)).toEqual({ decisions: { fs: approved('h1') } });
+    expect(await createApprovalsStore(tmp.file, { ownerUid: me }).read(P)).toEqual({ decisions: { fs: approved('h1') } });
   });
 
   it('refuses a backup name that is a planted symlink, and then writes nothing', async () => {
     const corrupt = '{ "broken": ';
-    await writeFile(file, corrupt);
-    const victim = join(dir, 'victim.rc');
+    await writeFile(tmp.file, corrupt);
+    const victim = tmp.path('victim.rc');
     await writeFile(victim, 'keep me\n');
-    const backup = `${file}.corrupt-1970-01-01T00-00-00-000Z.bak`;
+    const backup = `${tmp.file}.corrupt-1970-01-01T00-00-00-000Z.bak`;
     await symlink(victim, backup);
-    const store = createApprovalsStore(file, { now: () => new Date(0) });
+    const store = createApprovalsStore(tmp.file, { now: () => new Date(0) });
     await expect(store.decide(P, 'x', approved('h'))).rejects.toThrow(
       `refusing to write ${backup}: it is a symbolic link (to ${victim}); mcp-live writes only regular files it owns`,
     );
     expect(await readFile(victim, 'utf8')).toBe('keep me\n');
-    expect(await readFile(file, 'utf8')).toBe(corrupt);
+    expect(await readFile(tmp.file, 'utf8')).toBe(corrupt);
   });
 
   it('refuses a file over 4 MiB when deciding, and reads it as no decisions', async () => {
-    await writeFile(file, '');
-    await truncate(file, 5 * 1024 * 1024);
-    const store = createApprovalsStore(file);
+    await writeFile(tmp.file, '');
+    await truncate(tmp.file, 5 * 1024 * 1024);
+    const store = createApprovalsStore(tmp.file);
     expect((await store.read(P)).warning).toBe(
-      `${file}: file too large (5242880 bytes; settings files may be at most 4 MiB); every gated server counts as undecided`,
+      `${tmp.file}: file too large (5242880 bytes; settings files may be at most 4 MiB); every gated server counts as undecided`,
     );
     await expect(store.decide(P, 'x', approved('h'))).rejects.toMatchObject({ code: 'EFBIG' });
-    expect((await stat(file)).size).toBe(5 * 1024 * 1024);
+    expect((await stat(tmp.file)).size).toBe(5 * 1024 * 1024);
   });
 });
 
 describe('approvals store: decideAll (decision 60)', () => {
-  let dir: string;
-  let file: string;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-    file = join(dir, 'mcpApprovals.json');
-  });
-  afterEach(async () => {
-    await removeDir(dir);
-  });
+  const tmp = tempDirEachTest('mcpApprovals.json');
 
   /** A store whose every write of the approvals file (not backups) is counted. */
   function countingStore(): { store: ApprovalsStore; writes: () => number } {
     let writes = 0;
-    const store = createApprovalsStore(file, {
+    const store = createApprovalsStore(tmp.file, {
       writeFile: async (path, text, options) => {
         await writeOwnedFile(path, text, options);
-        if (path === file) writes += 1;
+        if (path === tmp.file) writes += 1;
       },
     });
     return { store, writes: () => writes };
@@ -452,7 +424,7 @@ describe('approvals store: decideAll (decision 60)', () => {
     const decisions = Array.from({ length: 500 }, (_, i) => ({ server: `server-${i}`, record: approved(`hash-${i}`) }));
     await store.decideAll(P, decisions);
     expect(writes()).toBe(4);
-    const stored = JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, ApprovalRecord>>;
+    const stored = JSON.parse(await readFile(tmp.file, 'utf8')) as Record<string, Record<string, ApprovalRecord>>;
     expect(Object.keys(stored[P]!)).toHaveLength(503);
     expect(stored[P]!['server-0']).toEqual(approved('hash-0'));
     expect(stored[P]!['server-499']).toEqual(approved('hash-499'));

@@ -1,9 +1,9 @@
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fromExtensions, type ExtensionsEvent } from '../../src/streams/fromExtensions.js';
 import { isPathInside } from '../../src/files/readInsideDirectory.js';
-import { ManualWatch, makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { ManualWatch, record, waitFor, tempDirEachTest, type Recording } from './streamTestKit.js';
 
 /** Decision 156: an extension's language servers — manifest `lspServers` (inline or a path inside it) and its root `.lsp.json`. */
 
@@ -11,20 +11,11 @@ const MANIFEST = 'qwen-extension.json';
 const entry = (command: string) => ({ command, extensionToLanguage: { '.x': 'x' } });
 
 describe('fromExtensions: language servers (real chokidar)', () => {
-  let home: string;
-  let extensions: string;
+  const tmp = tempDirEachTest();
+  const extensionsDir = () => tmp.path('.qwen', 'extensions');
   let events: Recording<ExtensionsEvent> | undefined;
-  beforeEach(async () => {
-    home = await makeTempDir();
-    extensions = join(home, '.qwen', 'extensions');
-  });
-  afterEach(async () => {
-    events?.subscription.unsubscribe();
-    events = undefined;
-    await removeDir(home);
-  });
 
-  const dirOf = (name: string) => join(extensions, name);
+  const dirOf = (name: string) => join(extensionsDir(), name);
   /** Writes a file of an extension whole (renamed into place: no reader sees it empty). */
   async function writeIn(name: string, file: string, content: unknown): Promise<void> {
     const path = join(dirOf(name), file);
@@ -39,7 +30,7 @@ describe('fromExtensions: language servers (real chokidar)', () => {
     if (last === undefined) return { '<nothing yet>': [] };
     return Object.fromEntries(
       [...last.snapshots].sort((a, b) => a.file.localeCompare(b.file)).map((s) => [
-        s.extensionPath!.slice(extensions.length + 1),
+        s.extensionPath!.slice(extensionsDir().length + 1),
         Object.entries(s.lspServers ?? {}).map(([name, config]) => `${name}=${(config as { command: string }).command}`),
       ]),
     );
@@ -52,7 +43,7 @@ describe('fromExtensions: language servers (real chokidar)', () => {
 
   it('reads inline lspServers beside mcpServers, live', async () => {
     await writeIn('alpha', MANIFEST, manifest({ ts: entry('ts-ls') }, { fs: { command: 'fs' } }));
-    events = record(fromExtensions(extensions, MANIFEST));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     await expectLsp({ alpha: ['ts=ts-ls'] });
     expect(events.values.at(-1)!.snapshots).toEqual([
       {
@@ -71,7 +62,7 @@ describe('fromExtensions: language servers (real chokidar)', () => {
   it('reads a root .lsp.json; the manifest wins a name both define; the file deleted leaves the manifest\'s', async () => {
     await writeIn('alpha', '.lsp.json', { ts: entry('root-ts'), go: entry('gopls') });
     await writeIn('alpha', MANIFEST, manifest({ ts: entry('manifest-ts') }));
-    events = record(fromExtensions(extensions, MANIFEST));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     await expectLsp({ alpha: ['ts=manifest-ts', 'go=gopls'] });
 
     await writeIn('alpha', '.lsp.json', { ts: entry('root-ts'), go: entry('gopls-2') });
@@ -85,7 +76,7 @@ describe('fromExtensions: language servers (real chokidar)', () => {
     await writeIn('alpha', 'config/lsp.json', { ts: entry('ts-ls') });
     await writeIn('alpha', 'other.json', { lspServers: { py: entry('py-ls') } });
     await writeIn('alpha', MANIFEST, manifest('./config/lsp.json'));
-    events = record(fromExtensions(extensions, MANIFEST));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     await expectLsp({ alpha: ['ts=ts-ls'] });
     expect(events.values.at(-1)!.snapshots[0]).toMatchObject({ extensionPath: dirOf('alpha'), servers: {} });
 
@@ -116,11 +107,11 @@ describe('fromExtensions: language servers (real chokidar)', () => {
     // A file beside the extensions directory; its own directory is another extension's.
     await writeIn('gamma', 'lsp.json', { evil: entry('evil') });
     await writeIn('alpha', MANIFEST, manifest('../gamma/lsp.json'));
-    await symlink(join(dirOf('gamma'), 'lsp.json'), join(home, 'link-target.json'));
+    await symlink(join(dirOf('gamma'), 'lsp.json'), tmp.path('link-target.json'));
     await mkdir(dirOf('beta'), { recursive: true });
-    await symlink(join(home, 'link-target.json'), join(dirOf('beta'), 'lsp.json'));
+    await symlink(tmp.path('link-target.json'), join(dirOf('beta'), 'lsp.json'));
     await writeIn('beta', MANIFEST, manifest('lsp.json'));
-    events = record(fromExtensions(extensions, MANIFEST));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     const alphaManifest = join(dirOf('alpha'), MANIFEST);
     const betaNamed = join(dirOf('beta'), 'lsp.json');
     await waitFor('both refusals', () => allErrors().some((e) => e.file === alphaManifest) && allErrors().some((e) => e.file === betaNamed));
@@ -151,8 +142,8 @@ describe('fromExtensions: language servers (real chokidar)', () => {
     await writeIn('second', MANIFEST, manifest({ ts: entry('second-ts'), own: entry('own') }, { ts: { command: 'mcp-ts' } }));
     await writeIn('first', '.lsp.json', { ts: entry('first-ts') });
     await writeIn('first', MANIFEST, manifest());
-    const installTime = (path: string) => Promise.resolve(installedAt[path.slice(extensions.length + 1)]!);
-    events = record(fromExtensions(extensions, MANIFEST, { installTime }));
+    const installTime = (path: string) => Promise.resolve(installedAt[path.slice(extensionsDir().length + 1)]!);
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST, { installTime })));
     await expectLsp({ first: ['ts=first-ts'], second: ['own=own'] });
     // The MCP server "ts" of the second is another kind of name: kept.
     expect(events.values.at(-1)!.snapshots[1]!.servers).toEqual({ ts: { command: 'mcp-ts' } });
@@ -170,12 +161,12 @@ describe('fromExtensions: language servers (real chokidar)', () => {
     await writeIn('alpha', '.lsp.json', '[]');
     // By hand: only the listing hears of the removal, so no file of it is read as missing (which clears as well).
     const watch = new ManualWatch();
-    events = record(fromExtensions(extensions, MANIFEST, { watch: watch.factory }));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST, { watch: watch.factory })));
     const files = [join(dirOf('alpha'), 'lsp.json'), join(dirOf('alpha'), '.lsp.json')];
     await waitFor('both errors', () => files.every((file) => allErrors().some((e) => e.file === file)));
     expect(allCleared()).toEqual([]);
     await rm(dirOf('alpha'), { recursive: true });
-    watch.emit(extensions, 'unlinkDir', 'alpha');
+    watch.emit(extensionsDir(), 'unlinkDir', 'alpha');
     await waitFor('uninstalled', () => JSON.stringify(lsp()) === '{}');
     expect(allCleared().sort()).toEqual(files.sort());
   });

@@ -1,9 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
-import { makeTempDir, removeDir } from './streamTestKit.js';
+import { tempDirEachTest } from './streamTestKit.js';
 
 /** Decision 51: which snapshots of a settings file are `broken` (admission fails closed on them). */
 
@@ -12,20 +11,13 @@ const brokenFlags = (events: SettingsFileEvent[]) =>
   events.filter((e): e is Content => e.kind === 'content').map((e) => e.snapshot.broken ?? null);
 
 describe('fromSettingsFile: broken until it has been read whole', () => {
-  let dir: string;
+  const tmp = tempDirEachTest();
   let harness: Harness | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    harness?.dispose();
-    await removeDir(dir);
-  });
 
   async function start(text: string | undefined, kind?: 'servers'): Promise<Harness> {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     if (text !== undefined) await writeFile(file, text);
-    harness = new Harness(file, kind === undefined ? 'user' : 'project', kind);
+    harness = tmp.ends(new Harness(file, kind === undefined ? 'user' : 'project', kind));
     await harness.started();
     return harness;
   }

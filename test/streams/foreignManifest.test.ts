@@ -1,9 +1,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { foreignManifestWarning } from '../../src/model/settings/extensionManifests.js';
 import { fromExtensions, type ExtensionsEvent } from '../../src/streams/fromExtensions.js';
-import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { record, waitFor, tempDirEachTest, type Recording } from './streamTestKit.js';
 
 /**
  * An extension of another client in the profile's extensions directory (decision 253): a
@@ -15,30 +15,22 @@ const manifest = (...servers: string[]): string =>
   JSON.stringify({ name: 'x', version: '1.0.0', mcpServers: Object.fromEntries(servers.map((s) => [s, { command: s }])) });
 
 describe('fromExtensions: another client’s manifest', () => {
-  let home: string;
+  const tmp = tempDirEachTest();
   let events: Recording<ExtensionsEvent> | undefined;
-  beforeEach(async () => {
-    home = await makeTempDir();
-  });
-  afterEach(async () => {
-    events?.subscription.unsubscribe();
-    events = undefined;
-    await removeDir(home);
-  });
   const warnings = (): string[] => (events?.values ?? []).flatMap((e) => e.warnings);
   const servers = (): string[] => (events?.values.at(-1)?.snapshots ?? []).flatMap((s) => Object.keys(s.servers));
 
   it('qwen profile: a Gemini CLI extension is named once, with how to get it read; its manifest is never read', async () => {
-    const extensions = join(home, '.qwen', 'extensions');
+    const extensions = tmp.path('.qwen', 'extensions');
     const dir = join(extensions, 'gem');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'gemini-extension.json'), manifest('from-gemini'));
-    events = record(fromExtensions(extensions, 'qwen-extension.json'));
+    events = tmp.ends(record(fromExtensions(extensions, 'qwen-extension.json')));
     await waitFor('a first emission', () => (events?.values.length ?? 0) > 0);
     expect(servers()).toEqual([]);
     expect(warnings()).toEqual([
       `extension "gem": ${dir} has gemini-extension.json but no qwen-extension.json, so its servers are not read – it is a Gemini CLI extension: ` +
-        `install it with \`qwen extensions install ${dir}\` (Qwen Code converts it), or put it in ${join(home, '.gemini', 'extensions')} and run mcp-live with --profile gemini`,
+        `install it with \`qwen extensions install ${dir}\` (Qwen Code converts it), or put it in ${tmp.path('.gemini', 'extensions')} and run mcp-live with --profile gemini`,
     ]);
 
     // Another extension arrives: the warning is not repeated.
@@ -60,11 +52,11 @@ describe('fromExtensions: another client’s manifest', () => {
   });
 
   it('an extension with both manifests is read by its own, without a warning', async () => {
-    const extensions = join(home, '.qwen', 'extensions');
+    const extensions = tmp.path('.qwen', 'extensions');
     await mkdir(join(extensions, 'both'), { recursive: true });
     await writeFile(join(extensions, 'both', 'qwen-extension.json'), manifest('q'));
     await writeFile(join(extensions, 'both', 'gemini-extension.json'), manifest('g'));
-    events = record(fromExtensions(extensions, 'qwen-extension.json'));
+    events = tmp.ends(record(fromExtensions(extensions, 'qwen-extension.json')));
     await waitFor('both read', () => servers().includes('q'));
     expect(servers()).toEqual(['q']);
     expect(warnings()).toEqual([]);

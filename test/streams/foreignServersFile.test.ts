@@ -1,10 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/model/types.js';
 import type { SettingsFileEvent, SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
-import { makeTempDir, removeDir } from './streamTestKit.js';
+import { tempDirEachTest } from './streamTestKit.js';
 
 /**
  * Decision 82: a `.mcp.json` (or `--mcp-config` file) written for another client has no
@@ -19,22 +18,12 @@ const errorsOf = (events: SettingsFileEvent[]): FileError[] => events.filter((e)
 const contentsOf = (events: SettingsFileEvent[]): Content[] => events.filter((e): e is Content => e.kind === 'content');
 
 describe('a servers file without "mcpServers" (real files)', () => {
-  let dir: string;
-  let file: string;
+  const tmp = tempDirEachTest('.mcp.json');
   let harness: Harness | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-    file = join(dir, '.mcp.json');
-  });
-  afterEach(async () => {
-    harness?.dispose();
-    harness = undefined;
-    await removeDir(dir);
-  });
 
   async function start(text: string, scope: Scope = 'project', kind?: SettingsFileKind): Promise<Harness> {
-    await writeFile(file, text);
-    harness = new Harness(file, scope, kind);
+    await writeFile(tmp.file, text);
+    harness = tmp.ends(new Harness(tmp.file, scope, kind));
     await harness.started();
     return harness;
   }
@@ -57,9 +46,9 @@ describe('a servers file without "mcpServers" (real files)', () => {
     await h.save('{ "mcpServers": { "m": { "command": "x" } }, "servers": { "v": { "command": "y" } } }');
     expect(errorsOf(h.values).at(-1)).toEqual({
       kind: 'error',
-      file,
+      file: tmp.file,
       key: 'servers',
-      error: `${file}: both "mcpServers" and VS Code's "servers"; reading "mcpServers", ignoring "servers"`,
+      error: `${tmp.file}: both "mcpServers" and VS Code's "servers"; reading "mcpServers", ignoring "servers"`,
     });
     expect(contentsOf(h.values).at(-1)?.snapshot.servers).toEqual({ m: { command: 'x' } });
   });
@@ -67,7 +56,7 @@ describe('a servers file without "mcpServers" (real files)', () => {
   it('a "servers" that is no object is still a settings-error naming what it found', async () => {
     const h = await start('{ "servers": ["github"] }');
     expect(errorsOf(h.values).map((e) => e.error)).toEqual([
-      `${file}: no "mcpServers" object; found "servers" — VS Code's format (.vscode/mcp.json), whose "servers" must be an object? mcp-live reads {"mcpServers": {…}}`,
+      `${tmp.file}: no "mcpServers" object; found "servers" — VS Code's format (.vscode/mcp.json), whose "servers" must be an object? mcp-live reads {"mcpServers": {…}}`,
     ]);
     expect(contentsOf(h.values).map((c) => c.snapshot.servers)).toEqual([{}]);
   });
@@ -75,14 +64,14 @@ describe('a servers file without "mcpServers" (real files)', () => {
   it('VS Code settings.json format {"mcp": {"servers": …}}: names "mcp"', async () => {
     const h = await start('{ "mcp": { "servers": { "a": { "command": "x" } } } }');
     expect(errorsOf(h.values).map((e) => e.error)).toEqual([
-      `${file}: no "mcpServers" object; found "mcp" — VS Code's settings format? mcp-live reads {"mcpServers": {…}}`,
+      `${tmp.file}: no "mcpServers" object; found "mcp" — VS Code's settings format? mcp-live reads {"mcpServers": {…}}`,
     ]);
   });
 
   it('names every key found, and reads plainly when no format is recognised', async () => {
     const h = await start('{ "context_servers": {}, "other": 1 }');
     expect(errorsOf(h.values).map((e) => e.error)).toEqual([
-      `${file}: no "mcpServers" object; found "context_servers", "other"; mcp-live reads {"mcpServers": {…}}`,
+      `${tmp.file}: no "mcpServers" object; found "context_servers", "other"; mcp-live reads {"mcpServers": {…}}`,
     ]);
   });
 

@@ -1,28 +1,19 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fromExtensions, installTimeOnDisk, type ExtensionsEvent } from '../../src/streams/fromExtensions.js';
-import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { record, waitFor, tempDirEachTest, type Recording } from './streamTestKit.js';
 
 const MANIFEST = 'qwen-extension.json';
 
 describe('fromExtensions (real chokidar)', () => {
-  let home: string;
-  let extensions: string;
+  const tmp = tempDirEachTest();
+  const extensionsDir = () => tmp.path('.qwen', 'extensions');
   let events: Recording<ExtensionsEvent> | undefined;
-  beforeEach(async () => {
-    home = await makeTempDir();
-    extensions = join(home, '.qwen', 'extensions');
-  });
-  afterEach(async () => {
-    events?.subscription.unsubscribe();
-    events = undefined;
-    await removeDir(home);
-  });
 
   async function install(name: string, manifest: string): Promise<void> {
-    await mkdir(join(extensions, name), { recursive: true });
-    await writeFile(join(extensions, name, MANIFEST), manifest);
+    await mkdir(join(extensionsDir(), name), { recursive: true });
+    await writeFile(join(extensionsDir(), name, MANIFEST), manifest);
   }
   const manifest = (...servers: string[]): string =>
     JSON.stringify({ name: 'x', version: '1.0.0', mcpServers: Object.fromEntries(servers.map((s) => [s, { command: s }])) });
@@ -32,7 +23,7 @@ describe('fromExtensions (real chokidar)', () => {
     const last = events?.values.at(-1);
     if (last === undefined) return { '<nothing yet>': [] };
     return Object.fromEntries(
-      last.snapshots.map((s) => [s.file.slice(extensions.length + 1, -MANIFEST.length - 1), Object.keys(s.servers)]),
+      last.snapshots.map((s) => [s.file.slice(extensionsDir().length + 1, -MANIFEST.length - 1), Object.keys(s.servers)]),
     );
   };
   const allErrors = (): ExtensionsEvent['errors'] => (events?.values ?? []).flatMap((e) => e.errors);
@@ -42,15 +33,15 @@ describe('fromExtensions (real chokidar)', () => {
 
   it('sees extensions installed and uninstalled live, each as an extension-scope source', async () => {
     await install('alpha', manifest('a1', 'a2'));
-    events = record(fromExtensions(extensions, MANIFEST));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     await expectInstalled({ alpha: ['a1', 'a2'] });
     expect(events.values[0]!.snapshots).toEqual([
       {
         scope: 'extension',
-        file: join(extensions, 'alpha', MANIFEST),
+        file: join(extensionsDir(), 'alpha', MANIFEST),
         servers: { a1: { command: 'a1' }, a2: { command: 'a2' } },
         // What `${extensionPath}` expands to in its entries (Gemini CLI / Qwen Code extensions).
-        extensionPath: join(extensions, 'alpha'),
+        extensionPath: join(extensionsDir(), 'alpha'),
       },
     ]);
     // The first emission waited for the first read: no half-read start.
@@ -59,10 +50,10 @@ describe('fromExtensions (real chokidar)', () => {
     await install('beta', manifest('b1'));
     await expectInstalled({ alpha: ['a1', 'a2'], beta: ['b1'] });
 
-    await rm(join(extensions, 'alpha'), { recursive: true });
+    await rm(join(extensionsDir(), 'alpha'), { recursive: true });
     await expectInstalled({ beta: ['b1'] });
 
-    await writeFile(join(extensions, 'beta', MANIFEST), manifest('b1', 'b2'));
+    await writeFile(join(extensionsDir(), 'beta', MANIFEST), manifest('b1', 'b2'));
     await expectInstalled({ beta: ['b1', 'b2'] });
     expect(allErrors()).toEqual([]);
   });
@@ -70,10 +61,10 @@ describe('fromExtensions (real chokidar)', () => {
   it('isolates a bad manifest: only that extension reports an error and keeps its last good servers', async () => {
     await install('alpha', manifest('a1'));
     await install('beta', manifest('b1'));
-    events = record(fromExtensions(extensions, MANIFEST));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     await expectInstalled({ alpha: ['a1'], beta: ['b1'] });
 
-    const betaManifest = join(extensions, 'beta', MANIFEST);
+    const betaManifest = join(extensionsDir(), 'beta', MANIFEST);
     await writeFile(betaManifest, '{ "mcpServers": { "b1": ');
     // writeFile truncates first, so an "empty file" error may come before the syntax error.
     await waitFor('the syntax error of beta', () => allErrors().some((e) => e.line === 1));
@@ -84,17 +75,17 @@ describe('fromExtensions (real chokidar)', () => {
     await install('gamma', '[1, 2]');
     // The manifest may first be seen empty (writeFile truncates, then writes), which is a valid
     // extension with no servers: wait for the error rather than expecting it with the first sight.
-    const gammaManifest = join(extensions, 'gamma', MANIFEST);
+    const gammaManifest = join(extensionsDir(), 'gamma', MANIFEST);
     await waitFor('the error of gamma', () => allErrors().some((e) => e.file === gammaManifest));
     await expectInstalled({ alpha: ['a1'], beta: ['b1'], gamma: [] });
 
     // Others still change live.
-    await writeFile(join(extensions, 'alpha', MANIFEST), manifest('a1', 'a3'));
+    await writeFile(join(extensionsDir(), 'alpha', MANIFEST), manifest('a1', 'a3'));
     await expectInstalled({ alpha: ['a1', 'a3'], beta: ['b1'], gamma: [] });
   });
 
   it('starts with no extensions when the directory does not exist, and sees it appear', async () => {
-    events = record(fromExtensions(extensions, MANIFEST));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     await expectInstalled({});
     await install('late', manifest('l1'));
     await expectInstalled({ late: ['l1'] });
@@ -102,35 +93,26 @@ describe('fromExtensions (real chokidar)', () => {
 
   it('ignores files and editor artifacts beside the extension directories', async () => {
     await install('alpha', manifest('a1'));
-    await writeFile(join(extensions, 'notes.txt'), 'x');
-    events = record(fromExtensions(extensions, MANIFEST));
+    await writeFile(join(extensionsDir(), 'notes.txt'), 'x');
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     await expectInstalled({ alpha: ['a1'] });
-    await mkdir(join(extensions, 'beta~'));
-    await writeFile(join(extensions, 'beta~', MANIFEST), manifest('no'));
+    await mkdir(join(extensionsDir(), 'beta~'));
+    await writeFile(join(extensionsDir(), 'beta~', MANIFEST), manifest('no'));
     await install('gamma', manifest('g1'));
     await expectInstalled({ alpha: ['a1'], gamma: ['g1'] });
   });
 });
 
 describe('fromExtensions: the first installed extension keeps a server name (decision 58)', () => {
-  let home: string;
-  let extensions: string;
+  const tmp = tempDirEachTest();
+  const extensionsDir = () => tmp.path('.qwen', 'extensions');
   let events: Recording<ExtensionsEvent> | undefined;
-  beforeEach(async () => {
-    home = await makeTempDir();
-    extensions = join(home, '.qwen', 'extensions');
-  });
-  afterEach(async () => {
-    events?.subscription.unsubscribe();
-    events = undefined;
-    await removeDir(home);
-  });
 
   async function install(name: string, servers: Record<string, unknown>): Promise<void> {
-    await mkdir(join(extensions, name), { recursive: true });
-    await writeFile(join(extensions, name, MANIFEST), JSON.stringify({ name, version: '1.0.0', mcpServers: servers }));
+    await mkdir(join(extensionsDir(), name), { recursive: true });
+    await writeFile(join(extensionsDir(), name, MANIFEST), JSON.stringify({ name, version: '1.0.0', mcpServers: servers }));
   }
-  const manifestOf = (name: string) => join(extensions, name, MANIFEST);
+  const manifestOf = (name: string) => join(extensionsDir(), name, MANIFEST);
   /** Server name → the manifest that provides it, from the latest emission (every provider, to catch a duplicate). */
   const providers = (): Record<string, string[]> => {
     const out: Record<string, string[]> = {};
@@ -148,14 +130,14 @@ describe('fromExtensions: the first installed extension keeps a server name (dec
 
   it('real install times: a later extension, whatever its name, cannot take ext-one\'s server', async () => {
     await install('ext-one', { 'ext-server': { command: 'one' } });
-    events = record(fromExtensions(extensions, MANIFEST));
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST)));
     await waitFor('ext-one', seen('ext-one'));
     // A real delay: the next directory is born strictly later (checked below, not assumed).
-    const oneAt = await installTimeOnDisk(join(extensions, 'ext-one'));
+    const oneAt = await installTimeOnDisk(join(extensionsDir(), 'ext-one'));
     await waitFor('the clock to pass ext-one\'s install time', () => Date.now() > oneAt + 5);
 
     await install('aaa-later', { 'ext-server': { command: 'aaa' }, 'aaa-own': { command: 'aaa-own' } });
-    expect(await installTimeOnDisk(join(extensions, 'aaa-later'))).toBeGreaterThan(oneAt);
+    expect(await installTimeOnDisk(join(extensionsDir(), 'aaa-later'))).toBeGreaterThan(oneAt);
     await waitFor('aaa-later', seen('aaa-later'));
     await install('zzz-later', { 'ext-server': { command: 'zzz' } });
     await waitFor('zzz-later', seen('zzz-later'));
@@ -183,8 +165,8 @@ describe('fromExtensions: the first installed extension keeps a server name (dec
     await install('aaa-later', { 'ext-server': { command: 'aaa' } });
     await install('zzz-later', { 'ext-server': { command: 'zzz' } });
     await install('ext-one', { 'ext-server': { command: 'one' } });
-    const installTime = (path: string) => Promise.resolve(installedAt[path.slice(extensions.length + 1)]!);
-    events = record(fromExtensions(extensions, MANIFEST, { installTime }));
+    const installTime = (path: string) => Promise.resolve(installedAt[path.slice(extensionsDir().length + 1)]!);
+    events = tmp.ends(record(fromExtensions(extensionsDir(), MANIFEST, { installTime })));
     await waitFor('all three', () => events!.values.at(-1)?.snapshots.length === 3);
 
     expect(events.values.at(-1)!.snapshots.map((s) => s.file)).toEqual(['ext-one', 'aaa-later', 'zzz-later'].map(manifestOf));
@@ -195,7 +177,7 @@ describe('fromExtensions: the first installed extension keeps a server name (dec
       'extension "zzz-later": MCP server "ext-server" is ignored – extension "ext-one", installed earlier, provides it',
     ]);
 
-    await rm(join(extensions, 'ext-one'), { recursive: true });
+    await rm(join(extensionsDir(), 'ext-one'), { recursive: true });
     await waitFor('ext-one gone', () => events!.values.at(-1)?.snapshots.length === 2);
     expect(providers()['ext-server']).toEqual([manifestOf('aaa-later')]);
     expect(config('ext-server')).toEqual({ command: 'aaa' });

@@ -1,10 +1,10 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/model/types.js';
 import { fromSettingsFile, type SettingsFileEvent, type SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
 import { classifyChange } from '../../src/model/settings/restartRequired.js';
-import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { record, waitFor, tempDirEachTest, type Recording } from './streamTestKit.js';
 import { Harness } from './settingsFileHarness.js';
 
 type Content = Extract<SettingsFileEvent, { kind: 'content' }>;
@@ -25,22 +25,12 @@ const SETTINGS = `{
 }`;
 
 describe('fromSettingsFile (hand-driven watcher, real files)', () => {
-  let dir: string;
-  let file: string;
+  const tmp = tempDirEachTest('settings.json');
   let harness: Harness | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-    file = join(dir, 'settings.json');
-  });
-  afterEach(async () => {
-    harness?.dispose();
-    harness = undefined;
-    await removeDir(dir);
-  });
 
   async function start(text: string | undefined, scope: Scope = 'user', kind?: SettingsFileKind): Promise<Harness> {
-    if (text !== undefined) await writeFile(file, text);
-    harness = new Harness(file, scope, kind);
+    if (text !== undefined) await writeFile(tmp.file, text);
+    harness = tmp.ends(new Harness(tmp.file, scope, kind));
     await harness.started();
     return harness;
   }
@@ -52,7 +42,7 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
         kind: 'content',
         snapshot: {
           scope: 'user',
-          file,
+          file: tmp.file,
           servers: { fs: { command: 'npx', args: ['fs-server'] }, web: { httpUrl: 'https://example.test/mcp' } },
           mcp: { allowed: ['fs', 'web'], excluded: ['old'] },
           folderTrustEnabled: true,
@@ -90,16 +80,16 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
     expect(h.values.slice(1)).toEqual([
       {
         kind: 'error',
-        file,
+        file: tmp.file,
         line: 3,
         column: 24,
-        error: `${file}:3:24: expected a value (ValueExpected)`,
+        error: `${tmp.file}:3:24: expected a value (ValueExpected)`,
       },
     ]);
 
     // Back to the last good content: nothing to apply, but the error is cleared.
     await h.save(SETTINGS);
-    expect(h.values.slice(2)).toEqual([{ kind: 'ok', file }]);
+    expect(h.values.slice(2)).toEqual([{ kind: 'ok', file: tmp.file }]);
 
     // A real fix applies, with the keys changed since the last good content.
     await h.save(SETTINGS.replace('"fs-server"', '"fs-server", "--ro"'));
@@ -113,9 +103,9 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
     const h = await start(SETTINGS);
     await h.save(SETTINGS.replace(/"mcpServers": \{[^]*?\n {2}\},/, '"mcpServers": [],').replace('"old"', '"old", "new"'));
     const [error, content] = h.values.slice(1);
-    expect(error).toMatchObject({ kind: 'error', file, key: 'mcpServers' });
+    expect(error).toMatchObject({ kind: 'error', file: tmp.file, key: 'mcpServers' });
     expect((error as FileError).error).toBe(
-      `${file}: "mcpServers" must be an object of servers by name ({ "name": { … } }), found a list; keeping its last good value`,
+      `${tmp.file}: "mcpServers" must be an object of servers by name ({ "name": { … } }), found a list; keeping its last good value`,
     );
     expect(content).toMatchObject({
       kind: 'content',
@@ -131,9 +121,9 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
     expect(h.values.slice(1)).toEqual([
       {
         kind: 'error',
-        file,
+        file: tmp.file,
         key: 'mcp.allowed',
-        error: `${file}: "mcp.allowed" must be a list of server names (["a", "b"]), found a string ("fs"); keeping its last good value`,
+        error: `${tmp.file}: "mcp.allowed" must be a list of server names (["a", "b"]), found a string ("fs"); keeping its last good value`,
       },
     ]);
     await h.save(bad.replace('"old"', '"older"'));
@@ -159,10 +149,10 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
     const [content] = contents(h.values);
     expect(content!.snapshot).toEqual({
       scope: 'user',
-      file,
+      file: tmp.file,
       servers: {},
       mcp: {},
-      broken: `${file}: "mcp.excluded" must be a list of server names (["a", "b"]), found a string ("x")`,
+      broken: `${tmp.file}: "mcp.excluded" must be a list of server names (["a", "b"]), found a string ("x")`,
     });
   });
 
@@ -174,19 +164,19 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
     ]);
     await h.save('{ "mcpServers": { "a": { "command": "x" } } }');
     expect(h.values.slice(2)).toMatchObject([
-      { kind: 'ok', file },
+      { kind: 'ok', file: tmp.file },
       { kind: 'content', snapshot: { servers: { a: { command: 'x' } } }, changedKeys: ['mcpServers.a.command'] },
     ]);
   });
 
   it('reads a missing file as an empty source, and a deleted file as emptied', async () => {
     const h = await start(undefined);
-    expect(h.values).toEqual([{ kind: 'content', snapshot: { scope: 'user', file, servers: {} }, raw: {}, changedKeys: [] }]);
+    expect(h.values).toEqual([{ kind: 'content', snapshot: { scope: 'user', file: tmp.file, servers: {} }, raw: {}, changedKeys: [] }]);
     await h.save('{ "mcpServers": { "a": { "command": "x" } } }');
-    await rm(file);
+    await rm(tmp.file);
     await h.tick();
     expect(h.values.slice(2)).toEqual([
-      { kind: 'content', snapshot: { scope: 'user', file, servers: {} }, raw: {}, changedKeys: ['mcpServers.a.command'] },
+      { kind: 'content', snapshot: { scope: 'user', file: tmp.file, servers: {} }, raw: {}, changedKeys: ['mcpServers.a.command'] },
     ]);
   });
 
@@ -197,7 +187,7 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
     );
     expect(contents(h.values)[0]!.snapshot).toEqual({
       scope: 'project',
-      file,
+      file: tmp.file,
       servers: { remote: { type: 'http', url: 'https://x.test/mcp' } },
     });
   });
@@ -236,16 +226,8 @@ describe('fromSettingsFile (hand-driven watcher, real files)', () => {
 });
 
 describe('fromSettingsFile (real chokidar)', () => {
-  let dir: string;
+  const tmp = tempDirEachTest();
   let recording: Recording<SettingsFileEvent> | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    recording?.subscription.unsubscribe();
-    recording = undefined;
-    await removeDir(dir);
-  });
 
   const servers = (name: string): string => `{ "mcpServers": { "${name}": { "command": "${name}-cmd" } } }`;
   const lastServers = (): string[] => {
@@ -257,9 +239,9 @@ describe('fromSettingsFile (real chokidar)', () => {
   }
 
   it('sees an atomic rename save (write settings.json.tmp, rename over)', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, servers('a'));
-    recording = record(fromSettingsFile(file, 'user'));
+    recording = tmp.ends(record(fromSettingsFile(file, 'user')));
     await expectServers(['a']);
     await writeFile(`${file}.tmp`, servers('b'));
     const { rename } = await import('node:fs/promises');
@@ -269,9 +251,9 @@ describe('fromSettingsFile (real chokidar)', () => {
   });
 
   it('reads the last of two saves in quick succession (chokidar drops the second change event)', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, servers('a'));
-    recording = record(fromSettingsFile(file, 'user'));
+    recording = tmp.ends(record(fromSettingsFile(file, 'user')));
     await expectServers(['a']);
     for (const name of ['b', 'c', 'd']) {
       // Right after the previous save was read: within chokidar's 50 ms change throttle.
@@ -281,9 +263,9 @@ describe('fromSettingsFile (real chokidar)', () => {
   });
 
   it('sees the file deleted and re-created', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, servers('a'));
-    recording = record(fromSettingsFile(file, 'user'));
+    recording = tmp.ends(record(fromSettingsFile(file, 'user')));
     await expectServers(['a']);
     await rm(file);
     await expectServers([]);
@@ -293,11 +275,11 @@ describe('fromSettingsFile (real chokidar)', () => {
 
   it('sees the .qwen directory deleted and re-created', async () => {
     const { mkdir } = await import('node:fs/promises');
-    const qwen = join(dir, '.qwen');
+    const qwen = tmp.path('.qwen');
     const file = join(qwen, 'settings.json');
     await mkdir(qwen);
     await writeFile(file, servers('a'));
-    recording = record(fromSettingsFile(file, 'workspace'));
+    recording = tmp.ends(record(fromSettingsFile(file, 'workspace')));
     await expectServers(['a']);
     await rm(qwen, { recursive: true });
     await expectServers([]);
@@ -311,11 +293,11 @@ describe('fromSettingsFile (real chokidar)', () => {
 
   it('sees a directory that appears later, two levels below what exists', async () => {
     const { mkdir } = await import('node:fs/promises');
-    const file = join(dir, 'work', '.qwen', 'settings.json');
-    recording = record(fromSettingsFile(file, 'workspace'));
+    const file = tmp.path('work', '.qwen', 'settings.json');
+    recording = tmp.ends(record(fromSettingsFile(file, 'workspace')));
     await expectServers([]);
-    await mkdir(join(dir, 'work'));
-    await mkdir(join(dir, 'work', '.qwen'));
+    await mkdir(tmp.path('work'));
+    await mkdir(tmp.path('work', '.qwen'));
     await writeFile(file, servers('late'));
     await expectServers(['late']);
     await writeFile(file, servers('later'));

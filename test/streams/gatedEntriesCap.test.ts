@@ -1,10 +1,9 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/model/types.js';
 import { MAX_GATED_ENTRIES, type SettingsFileEvent, type SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
-import { makeTempDir, removeDir } from './streamTestKit.js';
+import { tempDirEachTest } from './streamTestKit.js';
 
 /**
  * Decision 173: a repository's file (`.mcp.json`, `.lsp.json`, workspace settings) gives at most
@@ -23,21 +22,13 @@ function entries(n: number, prefix = 's'): Record<string, unknown> {
 }
 
 describe(`gated files give at most ${MAX_GATED_ENTRIES} entries per map (decision 173)`, () => {
-  let dir: string;
+  const tmp = tempDirEachTest();
   let harness: Harness | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    harness?.dispose();
-    harness = undefined;
-    await removeDir(dir);
-  });
 
   async function start(name: string, content: unknown, scope: Scope, kind?: SettingsFileKind): Promise<Harness> {
-    const file = join(dir, name);
-    await mkdir(dir, { recursive: true });
-    harness = new Harness(file, scope, kind);
+    const file = tmp.path(name);
+    await mkdir(tmp.dir, { recursive: true });
+    harness = tmp.ends(new Harness(file, scope, kind));
     await harness.save(JSON.stringify(content));
     return harness;
   }

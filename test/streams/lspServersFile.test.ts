@@ -1,12 +1,11 @@
 import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { changedBetween } from '../../src/model/reconcile/recordLineage.js';
 import type { Scope } from '../../src/model/types.js';
 import { fromSettingsFile, type SettingsFileEvent, type SettingsFileKind } from '../../src/streams/fromSettingsFile.js';
 import { classifyChange } from '../../src/model/settings/restartRequired.js';
 import { Harness } from './settingsFileHarness.js';
-import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { record, waitFor, tempDirEachTest, type Recording } from './streamTestKit.js';
 
 /** Decisions 146 and 147: language servers from settings files (`lspServers`, `lsp`) and `.lsp.json`-format files. */
 
@@ -24,21 +23,13 @@ const settings = (lspServers: unknown, lsp?: unknown): string =>
   JSON.stringify({ mcpServers: { fs: { command: 'fs' } }, lspServers, ...(lsp === undefined ? {} : { lsp }) });
 
 describe('fromSettingsFile: language servers (hand-driven watcher, real files)', () => {
-  let dir: string;
+  const tmp = tempDirEachTest();
   let harness: Harness | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    harness?.dispose();
-    harness = undefined;
-    await removeDir(dir);
-  });
 
   async function start(name: string, text: string | undefined, scope: Scope = 'user', kind?: SettingsFileKind): Promise<Harness> {
-    const file = join(dir, name);
+    const file = tmp.path(name);
     if (text !== undefined) await writeFile(file, text);
-    harness = new Harness(file, scope, kind);
+    harness = tmp.ends(new Harness(file, scope, kind));
     await harness.started();
     return harness;
   }
@@ -204,22 +195,14 @@ describe('fromSettingsFile: language servers (hand-driven watcher, real files)',
 });
 
 describe('fromSettingsFile: a .lsp.json (real chokidar)', () => {
-  let dir: string;
+  const tmp = tempDirEachTest();
   let recording: Recording<SettingsFileEvent> | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    recording?.subscription.unsubscribe();
-    recording = undefined;
-    await removeDir(dir);
-  });
 
   const names = (): string => JSON.stringify(Object.keys(contents(recording?.values ?? []).at(-1)?.snapshot.lspServers ?? { '<none>': 1 }));
 
   it('is watched: created, edited, broken (kept), fixed and deleted', async () => {
-    const file = join(dir, '.lsp.json');
-    recording = record(fromSettingsFile(file, 'project', { kind: 'lsp' }));
+    const file = tmp.path('.lsp.json');
+    recording = tmp.ends(record(fromSettingsFile(file, 'project', { kind: 'lsp' })));
     await waitFor('the empty source', () => names() === '[]');
     await writeFile(file, JSON.stringify({ ts: TS }));
     await waitFor('ts', () => names() === '["ts"]');

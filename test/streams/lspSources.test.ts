@@ -1,14 +1,12 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { NEVER, of, type Subscription } from 'rxjs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { AssembleInput } from '../../src/model/settings/assemble.js';
 import type { SourceSnapshot } from '../../src/model/types.js';
 import { settingsPaths } from '../../src/live/settingsPaths.js';
-import { createApprovalsStore } from '../../src/sinks/stores/approvalsStore.js';
-import { systemPathKeys } from '../../src/platform/systemPathKeys.js';
-import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
-import { makeTempDir, removeDir, waitFor } from './streamTestKit.js';
+import type { SourceNotice } from '../../src/streams/fromAllSources.js';
+import { waitFor, tempDirEachTest } from './streamTestKit.js';
+import { allSourcesIn } from './allSourcesIn.js';
 
 /** Decision 145: every language server source in the combined input, watched live (real chokidar). */
 
@@ -16,50 +14,20 @@ const TS = { command: 'typescript-language-server', args: ['--stdio'], extension
 const PY = { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: { '.py': 'python' } };
 
 describe('fromAllSources: language server sources (real chokidar)', () => {
-  let dir: string;
-  let subscription: Subscription | undefined;
+  const tmp = tempDirEachTest();
   let inputs: AssembleInput[];
   let notices: SourceNotice[];
-  beforeEach(async () => {
-    dir = await makeTempDir();
+  beforeEach(() => {
     inputs = [];
     notices = [];
   });
-  afterEach(async () => {
-    subscription?.unsubscribe();
-    subscription = undefined;
-    await removeDir(dir);
-  });
 
-  const user = () => join(dir, 'settings.json');
-  const project = () => join(dir, '.lsp.json');
-  const cli = () => join(dir, 'team-lsp.json');
+  const user = () => tmp.path('settings.json');
+  const project = () => tmp.path('.lsp.json');
+  const cli = () => tmp.path('team-lsp.json');
 
   function start(): void {
-    const approvals = join(dir, 'mcpApprovals.json');
-    subscription = fromAllSources(
-      {
-        cwd: dir,
-        projectRoot: dir,
-        user: user(),
-        project: join(dir, '.mcp.json'),
-        cli: [],
-        lspProject: project(),
-        lspCli: [cli()],
-        extensionsDir: join(dir, 'extensions'),
-        extensionManifest: 'qwen-extension.json',
-        approvals,
-        trustedFolders: join(dir, 'trustedFolders.json'),
-      },
-      {
-        store: createApprovalsStore(approvals),
-        pathKeys: systemPathKeys,
-        session$: of({}),
-        sessionApprovals$: of({}),
-        written$: NEVER,
-        onNotice: (n) => notices.push(n),
-      },
-    ).subscribe((input) => inputs.push(input));
+    tmp.ends(allSourcesIn(tmp.dir, { lspCli: [cli()] }, { onNotice: (n) => notices.push(n) }).subscribe((input) => inputs.push(input)));
   }
 
   /** Saved whole (renamed into place), as editors do: no read sees it half written. */
@@ -82,7 +50,7 @@ describe('fromAllSources: language server sources (real chokidar)', () => {
     expect(sourceOf(project())).toEqual({ scope: 'project', file: project(), servers: {}, lspServers: { ts: TS } });
     expect(sourceOf(cli())).toEqual({ scope: 'cli', file: cli(), servers: {}, lspServers: { py: PY } });
     // Beside the project's .mcp.json, a source of its own.
-    expect(inputs.at(-1)!.sources.filter((s) => s.scope === 'project').map((s) => s.file)).toEqual([join(dir, '.mcp.json'), project()]);
+    expect(inputs.at(-1)!.sources.filter((s) => s.scope === 'project').map((s) => s.file)).toEqual([tmp.path('.mcp.json'), project()]);
 
     await save(project(), { ts: { ...TS, settings: { typescript: { format: { semicolons: 'remove' } } } } });
     await expectLsp(project(), { ts: { ...TS, settings: { typescript: { format: { semicolons: 'remove' } } } } });

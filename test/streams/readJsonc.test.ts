@@ -1,10 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MAX_NESTING, parseJsoncObject } from '../../src/model/settings/parseJsonc.js';
 import { readJsonc } from '../../src/files/readJsonc.js';
-import { makeTempDir, removeDir } from './streamTestKit.js';
+import { tempDirEachTest } from './streamTestKit.js';
 
 describe('parseJsoncObject', () => {
   it('accepts comments and trailing commas', () => {
@@ -73,26 +72,20 @@ describe('parseJsoncObject', () => {
 });
 
 describe('readJsonc', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    await removeDir(dir);
-  });
+  const tmp = tempDirEachTest();
 
   it('reads a missing file as an empty source', async () => {
-    expect(await readJsonc(join(dir, 'nope.json'))).toEqual({ ok: true, value: undefined });
+    expect(await readJsonc(tmp.path('nope.json'))).toEqual({ ok: true, value: undefined });
   });
 
   it('reads a file (a UTF-8 BOM is fine)', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, '\uFEFF{ "a": "ü" }');
     expect(await readJsonc(file)).toEqual({ ok: true, value: { a: 'ü' } });
   });
 
   it('reads a file of 0 bytes once more before it calls it empty: a save in place truncates first (decision 296)', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, '');
     // The editor's write lands between the two reads.
     const saved = new Promise<void>((resolve) => setTimeout(() => void writeFile(file, '{ "a": 1 }').then(resolve), 20));
@@ -104,7 +97,7 @@ describe('readJsonc', () => {
   });
 
   it('says so when a directory stands where the file should be', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await mkdir(file);
     expect(await readJsonc(file)).toEqual({ ok: false, error: `${file}: is a directory, expected a file` });
   });
@@ -116,7 +109,7 @@ describe('readJsonc', () => {
   });
 
   it('rejects bytes that are not UTF-8', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
     expect(await readJsonc(file)).toEqual({
       ok: false,
@@ -125,7 +118,7 @@ describe('readJsonc', () => {
   });
 
   it('names the file, line and column of a syntax error', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, '{\n  "mcpServers": {\n    "a": { "command": }\n  }\n}\n');
     expect(await readJsonc(file)).toEqual({
       ok: false,

@@ -1,14 +1,14 @@
 import { mkdir, rename, symlink, truncate, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fromSettingsFile, type SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fromSettingsFile } from '../../src/streams/fromSettingsFile.js';
 import type { JsoncReadResult } from '../../src/model/settings/parseJsonc.js';
 import { readJsonc } from '../../src/files/readJsonc.js';
 import { MAX_SETTINGS_FILE_BYTES, readRegularFile } from '../../src/files/readRegularFile.js';
 import { linuxOnly, posixOnly } from '../platforms.js';
 import { mkfifo, settlesWithin, unblockFifo } from './specialFileKit.js';
-import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { makeTempDir, record, removeDir, waitFor, tempDirEachTest } from './streamTestKit.js';
 
 /**
  * Special files where a settings file should be (decision 59): each used to exhaust memory
@@ -18,62 +18,56 @@ import { makeTempDir, record, removeDir, waitFor, type Recording } from './strea
 const failure = (result: JsoncReadResult): string => (result.ok ? '<read fine>' : result.error);
 
 describe('readJsonc on special files (the default reader)', () => {
-  let dir: string;
-  let file: string;
+  const tmp = tempDirEachTest('.mcp.json');
   let server: Server | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-    file = join(dir, '.mcp.json');
-  });
   afterEach(async () => {
     await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
     server = undefined;
-    await removeDir(dir);
   });
 
   posixOnly('mkfifo').it('refuses a FIFO promptly, with nothing writing to it', async () => {
-    mkfifo(file);
-    const result = await settlesWithin(readJsonc(file), 3000, file);
-    expect(failure(result)).toBe(`${file}: is a FIFO (named pipe), not a regular file`);
+    mkfifo(tmp.file);
+    const result = await settlesWithin(readJsonc(tmp.file), 3000, tmp.file);
+    expect(failure(result)).toBe(`${tmp.file}: is a FIFO (named pipe), not a regular file`);
   });
 
   posixOnly('/dev/zero, symlinks').it('refuses a symlink to /dev/zero, naming where it leads (it used to read until 7.7 GB)', async () => {
-    await symlink('/dev/zero', file);
-    const result = await settlesWithin(readJsonc(file), 3000);
-    expect(failure(result)).toBe(`${file}: links to /dev/zero, which is a character device, not a regular file`);
+    await symlink('/dev/zero', tmp.file);
+    const result = await settlesWithin(readJsonc(tmp.file), 3000);
+    expect(failure(result)).toBe(`${tmp.file}: links to /dev/zero, which is a character device, not a regular file`);
   });
 
   posixOnly('/dev/null, symlinks').it('refuses a symlink to /dev/null (a character device, not an empty file)', async () => {
-    await symlink('/dev/null', file);
-    expect(failure(await readJsonc(file))).toBe(`${file}: links to /dev/null, which is a character device, not a regular file`);
+    await symlink('/dev/null', tmp.file);
+    expect(failure(await readJsonc(tmp.file))).toBe(`${tmp.file}: links to /dev/null, which is a character device, not a regular file`);
   });
 
   posixOnly('/dev/stdin, symlinks').it('refuses a symlink to /dev/stdin without reading the input', async () => {
-    await symlink('/dev/stdin', file);
-    const result = await settlesWithin(readJsonc(file), 3000);
+    await symlink('/dev/stdin', tmp.file);
+    const result = await settlesWithin(readJsonc(tmp.file), 3000);
     // Whatever fd 0 is here (a pipe, /dev/null, a terminal), it is not a regular file.
-    expect(failure(result)).toMatch(new RegExp(`^${file}: links to .+, which is (a FIFO \\(named pipe\\)|a character device|a socket), not a regular file$`));
+    expect(failure(result)).toMatch(new RegExp(`^${tmp.file}: links to .+, which is (a FIFO \\(named pipe\\)|a character device|a socket), not a regular file$`));
   });
 
   posixOnly('unix sockets').it('refuses a unix socket', async () => {
     const listening = createServer();
     server = listening;
-    await new Promise<void>((done) => listening.listen(file, done));
-    expect(failure(await readJsonc(file))).toBe(`${file}: is a socket, not a regular file`);
+    await new Promise<void>((done) => listening.listen(tmp.file, done));
+    expect(failure(await readJsonc(tmp.file))).toBe(`${tmp.file}: is a socket, not a regular file`);
   });
 
   it('still calls a directory a directory, also through a symlink', async () => {
-    await mkdir(file);
-    expect(failure(await readJsonc(file))).toBe(`${file}: is a directory, expected a file`);
-    const link = join(dir, 'link.json');
-    await symlink(file, link);
-    expect(failure(await readJsonc(link))).toBe(`${link}: links to ${file}, which is a directory, expected a file`);
+    await mkdir(tmp.file);
+    expect(failure(await readJsonc(tmp.file))).toBe(`${tmp.file}: is a directory, expected a file`);
+    const link = tmp.path('link.json');
+    await symlink(tmp.file, link);
+    expect(failure(await readJsonc(link))).toBe(`${link}: links to ${tmp.file}, which is a directory, expected a file`);
   });
 
   it('refuses a file over 4 MiB without reading it', async () => {
-    await writeFile(file, '');
-    await truncate(file, 5 * 1024 * 1024);
-    expect(failure(await readJsonc(file))).toBe(`${file}: file too large (5242880 bytes; settings files may be at most 4 MiB)`);
+    await writeFile(tmp.file, '');
+    await truncate(tmp.file, 5 * 1024 * 1024);
+    expect(failure(await readJsonc(tmp.file))).toBe(`${tmp.file}: file too large (5242880 bytes; settings files may be at most 4 MiB)`);
   });
 
   it('reads a file of exactly 4 MiB, and refuses one byte more', async () => {
@@ -81,15 +75,15 @@ describe('readJsonc on special files (the default reader)', () => {
     const tail = '" }';
     const text = head + 'x'.repeat(MAX_SETTINGS_FILE_BYTES - head.length - tail.length) + tail;
     expect(Buffer.byteLength(text)).toBe(4 * 1024 * 1024);
-    await writeFile(file, text);
-    const result = await readJsonc(file);
+    await writeFile(tmp.file, text);
+    const result = await readJsonc(tmp.file);
     expect(result.ok && Object.keys(result.value ?? {})).toEqual(['mcpServers', 'pad']);
-    await writeFile(file, `${text} `);
-    expect(failure(await readJsonc(file))).toBe(`${file}: file too large (4194305 bytes; settings files may be at most 4 MiB)`);
+    await writeFile(tmp.file, `${text} `);
+    expect(failure(await readJsonc(tmp.file))).toBe(`${tmp.file}: file too large (4194305 bytes; settings files may be at most 4 MiB)`);
   });
 
   it('still reads a missing file as an empty source', async () => {
-    expect(await readJsonc(join(dir, 'missing', 'x.json'))).toEqual({ ok: true, value: undefined });
+    expect(await readJsonc(tmp.path('missing', 'x.json'))).toEqual({ ok: true, value: undefined });
   });
 });
 
@@ -127,28 +121,19 @@ describe('readRegularFile', () => {
 });
 
 posixOnly('mkfifo').describe('fromSettingsFile when the file turns into a FIFO mid-session (real chokidar)', () => {
-  let dir: string;
-  let recording: Recording<SettingsFileEvent> | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    recording?.subscription.unsubscribe();
-    recording = undefined;
-    await removeDir(dir);
-  });
+  const tmp = tempDirEachTest();
 
   it('reports the FIFO, keeps the last good content, and reads the next good file', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     const servers = (name: string): string => `{ "mcpServers": { "${name}": { "command": "x" } } }`;
     /** Replaces the file in one step (rename), so no read sees it missing in between. */
     const replace = async (make: (path: string) => Promise<void> | void): Promise<void> => {
-      const next = join(dir, 'next.tmp');
+      const next = tmp.path('next.tmp');
       await make(next);
       await rename(next, file);
     };
     const events = record(fromSettingsFile(file, 'user'));
-    recording = events;
+    tmp.ends(events);
     const lastServers = (): string => {
       const content = events.values.filter((e) => e.kind === 'content').at(-1);
       return content === undefined ? '<none>' : Object.keys(content.snapshot.servers).join(',');

@@ -1,10 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { changedBetween } from '../../src/model/reconcile/recordLineage.js';
 import type { SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
-import { makeTempDir, removeDir } from './streamTestKit.js';
+import { tempDirEachTest } from './streamTestKit.js';
 
 type Content = Extract<SettingsFileEvent, { kind: 'content' }>;
 
@@ -15,21 +14,12 @@ const settings = (fsArgs: string, web = 'https://example.test/mcp') =>
   `{ "mcpServers": { "fs": { "command": "npx", "args": [${fsArgs}] }, "web": { "httpUrl": "${web}", "headers": { "a": "b" } } } }`;
 
 describe('fromSettingsFile: entries nobody edited keep their identity (decision 102)', () => {
-  let dir: string;
-  let harness: Harness | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    harness?.dispose();
-    harness = undefined;
-    await removeDir(dir);
-  });
+  const tmp = tempDirEachTest();
 
   it('re-reads an edited file: the unchanged entry is the very object emitted before, the edited one is new', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, settings('"a"'));
-    const h = (harness = new Harness(file, 'user'));
+    const h = tmp.ends(new Harness(file, 'user'));
     await h.started();
     await h.save(settings('"a", "b"'));
     await h.save(settings('"a", "b"', 'https://example.test/other'));

@@ -1,13 +1,11 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NEVER, of, type Subscription } from 'rxjs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApprovalsStore } from '../../src/sinks/stores/approvalsStore.js';
-import { systemPathKeys } from '../../src/platform/systemPathKeys.js';
-import { fromAllSources, type SourceNotice } from '../../src/streams/fromAllSources.js';
+import { describe, expect, it } from 'vitest';
+import type { SourceNotice } from '../../src/streams/fromAllSources.js';
 import { fromSettingsFile, type SettingsFileEvent } from '../../src/streams/fromSettingsFile.js';
 import { Harness } from './settingsFileHarness.js';
-import { ManualWatch, flush, makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { ManualWatch, flush, record, waitFor, tempDirEachTest, type Recording } from './streamTestKit.js';
+import { allSourcesIn } from './allSourcesIn.js';
 
 /**
  * Decision 66: a broken file raises one `settings-error` per save — the watcher reads every save
@@ -24,22 +22,12 @@ async function saveByRename(file: string, text: string): Promise<void> {
 }
 
 describe('fromSettingsFile: one error per save, ok once per recovery (hand-driven watcher, real files)', () => {
-  let dir: string;
-  let file: string;
+  const tmp = tempDirEachTest('settings.json');
   let harness: Harness | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-    file = join(dir, 'settings.json');
-  });
-  afterEach(async () => {
-    harness?.dispose();
-    harness = undefined;
-    await removeDir(dir);
-  });
 
   async function start(text: string | undefined): Promise<Harness> {
-    if (text !== undefined) await writeFile(file, text);
-    harness = new Harness(file);
+    if (text !== undefined) await writeFile(tmp.file, text);
+    harness = tmp.ends(new Harness(tmp.file));
     await harness.started();
     return harness;
   }
@@ -59,7 +47,7 @@ describe('fromSettingsFile: one error per save, ok once per recovery (hand-drive
     expect(kinds(h.values)).toEqual(['content', 'error', 'error']);
     await h.save(GOOD.replace('a-cmd', 'a2-cmd'));
     await h.tick();
-    expect(h.values.slice(3)).toMatchObject([{ kind: 'ok', file }, { kind: 'content', changedKeys: ['mcpServers.a.command'] }]);
+    expect(h.values.slice(3)).toMatchObject([{ kind: 'ok', file: tmp.file }, { kind: 'content', changedKeys: ['mcpServers.a.command'] }]);
     // Broken again after the fix: the same error as before is news again.
     await h.save(BROKEN);
     expect(kinds(h.values).slice(5)).toEqual(['error']);
@@ -72,7 +60,7 @@ describe('fromSettingsFile: one error per save, ok once per recovery (hand-drive
     await h.save(GOOD);
     expect(kinds(h.values).slice(2)).toEqual(['ok', 'content']);
     await h.save(BROKEN);
-    await rm(file);
+    await rm(tmp.file);
     await h.tick();
     expect(kinds(h.values).slice(4)).toEqual(['error', 'ok', 'content']);
   });
@@ -93,26 +81,18 @@ describe('fromSettingsFile: one error per save, ok once per recovery (hand-drive
   it('a clean file never says ok', async () => {
     const h = await start(GOOD);
     await h.save(GOOD.replace('a-cmd', 'b-cmd'));
-    await rm(file);
+    await rm(tmp.file);
     await h.tick();
     expect(kinds(h.values)).toEqual(['content', 'content', 'content']);
   });
 });
 
 describe('fromSettingsFile: one error per save (real chokidar)', () => {
-  let dir: string;
+  const tmp = tempDirEachTest();
   let recording: Recording<SettingsFileEvent> | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    recording?.subscription.unsubscribe();
-    recording = undefined;
-    await removeDir(dir);
-  });
 
   it('a broken save is read twice (decision 28) and reported once; its fix says ok once', async () => {
-    const file = join(dir, 'settings.json');
+    const file = tmp.path('settings.json');
     await writeFile(file, GOOD);
     let reads = 0;
     const counted = async (path: string): Promise<Uint8Array> => {
@@ -122,7 +102,7 @@ describe('fromSettingsFile: one error per save (real chokidar)', () => {
         reads++;
       }
     };
-    recording = record(fromSettingsFile(file, 'user', { readFile: counted }));
+    recording = tmp.ends(record(fromSettingsFile(file, 'user', { readFile: counted })));
     const events = recording.values;
     await waitFor('the first content', () => kinds(events).includes('content'));
     let before = reads;
@@ -142,44 +122,11 @@ describe('fromSettingsFile: one error per save (real chokidar)', () => {
 });
 
 describe('fromAllSources: settings-error once per save, settings-ok once per recovery', () => {
-  let dir: string;
-  let subscription: Subscription | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    subscription?.unsubscribe();
-    subscription = undefined;
-    await removeDir(dir);
-  });
+  const tmp = tempDirEachTest();
 
   function start(watch: ManualWatch): SourceNotice[] {
     const notices: SourceNotice[] = [];
-    const approvals = join(dir, 'mcpApprovals.json');
-    subscription = fromAllSources(
-      {
-        cwd: dir,
-        projectRoot: dir,
-        user: join(dir, 'settings.json'),
-        project: join(dir, '.mcp.json'),
-        cli: [],
-        lspProject: join(dir, '.lsp.json'),
-        lspCli: [],
-        extensionsDir: join(dir, 'extensions'),
-        extensionManifest: 'qwen-extension.json',
-        approvals,
-        trustedFolders: join(dir, 'trustedFolders.json'),
-      },
-      {
-        store: createApprovalsStore(approvals),
-        pathKeys: systemPathKeys,
-        session$: of({}),
-        sessionApprovals$: of({}),
-        written$: NEVER,
-        watch: watch.factory,
-        onNotice: (n) => notices.push(n),
-      },
-    ).subscribe();
+    tmp.ends(allSourcesIn(tmp.dir, {}, { watch: watch.factory, onNotice: (n) => notices.push(n) }).subscribe());
     return notices;
   }
 
@@ -187,8 +134,8 @@ describe('fromAllSources: settings-error once per save, settings-ok once per rec
     notices.filter((n) => 'file' in n && n.file === file).map((n) => n.type);
 
   it('settings files and extension manifests', async () => {
-    const user = join(dir, 'settings.json');
-    const extension = join(dir, 'extensions', 'ext');
+    const user = tmp.path('settings.json');
+    const extension = tmp.path('extensions', 'ext');
     const manifest = join(extension, 'qwen-extension.json');
     await mkdir(extension, { recursive: true });
     await writeFile(user, BROKEN);
@@ -198,19 +145,19 @@ describe('fromAllSources: settings-error once per save, settings-ok once per rec
     await waitFor('both errors', () => about(notices, user).length === 1 && about(notices, manifest).length === 1);
 
     // Each file read again without a change (the watcher's second read): nothing new.
-    watch.emit(dir, 'change', 'settings.json');
+    watch.emit(tmp.dir, 'change', 'settings.json');
     watch.emit(extension, 'change', 'qwen-extension.json');
     await writeFile(user, GOOD);
-    watch.emit(dir, 'change', 'settings.json');
+    watch.emit(tmp.dir, 'change', 'settings.json');
     await waitFor('user settings ok', () => about(notices, user).includes('settings-ok'));
-    watch.emit(dir, 'change', 'settings.json');
+    watch.emit(tmp.dir, 'change', 'settings.json');
     await flush();
     expect(about(notices, user)).toEqual(['settings-error', 'settings-ok']);
     expect(about(notices, manifest)).toEqual(['settings-error']);
 
     // Uninstalling an extension whose manifest is broken clears its error too.
     await rm(extension, { recursive: true });
-    watch.emit(join(dir, 'extensions'), 'unlinkDir', 'ext');
+    watch.emit(tmp.path('extensions'), 'unlinkDir', 'ext');
     await waitFor('manifest ok', () => about(notices, manifest).includes('settings-ok'));
     expect(about(notices, manifest)).toEqual(['settings-error', 'settings-ok']);
   });

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Observable, Subject, type Subscription } from 'rxjs';
+import { afterEach, beforeEach } from 'vitest';
 import type { WatchEvent, WatchFactory } from '../../src/streams/watchFactory.js';
 import { deadline } from '../deadlines.js';
 
@@ -15,6 +16,61 @@ export async function makeTempDir(prefix = 'mcp-live-streams-'): Promise<string>
 
 export async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
+}
+
+/** What a test starts and must end: a subscription, a {@link Recording}, or a harness. */
+export type Endable = Subscription | { subscription: Subscription } | { dispose(): void };
+
+export interface TempDirEachTest {
+  /** The directory of the running test. */
+  readonly dir: string;
+  /** The file named when the kit was made, in {@link dir}. */
+  readonly file: string;
+  /** `parts` joined onto {@link dir}. */
+  path(...parts: string[]): string;
+  /** Ends `thing` after the running test, before its directory is removed; returns `thing`. */
+  ends<T extends Endable>(thing: T): T;
+}
+
+/**
+ * A fresh temporary directory for each test of the enclosing `describe`, removed after it. What
+ * the test handed to `ends(…)` is ended first, so no watcher or read outlives its directory.
+ * `file` names the file most of the tests work on (`tmp.file`), as `.qwen/settings.json`;
+ * `prefix` starts the directory's name.
+ */
+export function tempDirEachTest(file?: string, prefix?: string): TempDirEachTest {
+  let dir: string | undefined;
+  const ending: Endable[] = [];
+  beforeEach(async () => {
+    dir = await makeTempDir(prefix);
+  });
+  afterEach(async () => {
+    for (const thing of ending.splice(0)) {
+      if ('dispose' in thing) thing.dispose();
+      else if ('subscription' in thing) thing.subscription.unsubscribe();
+      else thing.unsubscribe();
+    }
+    if (dir !== undefined) await removeDir(dir);
+    dir = undefined;
+  });
+  const current = (): string => {
+    if (dir === undefined) throw new Error('tempDirEachTest: no test is running');
+    return dir;
+  };
+  return {
+    get dir() {
+      return current();
+    },
+    get file() {
+      if (file === undefined) throw new Error('tempDirEachTest: no file was named');
+      return join(current(), file);
+    },
+    path: (...parts) => join(current(), ...parts),
+    ends: (thing) => {
+      ending.push(thing);
+      return thing;
+    },
+  };
 }
 
 /** Polls `check` until it returns true (or stops throwing); fails with `what` after `timeoutMs`. */

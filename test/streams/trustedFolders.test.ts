@@ -1,52 +1,41 @@
 import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FolderTrust } from '../../src/model/launch/folderTrust.js';
 import { systemPathKeys } from '../../src/platform/systemPathKeys.js';
 import { fromTrustedFolders } from '../../src/streams/fromTrustedFolders.js';
-import { makeTempDir, record, removeDir, waitFor, type Recording } from './streamTestKit.js';
+import { record, waitFor, tempDirEachTest, type Recording } from './streamTestKit.js';
 
 describe('fromTrustedFolders (real chokidar)', () => {
-  let dir: string;
-  let file: string;
+  const tmp = tempDirEachTest('trustedFolders.json');
   let trust: Recording<FolderTrust> | undefined;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-    file = join(dir, 'trustedFolders.json');
-  });
-  afterEach(async () => {
-    trust?.subscription.unsubscribe();
-    trust = undefined;
-    await removeDir(dir);
-  });
 
   const last = (): FolderTrust | undefined => trust?.values.at(-1);
 
   it('follows the file: missing → untrusted, trusted, broken → untrusted with an error, deleted → untrusted', async () => {
-    const project = join(dir, 'project');
-    trust = record(fromTrustedFolders(file, project, { pathKeys: systemPathKeys }));
+    const project = tmp.path('project');
+    trust = tmp.ends(record(fromTrustedFolders(tmp.file, project, { pathKeys: systemPathKeys })));
     await waitFor('a first answer', () => last() !== undefined);
     expect(trust.values).toEqual([{ trusted: false }]);
 
-    await writeFile(file, JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+    await writeFile(tmp.file, JSON.stringify({ [project]: 'TRUST_FOLDER' }));
     await waitFor('trusted', () => last()?.trusted === true);
     expect(last()).toEqual({ trusted: true });
 
     // writeFile truncates first: a read in between sees an empty file, an error without a
     // position. Wait for the syntax error itself.
     const syntaxError = /^.*trustedFolders\.json:1:\d+: /;
-    await writeFile(file, `{ "${project}": "TRUST_FOLDER",`);
+    await writeFile(tmp.file, `{ "${project}": "TRUST_FOLDER",`);
     await waitFor('the syntax error', () => syntaxError.test(last()?.error ?? ''));
     expect(last()).toMatchObject({ trusted: false, error: expect.stringMatching(syntaxError) as unknown });
 
-    await writeFile(file, JSON.stringify({ [project]: 'TRUST_FOLDER', '/elsewhere': 'MAYBE' }));
+    await writeFile(tmp.file, JSON.stringify({ [project]: 'TRUST_FOLDER', '/elsewhere': 'MAYBE' }));
     await waitFor('trusted again', () => last()?.trusted === true);
     expect(last()).toEqual({
       trusted: true,
-      error: `${file}: ignored "/elsewhere" (the value must be "TRUST_FOLDER", "TRUST_PARENT" or "DO_NOT_TRUST")`,
+      error: `${tmp.file}: ignored "/elsewhere" (the value must be "TRUST_FOLDER", "TRUST_PARENT" or "DO_NOT_TRUST")`,
     });
 
-    await rm(file);
+    await rm(tmp.file);
     await waitFor('untrusted after delete', () => last()?.trusted === false);
     expect(last()).toEqual({ trusted: false });
     // Only changes are emitted: no two in a row are equal, and apart from "the file is empty"

@@ -11,7 +11,7 @@ import { makeTempDir, record, removeDir, waitFor } from './streamTestKit.js';
 /**
  * A directory full of other files (decision 194): the watcher of a workspace root keeps and
  * watches only the names its sources want, not the whole listing, and the sources still hear
- * atomic saves, creates and a missing directory appearing (SPEC §7).
+ * atomic saves, creates and a missing directory appearing (docs/contract.md, "Watching").
  */
 
 const OTHER_FILES = 2_000;

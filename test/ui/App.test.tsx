@@ -180,14 +180,20 @@ describe('App', () => {
       expect(s.callsOf('approvals.approve')).toEqual([]);
     });
 
-    it("`a` in a pending server's detail opens the dialog on that server, and approves the hash it shows", async () => {
+    /** The dialog put off, then beta's row (second), Enter: the detail of a server that waits. */
+    async function pendingDetail() {
       const s = withPending();
       await waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
       await s.type(KEY.escape);
       await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
-      // beta's row (second), Enter: its detail, whose footer says what `a` does.
       await s.type(KEY.down, KEY.enter);
       await waitFor(() => expect(s.frame()).toMatch(/reason\s+needs approval/));
+      return s;
+    }
+
+    it("`a` in a pending server's detail opens the dialog on that server, and approves the hash it shows", async () => {
+      const s = await pendingDetail();
+      // Its footer says what `a` does.
       expect(s.frame()).toContain('a approve… · Esc back');
       await s.type('a');
       await waitFor(() => expect(s.frame()).toContain('Approve MCP server “beta”?'));
@@ -197,12 +203,7 @@ describe('App', () => {
     });
 
     it('a typed line keeps its letters: `a` is a key of the detail view only on an empty line', async () => {
-      const s = withPending();
-      await waitFor(() => expect(s.frame()).toContain('Approve MCP server “gamma”?'));
-      await s.type(KEY.escape);
-      await waitFor(() => expect(s.frame()).not.toContain('Approve MCP server'));
-      await s.type(KEY.down, KEY.enter);
-      await waitFor(() => expect(s.frame()).toMatch(/reason\s+needs approval/));
+      const s = await pendingDetail();
       await s.type('/a', 'a');
       await waitFor(() => expect(s.frame()).toContain('/aa'));
       expect(s.frame()).not.toContain('Approve MCP server');

@@ -4,6 +4,7 @@ import type { ServerStatus } from '../../src/model/report/status.js';
 import { App } from '../../src/hosts/ui/App.js';
 import { ServerList } from '../../src/hosts/ui/lists/ServerList.js';
 import { fakeLive, KEY, pendingApproval, plain, server, tick, tool, waitFor } from './fakeLive.js';
+import { appSession } from './appSession.js';
 
 afterEach(cleanup);
 
@@ -97,20 +98,12 @@ describe('the server list with language servers', () => {
 
 /** The App in a terminal of `columns` × `rows`, after the first pass. */
 async function session(servers: readonly ServerStatus[], { columns = 100, rows = 60 } = {}) {
-  const fake = fakeLive({ servers });
-  const ui = render(<App live={fake.live} onExit={() => undefined} />);
-  Object.defineProperty(ui.stdout, 'columns', { value: columns, configurable: true });
-  Object.defineProperty(ui.stdout, 'rows', { value: rows, configurable: true });
-  ui.stdout.emit('resize');
-  fake.events.next({ type: 'ready', ts: Date.now() });
-  const frame = () => plain(ui.lastFrame());
+  const s = await appSession(servers, { columns, rows });
   const type = async (text: string) => {
-    for (const ch of text) ui.stdin.write(ch);
-    ui.stdin.write(KEY.enter);
+    s.type(text);
     await tick();
   };
-  await waitFor(() => expect(frame()).toContain('connected ·'));
-  return { ...fake, ...ui, frame, type };
+  return { ...s, type };
 }
 
 describe('/lsp and /mcp in the session', () => {

@@ -3,11 +3,11 @@ import { cleanup, render } from 'ink-testing-library';
 import { createRef } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { QualifiedTool, ServerStatus } from '../../src/model/report/status.js';
-import { App } from '../../src/hosts/ui/App.js';
 import { ScrollView } from '../../src/hosts/ui/kit/ScrollView.js';
 import { Text } from '../../src/hosts/ui/kit/Text.js';
 import { WINDOWED_ABOVE, WindowedRows } from '../../src/hosts/ui/kit/WindowedRows.js';
-import { fakeLive, KEY, plain, server, waitFor } from './fakeLive.js';
+import { KEY, plain, server, waitFor } from './fakeLive.js';
+import { appSession } from './appSession.js';
 
 afterEach(cleanup);
 
@@ -50,24 +50,17 @@ function elementsUnder(node: DOMElement | null): number {
 }
 
 async function session(s: ServerStatus) {
-  const fake = fakeLive({ servers: [s] });
   const root = createRef<DOMElement>();
-  const ui = render(
-    <Box ref={root} flexDirection="column">
-      <App live={fake.live} onExit={() => undefined} />
-    </Box>,
-  );
-  Object.defineProperty(ui.stdout, 'columns', { value: 100, configurable: true });
-  Object.defineProperty(ui.stdout, 'rows', { value: 30, configurable: true });
-  ui.stdout.emit('resize');
-  fake.events.next({ type: 'ready', ts: Date.now() });
-  const frame = () => plain(ui.lastFrame());
-  const type = (text: string) => {
-    for (const ch of text) ui.stdin.write(ch);
-    ui.stdin.write(KEY.enter);
-  };
-  await waitFor(() => expect(frame()).toContain('connected ·'));
-  return { ...ui, frame, type, elements: () => elementsUnder(root.current) };
+  const ui = await appSession([s], {
+    columns: 100,
+    rows: 30,
+    around: (app) => (
+      <Box ref={root} flexDirection="column">
+        {app}
+      </Box>
+    ),
+  });
+  return { ...ui, elements: () => elementsUnder(root.current) };
 }
 
 describe('a server with 100,000 tools', () => {

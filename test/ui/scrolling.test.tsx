@@ -1,27 +1,10 @@
-import { render, cleanup } from 'ink-testing-library';
+import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../../src/model/report/status.js';
-import { App } from '../../src/hosts/ui/App.js';
-import { fakeLive, KEY, plain, server, tick, tool, waitFor } from './fakeLive.js';
+import { KEY, server, tick, tool, waitFor } from './fakeLive.js';
+import { appSession } from './appSession.js';
 
 afterEach(cleanup);
-
-/** The App in a terminal of `columns` × `rows` (ink-testing-library's stdout has no height of its own). */
-async function session(servers: readonly ServerStatus[], { columns = 80, rows = 24 } = {}) {
-  const fake = fakeLive({ servers });
-  const ui = render(<App live={fake.live} onExit={() => undefined} />);
-  Object.defineProperty(ui.stdout, 'columns', { value: columns, configurable: true });
-  Object.defineProperty(ui.stdout, 'rows', { value: rows, configurable: true });
-  ui.stdout.emit('resize');
-  fake.events.next({ type: 'ready', ts: Date.now() });
-  const frame = () => plain(ui.lastFrame());
-  const type = (text: string) => {
-    for (const ch of text) ui.stdin.write(ch);
-    ui.stdin.write(KEY.enter);
-  };
-  await waitFor(() => expect(frame()).toContain('connected ·'));
-  return { ...fake, ...ui, frame, type };
-}
 
 /** A server like Playwright's: 25 tools, a few restarts behind it. */
 function playwright(): ServerStatus {
@@ -31,7 +14,7 @@ function playwright(): ServerStatus {
 }
 
 /** `/mcp playwright` as a user sees it: its entry and its stderr too. */
-function withPlaywrightDetails(s: Awaited<ReturnType<typeof session>>) {
+function withPlaywrightDetails(s: Awaited<ReturnType<typeof appSession>>) {
   s.steer.configs.playwright = { command: 'npx', args: ['@playwright/mcp@latest', '--headless'] };
   s.steer.stderr.playwright = Array.from({ length: 8 }, (_, i) => `playwright log line ${i + 1}`);
 }
@@ -42,7 +25,7 @@ function many(n: number): ServerStatus[] {
 
 describe('everything long scrolls, and the frame stays shorter than the terminal', () => {
   it('the detail view of a server with 25 tools keeps its header on a 160×50 screen, and scrolls', async () => {
-    const s = await session([playwright()], { columns: 160, rows: 50 });
+    const s = await appSession([playwright()], { columns: 160, rows: 50 });
     withPlaywrightDetails(s);
     s.type('/mcp playwright');
     await waitFor(() => expect(s.frame()).toContain('Tools (25)'));
@@ -72,7 +55,7 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
   });
 
   it('the detail view holds at 80×24 too', async () => {
-    const s = await session([playwright()]);
+    const s = await appSession([playwright()]);
     withPlaywrightDetails(s);
     s.type('/mcp playwright');
     await waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · ↑↓ PgUp\/PgDn scroll/));
@@ -86,7 +69,7 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
   });
 
   it('/tools shows every tool: its output scrolls with PgUp/PgDn/Home/End, Esc closes it', async () => {
-    const s = await session([playwright()]);
+    const s = await appSession([playwright()]);
     s.type('/tools');
     await waitFor(() => expect(s.frame()).toContain('25 tools:'));
     await waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · PgUp\/PgDn scroll · Esc close/));
@@ -111,7 +94,7 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
   });
 
   it('a new command output starts at its top', async () => {
-    const s = await session([playwright()]);
+    const s = await appSession([playwright()]);
     s.type('/tools');
     await waitFor(() => expect(s.frame()).toContain('25 tools:'));
     s.stdin.write(KEY.end);
@@ -121,7 +104,7 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
   });
 
   it('the selected row of a long list is always in view, and PgUp/PgDn/Home/End move it', async () => {
-    const s = await session(many(40));
+    const s = await appSession(many(40));
     await waitFor(() => expect(s.frame()).toMatch(/↓ \d+ more lines · PgUp\/PgDn scroll/));
     expect(s.frame()).toContain('40 connected · 0 need approval · 0 errors');
     expect(s.frame().split('\n').length).toBeLessThanOrEqual(23);
@@ -145,14 +128,14 @@ describe('everything long scrolls, and the frame stays shorter than the terminal
   });
 
   it('a long error in a row is cut at the edge, one row a server', async () => {
-    const s = await session([server('bad', { state: 'error', error: `spawn failed: ${'x'.repeat(200)}` }), ...many(2)]);
+    const s = await appSession([server('bad', { state: 'error', error: `spawn failed: ${'x'.repeat(200)}` }), ...many(2)]);
     const row = s.frame().split('\n').find((l) => l.includes('bad')) ?? '';
     expect(row.length).toBeLessThanOrEqual(80);
     expect(s.frame()).toMatch(/bad.*\n.*srv01/);
   });
 
   it('the selection stays in view when the screen gets shorter', async () => {
-    const s = await session(many(40), { rows: 50 });
+    const s = await appSession(many(40), { rows: 50 });
     for (let i = 0; i < 30; i++) s.stdin.write(KEY.down);
     await waitFor(() => expect(s.frame()).toContain('› ● srv31'));
     Object.defineProperty(s.stdout, 'rows', { value: 24, configurable: true });

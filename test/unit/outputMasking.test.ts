@@ -1,14 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/cli/planCommand.js';
 import { runStatus } from '../../src/cli/statusCommand.js';
 import type { McpLiveEvent } from '../../src/model/report/events.js';
 import { reviewEntry } from '../../src/model/admission/reviewEntry.js';
 import { ndjsonWriter } from '../../src/sinks/ndjsonWriter.js';
 import { fakeLive, server } from '../ui/fakeLive.js';
+import { collect, planWorkspaceEachTest } from './planWorkspace.js';
 
 /**
  * Decision 55: every output surface passes the session-wide secret net. Each test plants
@@ -26,17 +23,6 @@ const LEAK = `failed with ${ENV_SECRET} and ${GHP} at http://alice:${PASSWORD}@h
 
 function secretsIn(text: string): string[] {
   return CORES.filter((core) => text.includes(core));
-}
-
-function collect(): { out: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const out = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  return { out, text: () => chunks.join('') };
 }
 
 describe('ndjsonWriter', () => {
@@ -112,27 +98,15 @@ describe('runStatus', () => {
 });
 
 describe('runPlan', () => {
-  let root: string | undefined;
-  afterEach(() => {
-    if (root) rmSync(root, { recursive: true, force: true });
-    root = undefined;
-  });
+  const planFolders = planWorkspaceEachTest('mcp-live-plan-secrets-');
 
   /** A user settings file whose entries repeat an environment secret literally and carry URL credentials. */
   function workspace() {
-    root = mkdtempSync(join(tmpdir(), 'mcp-live-plan-secrets-'));
-    const homeDir = join(root, 'home');
-    const cwd = join(root, 'project');
-    mkdirSync(join(homeDir, '.qwen'), { recursive: true });
-    mkdirSync(cwd, { recursive: true });
-    // `node <script>` runs the folder's own file: the user has said yes to it (decision 301).
-    writeFileSync(join(homeDir, '.qwen', 'trustedFolders.json'), JSON.stringify({ [cwd]: 'TRUST_FOLDER' }));
     const servers = {
       copied: { command: 'node', args: ['server.js', '--from-env', ENV_SECRET] },
       remote: { url: `http://alice:${PASSWORD}@host/mcp?token=QUERYSECRET-1&t=${GHP}` },
     };
-    writeFileSync(join(homeDir, '.qwen', 'settings.json'), JSON.stringify({ mcpServers: servers }));
-    return { cwd, homeDir, env: ENV };
+    return { ...planFolders({ settings: { mcpServers: servers } }), env: ENV };
   }
 
   it('masks the printed table', async () => {

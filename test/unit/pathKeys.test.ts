@@ -96,7 +96,7 @@ describe('pathKeys', () => {
     expect(keys.key('d:\\new folder')).toBe('D:\\new folder');
   });
 
-  it('the project root: the realpath (links followed, as SPEC §5 says) in its real case', () => {
+  it('the project root: the realpath (links followed: docs/contract.md, "Approvals") in its real case', () => {
     expect(mac().projectRoot('/users/x/proj')).toBe('/Users/x/Proj');
     expect(mac().projectRoot('/tmp/work')).toBe('/private/tmp/Work');
     expect(windows().projectRoot('c:\\work\\app')).toBe('C:\\Work\\App');

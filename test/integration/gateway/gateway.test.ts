@@ -9,12 +9,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, describe, expect } from 'vitest';
+import { describe } from 'vitest';
 import type { Gateway } from '../../../src/hosts/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
-import { sleep, waitForNoLeftovers } from '../processes.js';
-import { errorOf, it } from './gatewayKit.js';
+import { sleep } from '../processes.js';
+import { errorOf, expectAbortReachesBackend, it } from './gatewayKit.js';
 import { deadline } from '../../deadlines.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * The gateway core: SDK clients over in-memory transports, a real McpLive over real
@@ -25,9 +26,7 @@ const everything = { command: process.execPath, args: [SERVER_EVERYTHING, 'stdio
 const backend = { command: process.execPath, args: [fixture('gateway-backend.mjs')] };
 const echo = (...extra: string[]) => ({ command: process.execPath, args: [fixture('echo-server.mjs'), ...extra] });
 
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** Counts `method` notifications a client receives, and resolves `next()` on the following one. */
 function notifications(client: Client, schema: typeof ToolListChangedNotificationSchema | typeof PromptListChangedNotificationSchema) {
@@ -112,12 +111,7 @@ describe.concurrent('lists and requests, as the backends give them', () => {
     expect(textOf(result)).toContain('Steps: 4');
     expect(progress).toEqual([1, 2, 3, 4]);
 
-    const controller = new AbortController();
-    const call = client.callTool({ name: 'gw__slow', arguments: {} }, undefined, { signal: controller.signal });
-    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
-    controller.abort(new Error('the user stopped it'));
-    await expect(call).rejects.toThrow('the user stopped it');
-    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+    await expectAbortReachesBackend(expect, gateway, (signal) => client.callTool({ name: 'gw__slow', arguments: {} }, undefined, { signal }));
   }, deadline(60_000));
 
   it('a client that goes away mid-call has its call cancelled at the backend; the others go on', async ({ gatewayOver, clientOf, expect }) => {
@@ -206,7 +200,7 @@ describe.concurrent('what a client may not do', () => {
   const reason = (gateway: Gateway, qualified: string, name: string) =>
     gateway.live.tools.notFoundMessage(qualified).replace(`Tool "${qualified}"`, `Tool "${name}"`);
 
-  it("a tool that is not listed is the spec's unknown tool, -32602 with the library's reason: pending, never configured, not offered, failed, removed", async ({ gatewayOver, clientOf, expect }) => {
+  it("a tool that is not listed is the MCP specification's unknown tool, -32602 with the library's reason: pending, never configured, not offered, failed, removed", async ({ gatewayOver, clientOf, expect }) => {
     const broken = { command: join(tmpdir(), 'mcp-live-no-such-server') };
     const { gateway, ws } = await gatewayOver({ echo: echo(), gw: backend, broken }, { project: { gated: echo() } });
     const client = await clientOf(gateway);

@@ -3,10 +3,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
-import { it as base } from 'vitest';
+import { it as base, type ExpectStatic } from 'vitest';
 import { createMcpLive } from '../../../src/live/createMcpLive.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../../src/hosts/gateway/gateway.js';
 import { Workspace } from '../../e2e/cliSession.js';
+import { deadline } from '../../deadlines.js';
 
 /**
  * Gateways for the gateway's integration tests: a real McpLive over a real workspace's settings
@@ -95,4 +96,18 @@ export async function errorOf(request: Promise<unknown>): Promise<McpError> {
     throw error;
   }
   throw new Error('expected the request to fail');
+}
+
+/**
+ * A call of the backend gw's `slow` tool, started by `start` with an abort signal, aborted once the
+ * backend says it started: the call fails with the abort's reason, and the backend says the
+ * call was cancelled. `expect` is the test's own (the tests run side by side).
+ */
+export async function expectAbortReachesBackend(expect: ExpectStatic, gateway: Gateway, start: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+  const controller = new AbortController();
+  const call = start(controller.signal);
+  await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
+  controller.abort(new Error('the user stopped it'));
+  await expect(call).rejects.toThrow('the user stopped it');
+  await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
 }

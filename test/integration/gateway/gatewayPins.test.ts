@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { fixture } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
-import { until } from '../workspace.js';
+import { until, noLeftoversAfterAll } from '../workspace.js';
 import { errorOf, it } from './gatewayKit.js';
 
 /**
@@ -13,9 +12,7 @@ import { errorOf, it } from './gatewayKit.js';
  * the words of a withheld tool; the unchanged one is served.
  */
 
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 describe('pinned prompts through the gateway', () => {
   it('a changed prompt is neither listed nor served', async ({ gatewayOver, clientOf, onTestFinished }) => {

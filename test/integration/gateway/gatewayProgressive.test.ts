@@ -1,13 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { metaTools } from '../../../src/model/gateway/progressiveTools.js';
 import type { Gateway } from '../../../src/hosts/gateway/gateway.js';
 import { SERVER_EVERYTHING, fixture, textOf } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
-import { errorOf, it } from './gatewayKit.js';
+import { errorOf, expectAbortReachesBackend, it } from './gatewayKit.js';
 import { deadline } from '../../deadlines.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * Progressive discovery through the gateway (decisions 216–218): SDK clients over in-memory
@@ -20,9 +20,7 @@ const backend = { command: process.execPath, args: [fixture('gateway-backend.mjs
 const everything = { command: process.execPath, args: [SERVER_EVERYTHING, 'stdio'] };
 const META = ['search_tools', 'call_tool', 'describe_tool'];
 
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** The tool `name` as a client straight to `entry` sees it. */
 async function directTool(entry: { command: string; args: string[] }, name: string): Promise<Tool> {
@@ -137,7 +135,7 @@ describe.concurrent("progressive: 'always'", () => {
       content: [{ type: 'text', text: words }],
     });
     const called = await errorOf(client.callTool({ name: 'call_tool', arguments: { name: 'gated__secret_gated_tool' } }));
-    // Not listed, so the spec's unknown tool (decision 224), with the reason.
+    // Not listed, so the MCP specification's unknown tool (decision 224), with the reason.
     expect(called.code).toBe(-32602);
     expect(called.message).toBe(`MCP error -32602: ${words}`);
   }, deadline(30_000));
@@ -171,12 +169,7 @@ describe.concurrent('call_tool takes the path of a direct call', () => {
     expect(textOf(result)).toContain('Steps: 4');
     expect(progress).toEqual([1, 2, 3, 4]);
 
-    const controller = new AbortController();
-    const call = client.callTool({ name: 'call_tool', arguments: { name: 'gw__slow' } }, undefined, { signal: controller.signal });
-    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow started');
-    controller.abort(new Error('the user stopped it'));
-    await expect(call).rejects.toThrow('the user stopped it');
-    await expect.poll(() => gateway.live.servers.stderrTail('gw'), { timeout: deadline(5_000) }).toContain('slow cancelled');
+    await expectAbortReachesBackend(expect, gateway, (signal) => client.callTool({ name: 'call_tool', arguments: { name: 'gw__slow' } }, undefined, { signal }));
   }, deadline(60_000));
 
   it("a backend's form goes to the client whose call_tool it serves, and its answer back", async ({ gatewayOver, clientOf, expect }) => {

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ResolvedServerConfig } from '../../../src/model/types.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { closeTracked, connectOnce, fixture, nodeServer, remoteServer, track } from '../mcpServers.js';
 import { waitForNoLeftovers } from '../processes.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * One message from a server is bounded by its entry's `maxMessageBytes` (decisions 179–181): an
@@ -46,9 +47,7 @@ afterEach(async () => {
   await Promise.all(started.splice(0).map((s) => s.stop()));
 });
 
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** Connects; resolves with the error it fails with, how long that took and what the heap grew by. */
 async function failure(config: ResolvedServerConfig): Promise<{ message: string; ms: number; grewBy: number }> {

@@ -8,7 +8,7 @@ import { it, noLeftoversAfterAll } from '../workspace.js';
 import { deadline } from '../../deadlines.js';
 
 /**
- * Decision 24, SPEC §11: `timeout` is the request timeout (default 600 000 ms),
+ * Decision 24: `timeout` is the request timeout (default 600 000 ms),
  * `connectTimeout` the connect deadline (30 000 ms), and a timeout names the field to raise.
  * Real processes over stdio.
  */

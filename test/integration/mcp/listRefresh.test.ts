@@ -1,12 +1,11 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { closeTracked, connectOnce, fixture, nodeServer, track } from '../mcpServers.js';
-import { sleep, waitForNoLeftovers } from '../processes.js';
+import { sleep } from '../processes.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 afterEach(closeTracked);
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 describe('list refresh under a list_changed storm (found by test/slow/server-faults)', () => {
   it('a server notifying 100 times a second but listing in 50 ms still gets its list refreshed during the storm', async () => {

@@ -2,7 +2,7 @@ import { BehaviorSubject } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { createReconciler } from '../../../src/live/reconciler.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
-import { echoEntry, freePort, reconcilePass, userSettingsInput } from '../mcpServers.js';
+import { echoEntry as echo, freePort, reconcilePass as pass, userSettingsInput as input } from '../mcpServers.js';
 import { isAlive } from '../processes.js';
 import { it, noLeftoversAfterAll } from '../workspace.js';
 
@@ -13,12 +13,7 @@ import { it, noLeftoversAfterAll } from '../workspace.js';
  * still ends connected.
  */
 
-const echo = echoEntry;
-const input = userSettingsInput;
-
 noLeftoversAfterAll();
-
-const pass = reconcilePass;
 
 describe.concurrent('make-before-break reconnect with real processes', () => {
   it('the edited server keeps its tools through the edit: one swap, then the old process exits', async ({ scope }) => {

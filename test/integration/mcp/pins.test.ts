@@ -2,10 +2,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
-import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
-import type { McpLiveEvent } from '../../../src/model/report/events.js';
+import type { McpLiveOptions } from '../../../src/index.js';
 import { fixture } from '../mcpServers.js';
-import { it as base, noLeftoversAfterAll, until } from '../workspace.js';
+import { it as base, noLeftoversAfterAll, sessionWorld, until, type SessionWorld } from '../workspace.js';
 
 /**
  * Pins of gated servers with real processes and real files (decisions 306–311, 315): what is
@@ -17,34 +16,20 @@ import { it as base, noLeftoversAfterAll, until } from '../workspace.js';
 
 noLeftoversAfterAll();
 
-interface World {
-  dir: string;
-  home: string;
-  project: string;
+interface World extends SessionWorld {
   pulled: string;
   callLog: string;
-  userSettings(settings: Record<string, unknown>): void;
   gated(servers: Record<string, unknown>): void;
-  open(options?: Partial<McpLiveOptions>): { live: McpLive; events: McpLiveEvent[] };
 }
 
 const it = base.extend<{ w: World }>({
   w: async ({ scope }, use) => {
-    const ws = scope.workspace('mcp-live-pins-');
+    const world = sessionWorld(scope, 'mcp-live-pins-');
     await use({
-      dir: ws.dir,
-      home: ws.homeDir,
-      project: ws.cwd,
-      pulled: join(ws.dir, 'pulled'),
-      callLog: join(ws.dir, 'calls.log'),
-      userSettings: (settings) => writeFileSync(ws.userSettings, JSON.stringify(settings)),
-      gated: (servers) => writeFileSync(join(ws.cwd, '.mcp.json'), JSON.stringify({ mcpServers: servers })),
-      open: (options = {}) => {
-        const live = scope.track(createMcpLive({ homeDir: ws.homeDir, cwd: ws.cwd, runtimeDir: ws.runtimeDir, debounceMs: 50, ...options }));
-        const events: McpLiveEvent[] = [];
-        live.events$.subscribe((e) => events.push(e));
-        return { live, events };
-      },
+      ...world,
+      pulled: join(world.dir, 'pulled'),
+      callLog: join(world.dir, 'calls.log'),
+      gated: (servers) => writeFileSync(join(world.project, '.mcp.json'), JSON.stringify({ mcpServers: servers })),
     });
   },
 });

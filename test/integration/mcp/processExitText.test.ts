@@ -1,18 +1,17 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { StdioProcessTransport } from '../../../src/sinks/mcp/stdioTransport.js';
 import { childEnvironment, describeProcessExit } from '../../../src/process/serverProcess.js';
 import { StderrRing } from '../../../src/process/stderrRing.js';
 import { closeTracked, connectOnce, errorOf, fixture, nodeServer, track } from '../mcpServers.js';
-import { sleep, waitForNoLeftovers } from '../processes.js';
+import { sleep } from '../processes.js';
 import { deadline } from '../../deadlines.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /** Why a stdio server went away, as the detail view and the event log show it (decision 77). */
 
 afterEach(closeTracked);
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 describe('a stdio server killed by a signal', () => {
   it('says "killed by SIGKILL" and shows the last stderr line apart, not as the cause', async () => {

@@ -1,17 +1,15 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { sharedSchemaValidator } from '../../../src/sinks/mcp/schemaValidator.js';
 import { closeTracked, connectOnce, fixture, nodeServer, track } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * Decision 263: every client shares one lazily made Ajv, and a tool's outputSchema is compiled on
  * the first result it checks — judged as the SDK's own validator judges, through real servers.
  */
 afterEach(closeTracked);
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 const tiny = (...args: string[]) => nodeServer(fixture('tiny-server.mjs'), args);
 

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveServerConfig } from '../../../src/model/settings/validate.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { closeTracked, connectOnce, errorOf, fixture, track } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * Decision 55 with a real process: a server started with an inherited secret in
@@ -35,9 +35,7 @@ afterEach(async () => {
   delete process.env[LOCATION];
   await closeTracked();
 });
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** The entry as a user writes it, resolved as the pipeline does (`$VAR` from the environment). */
 function leakyServer(after: number) {

@@ -1,13 +1,13 @@
 import { chmod, mkdir, readFile, readdir, stat, symlink, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { surfaceHash, surfaceOf } from '../../../src/model/tools/surface.js';
 import { type ServerSurface } from '../../../src/model/tools/surfaceTypes.js';
 import { createSurfaceStore, type SurfaceRecord, type SurfaceStoreOptions } from '../../../src/sinks/stores/surfaceStore.js';
 import { writeOwnedFile } from '../../../src/files/writeOwnedFile.js';
 import { posixOnly } from '../../platforms.js';
-import { makeTempDir, removeDir, waitFor } from '../../streams/streamTestKit.js';
+import { waitFor, tempDirEachTest } from '../../streams/streamTestKit.js';
 
 const surfaceWith = (description: string): ServerSurface =>
   surfaceOf({ tools: [{ name: 'read', description, inputSchema: { type: 'object' } }], prompts: [], resources: [] }, { instructions: 'hi' });
@@ -23,34 +23,28 @@ function pinnedRecord(fingerprint: string, seenAt: number): SurfaceRecord {
 }
 
 describe('surface store', () => {
-  let dir: string;
-  let file: string;
+  const tmp = tempDirEachTest('.qwen/mcp-surfaces.json', 'mcp-live-surfaces-');
   let warnings: string[];
   /** Every write of the file itself (not its backups), through ownedJsonFile's write seam. */
   let writes: number;
   const options = (extra: SurfaceStoreOptions = {}): SurfaceStoreOptions => ({
     onWarning: (message) => warnings.push(message),
     writeFile: async (path, text, opts) => {
-      if (path === file) writes += 1;
+      if (path === tmp.file) writes += 1;
       await writeOwnedFile(path, text, opts);
     },
     ...extra,
   });
   const onDisk = async (): Promise<{ version: number; servers: Record<string, SurfaceRecord> }> =>
-    JSON.parse(await readFile(file, 'utf8')) as { version: number; servers: Record<string, SurfaceRecord> };
+    JSON.parse(await readFile(tmp.file, 'utf8')) as { version: number; servers: Record<string, SurfaceRecord> };
 
-  beforeEach(async () => {
-    dir = await makeTempDir('mcp-live-surfaces-');
-    file = join(dir, '.qwen', 'mcp-surfaces.json');
+  beforeEach(() => {
     warnings = [];
     writes = 0;
   });
-  afterEach(async () => {
-    await removeDir(dir);
-  });
 
   it('round-trips records, pins included, and forgets a deleted one', async () => {
-    const store = createSurfaceStore(file, options());
+    const store = createSurfaceStore(tmp.file, options());
     await store.load();
     expect(store.get('f1')).toBeUndefined();
     store.put(record('f1', 100));
@@ -59,7 +53,7 @@ describe('surface store', () => {
     await store.flush();
     expect(await onDisk()).toStrictEqual({ version: 1, servers: { f1: record('f1', 100), f2: pinnedRecord('f2', 200) } });
 
-    const again = createSurfaceStore(file, options());
+    const again = createSurfaceStore(tmp.file, options());
     await again.load();
     expect(again.get('f1')).toStrictEqual(record('f1', 100));
     expect(again.get('f2')).toStrictEqual(pinnedRecord('f2', 200));
@@ -71,24 +65,24 @@ describe('surface store', () => {
   });
 
   posixOnly('mode bits').it('writes mode 0600, also over a wider existing file', async () => {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, '{}');
-    await chmod(file, 0o644);
-    const store = createSurfaceStore(file, options());
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, '{}');
+    await chmod(tmp.file, 0o644);
+    const store = createSurfaceStore(tmp.file, options());
     store.put(record('f1', 1));
     await store.flush();
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(tmp.file)).mode & 0o777).toBe(0o600);
   });
 
   it('gathers puts over several turns of the event loop into one write, after the delay, without a flush', async () => {
-    const store = createSurfaceStore(file, options({ writeDelayMs: 1000 }));
+    const store = createSurfaceStore(tmp.file, options({ writeDelayMs: 1000 }));
     for (let i = 0; i < 50; i++) {
       store.put(record(`f${i}`, i));
       if (i % 5 === 0) await sleep(5);
     }
     store.delete('f0');
     // Nothing is written until the delay is over.
-    await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(tmp.file)).rejects.toMatchObject({ code: 'ENOENT' });
     await waitFor('the coalesced write', () => writes > 0);
     await store.flush();
     expect(writes).toBe(1);
@@ -101,11 +95,11 @@ describe('surface store', () => {
     let started!: () => void;
     const writing = new Promise<void>((done) => (started = done));
     const store = createSurfaceStore(
-      file,
+      tmp.file,
       options({
         writeDelayMs: 0,
         writeFile: async (path, text, opts) => {
-          if (path === file && ++writes === 1) {
+          if (path === tmp.file && ++writes === 1) {
             started();
             await held;
           }
@@ -129,8 +123,8 @@ describe('surface store', () => {
   });
 
   it('merges two stores on one file: both keep their records, the newer seenAt wins', async () => {
-    const gateway = createSurfaceStore(file, options());
-    const cli = createSurfaceStore(file, options());
+    const gateway = createSurfaceStore(tmp.file, options());
+    const cli = createSurfaceStore(tmp.file, options());
     await Promise.all([gateway.load(), cli.load()]);
     for (let i = 0; i < 20; i++) {
       gateway.put(record(`g${i}`, i));
@@ -154,8 +148,8 @@ describe('surface store', () => {
 
   it('deletes what is on disk only when it is older than the delete', async () => {
     let clock = 1000;
-    const cli = createSurfaceStore(file, options({ now: () => clock }));
-    const gateway = createSurfaceStore(file, options());
+    const cli = createSurfaceStore(tmp.file, options({ now: () => clock }));
+    const gateway = createSurfaceStore(tmp.file, options());
     gateway.put(record('old', 500));
     gateway.put(record('seen-later', 1500));
     await gateway.flush();
@@ -170,16 +164,16 @@ describe('surface store', () => {
   });
 
   it('reads a corrupt file as empty with a warning, and backs its bytes up before writing', async () => {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, '{"version": 1, "servers": {');
-    const store = createSurfaceStore(file, options({ now: () => Date.UTC(2026, 11, 1) }));
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, '{"version": 1, "servers": {');
+    const store = createSurfaceStore(tmp.file, options({ now: () => Date.UTC(2026, 11, 1) }));
     await store.load();
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(file);
+    expect(warnings[0]).toContain(tmp.file);
     expect(warnings[0]).toContain('not valid JSON');
     store.put(record('f1', 1));
     await store.flush();
-    expect(await readFile(join(dir, '.qwen', 'mcp-surfaces.json.corrupt-2026-12-01T00-00-00-000Z.bak'), 'utf8')).toBe('{"version": 1, "servers": {');
+    expect(await readFile(tmp.path('.qwen', 'mcp-surfaces.json.corrupt-2026-12-01T00-00-00-000Z.bak'), 'utf8')).toBe('{"version": 1, "servers": {');
     expect(await onDisk()).toStrictEqual({ version: 1, servers: { f1: record('f1', 1) } });
   });
 
@@ -195,43 +189,43 @@ describe('surface store', () => {
       badPin: { ...record('badPin', 1), pinned: { hash: 'h', surface: surfaceWith('x') } },
       pinNoHash: { ...record('pinNoHash', 1), pinned: { hash: '', surface: surfaceWith('x'), approvedAt: 1 } },
     };
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ version: 1, servers }));
-    const store = createSurfaceStore(file, options({ now: () => 0 }));
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, JSON.stringify({ version: 1, servers }));
+    const store = createSurfaceStore(tmp.file, options({ now: () => 0 }));
     await store.load();
-    expect(warnings).toStrictEqual([`${file}: ignored 5 malformed records (the file is backed up before it is next written)`]);
+    expect(warnings).toStrictEqual([`${tmp.file}: ignored 5 malformed records (the file is backed up before it is next written)`]);
     expect(store.get('good')).toStrictEqual(good);
     for (const fingerprint of ['moved', 'elsewhere', 'untimed', 'badSurface', 'badPin', 'pinNoHash']) expect(store.get(fingerprint)).toBeUndefined();
   });
 
   it('keeps a record whose fingerprint is __proto__ as data', async () => {
-    const store = createSurfaceStore(file, options());
+    const store = createSurfaceStore(tmp.file, options());
     store.put(record('__proto__', 1));
     await store.flush();
-    const again = createSurfaceStore(file, options());
+    const again = createSurfaceStore(tmp.file, options());
     await again.load();
     expect(again.get('__proto__')).toStrictEqual(record('__proto__', 1));
     expect(Object.keys((await onDisk()).servers)).toStrictEqual(['__proto__']);
   });
 
   it('reads a file of another version as empty, and backs it up before replacing it', async () => {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ version: 2, servers: { f1: record('f1', 1) } }));
-    const store = createSurfaceStore(file, options({ now: () => 0 }));
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, JSON.stringify({ version: 2, servers: { f1: record('f1', 1) } }));
+    const store = createSurfaceStore(tmp.file, options({ now: () => 0 }));
     await store.load();
     expect(store.get('f1')).toBeUndefined();
-    expect(warnings).toStrictEqual([`${file}: version 2 is not 1; no surface records are used (the file is backed up before it is next written)`]);
+    expect(warnings).toStrictEqual([`${tmp.file}: version 2 is not 1; no surface records are used (the file is backed up before it is next written)`]);
     store.put(record('f2', 2));
     await store.flush();
-    expect((await readdir(dirname(file))).filter((name) => name.endsWith('.bak'))).toHaveLength(1);
+    expect((await readdir(dirname(tmp.file))).filter((name) => name.endsWith('.bak'))).toHaveLength(1);
   });
 
   posixOnly('symlinks').it('refuses to write through a symlink, leaving its target as it was, and writes once the link is gone', async () => {
-    const target = join(dir, 'bashrc');
+    const target = tmp.path('bashrc');
     await writeFile(target, 'export PATH\n');
-    await mkdir(dirname(file), { recursive: true });
-    await symlink(target, file);
-    const store = createSurfaceStore(file, options());
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await symlink(target, tmp.file);
+    const store = createSurfaceStore(tmp.file, options());
     store.put(record('f1', 1));
     await expect(store.flush()).resolves.toBeUndefined();
     expect(await readFile(target, 'utf8')).toBe('export PATH\n');
@@ -240,16 +234,16 @@ describe('surface store', () => {
     expect(warnings[0]).toContain('tried again with the next change');
     expect(store.get('f1')).toStrictEqual(record('f1', 1));
     // The put was kept: the next flush writes it.
-    await unlink(file);
+    await unlink(tmp.file);
     await store.flush();
     expect(await onDisk()).toStrictEqual({ version: 1, servers: { f1: record('f1', 1) } });
   });
 
   posixOnly('uids').it("reads another user's file as empty with a warning", async () => {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ version: 1, servers: { f1: record('f1', 1) } }));
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, JSON.stringify({ version: 1, servers: { f1: record('f1', 1) } }));
     const uid = (process.getuid?.() ?? 0) + 4242;
-    const store = createSurfaceStore(file, options({ ownerUid: uid }));
+    const store = createSurfaceStore(tmp.file, options({ ownerUid: uid }));
     await store.load();
     expect(store.get('f1')).toBeUndefined();
     expect(warnings).toHaveLength(1);
@@ -257,9 +251,9 @@ describe('surface store', () => {
   });
 
   it('reads a file over 4 MiB as empty with a warning, and never rejects', async () => {
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ version: 1, servers: {}, pad: 'x'.repeat(5 * 1024 * 1024) }));
-    const store = createSurfaceStore(file, options());
+    await mkdir(dirname(tmp.file), { recursive: true });
+    await writeFile(tmp.file, JSON.stringify({ version: 1, servers: {}, pad: 'x'.repeat(5 * 1024 * 1024) }));
+    const store = createSurfaceStore(tmp.file, options());
     await expect(store.load()).resolves.toBeUndefined();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('file too large');
@@ -269,17 +263,17 @@ describe('surface store', () => {
   });
 
   it('does not store a record over maxRecordBytes, naming the server and its size', async () => {
-    const store = createSurfaceStore(file, options({ maxRecordBytes: 10_000 }));
+    const store = createSurfaceStore(tmp.file, options({ maxRecordBytes: 10_000 }));
     store.put(record('small', 1));
     store.put({ ...record('big', 2, 'y'.repeat(20_000)), name: 'big\x1b[2J' });
-    expect(warnings).toStrictEqual([`${file}: the surface of server "big\\x1b[2J" is 20 KiB, over the limit of 9.8 KiB; it is not recorded`]);
+    expect(warnings).toStrictEqual([`${tmp.file}: the surface of server "big\\x1b[2J" is 20 KiB, over the limit of 9.8 KiB; it is not recorded`]);
     expect(store.get('big')).toBeUndefined();
     await store.flush();
     expect(Object.keys((await onDisk()).servers)).toStrictEqual(['small']);
   });
 
   it('drops the least recently seen records beyond maxRecords, in memory too', async () => {
-    const store = createSurfaceStore(file, options({ maxRecords: 3 }));
+    const store = createSurfaceStore(tmp.file, options({ maxRecords: 3 }));
     for (const seenAt of [4, 1, 5, 2, 3]) store.put(record(`s${seenAt}`, seenAt));
     await store.flush();
     expect(Object.keys((await onDisk()).servers)).toStrictEqual(['s3', 's4', 's5']);
@@ -291,10 +285,10 @@ describe('surface store', () => {
   it('drops the least recently seen records beyond maxBytes, and never writes a larger file', async () => {
     const description = 'z'.repeat(1000);
     for (const maxBytes of [3_000, 5_000, 8_000, 17_000, 20_000]) {
-      const store = createSurfaceStore(file, options({ maxBytes }));
+      const store = createSurfaceStore(tmp.file, options({ maxBytes }));
       for (let i = 1; i <= 12; i++) store.put(record(`r${String(i).padStart(2, '0')}`, i, description));
       await store.flush();
-      const size = (await stat(file)).size;
+      const size = (await stat(tmp.file)).size;
       expect(size).toBeLessThanOrEqual(maxBytes);
       const kept = Object.keys((await onDisk()).servers);
       // The newest ones, as many as fit; a record is about 1.4 KB.
@@ -306,12 +300,12 @@ describe('surface store', () => {
   });
 
   it('never writes a file its own read refuses, whatever maxBytes says', async () => {
-    const store = createSurfaceStore(file, options({ maxBytes: 16 * 1024 * 1024 }));
+    const store = createSurfaceStore(tmp.file, options({ maxBytes: 16 * 1024 * 1024 }));
     const description = 'q'.repeat(900 * 1024);
     for (let i = 1; i <= 7; i++) store.put(record(`m${i}`, i, description));
     await store.flush();
-    expect((await stat(file)).size).toBeLessThanOrEqual(4 * 1024 * 1024);
-    const again = createSurfaceStore(file, options());
+    expect((await stat(tmp.file)).size).toBeLessThanOrEqual(4 * 1024 * 1024);
+    const again = createSurfaceStore(tmp.file, options());
     await again.load();
     expect(warnings).toStrictEqual([]);
     expect(again.get('m7')).toStrictEqual(record('m7', 7, description));
@@ -319,9 +313,9 @@ describe('surface store', () => {
   });
 
   it('reads a directory in place of the file as empty with a warning', async () => {
-    await mkdir(file, { recursive: true });
-    const store = createSurfaceStore(file, options());
+    await mkdir(tmp.file, { recursive: true });
+    const store = createSurfaceStore(tmp.file, options());
     await expect(store.load()).resolves.toBeUndefined();
-    expect(warnings).toStrictEqual([`${file}: is a directory, expected a file; no surface records are used`]);
+    expect(warnings).toStrictEqual([`${tmp.file}: is a directory, expected a file; no surface records are used`]);
   });
 });

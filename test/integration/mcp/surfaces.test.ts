@@ -2,13 +2,13 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect } from 'vitest';
-import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
-import type { ApprovalRequiredEvent, McpLiveEvent, SurfaceChangedEvent } from '../../../src/model/report/events.js';
+import type { McpLive } from '../../../src/index.js';
+import type { ApprovalRequiredEvent, SurfaceChangedEvent } from '../../../src/model/report/events.js';
 import type { ServerStatus } from '../../../src/model/report/status.js';
 import { echoEntry, fixture } from '../mcpServers.js';
 import { POSIX } from '../../platforms.js';
 import { leftoverServers, waitForExit, waitForNoLeftovers } from '../processes.js';
-import { it as base, noLeftoversAfterAll } from '../workspace.js';
+import { it as base, noLeftoversAfterAll, sessionWorld, type SessionWorld } from '../workspace.js';
 
 /**
  * Surfaces with real processes, real files and real watching (decisions 195–197): lazy servers
@@ -18,30 +18,11 @@ import { it as base, noLeftoversAfterAll } from '../workspace.js';
 
 noLeftoversAfterAll();
 
-/** One test's workspace and the sessions it opens on it (disposed when the test finishes). */
-interface World {
-  dir: string;
-  home: string;
-  project: string;
-  userSettings(settings: Record<string, unknown>): void;
-  open(options?: Partial<McpLiveOptions>): { live: McpLive; events: McpLiveEvent[] };
-}
+type World = SessionWorld;
 
 const it = base.extend<{ w: World }>({
   w: async ({ scope }, use) => {
-    const ws = scope.workspace('mcp-live-surfaces-');
-    await use({
-      dir: ws.dir,
-      home: ws.homeDir,
-      project: ws.cwd,
-      userSettings: (settings) => writeFileSync(ws.userSettings, JSON.stringify(settings)),
-      open: (options = {}) => {
-        const live = scope.track(createMcpLive({ homeDir: ws.homeDir, cwd: ws.cwd, runtimeDir: ws.runtimeDir, debounceMs: 50, ...options }));
-        const events: McpLiveEvent[] = [];
-        live.events$.subscribe((e) => events.push(e));
-        return { live, events };
-      },
-    });
+    await use(sessionWorld(scope, 'mcp-live-surfaces-'));
   },
 });
 

@@ -1,5 +1,5 @@
 import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { approvalHash } from '../../../src/model/settings/approvalHash.js';
 import type { AssembleInput } from '../../../src/model/settings/assemble.js';
 import type { LogEvent } from '../../../src/model/report/events.js';
@@ -7,7 +7,7 @@ import { sha256Hex } from '../../../src/model/sha256Hex.js';
 import { createReconciler, type Reconciler } from '../../../src/live/reconciler.js';
 import { connectMcp } from '../../../src/sinks/mcp/connector.js';
 import { fixture, reconcilePass, textOf } from '../mcpServers.js';
-import { waitForNoLeftovers } from '../processes.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * Decision 57 with real processes: a user server `my_srv` and an approved project server `my.srv`
@@ -37,9 +37,7 @@ afterEach(async () => {
   await r?.dispose();
   r = undefined;
 });
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 const pass = reconcilePass;
 

@@ -17,27 +17,16 @@ import {
   type ProcessGroupRecord,
 } from '../../../src/process/processGroupRegistry.js';
 import { isRunning, readProcessStat, type ProcessIdentity } from '../../../src/process/processTable.js';
-import { closeTracked, connectOnce, fixture, nodeServer, textOf, track } from '../mcpServers.js';
+import { closeTracked, connectOnce, nodeServer, textOf, track } from '../mcpServers.js';
 import { linuxOnly } from '../../platforms.js';
-import { isAlive, sleep, waitForExit } from '../processes.js';
-import { deadline } from '../../deadlines.js';
+import { isAlive, waitForExit } from '../processes.js';
+import { expectLeftoversEnded, expectServerGoneHelpersLeft, helperPidsIn, leftoverLine, spawnedPid, SPAWNER, type HelperPids } from './spawningFixture.js';
 
 /**
  * Decisions 23, 61 and 62: no process of a server outlives the session. A graceful close ends the
  * server's group and the descendants that left it; after a SIGKILL of mcp-live, the next start
  * ends what the dead session's servers left in their groups, and nothing it cannot prove is theirs.
  */
-
-const SPAWNER = fixture('spawning-server.mjs');
-
-/** The pids the spawning fixture writes. */
-interface HelperPids {
-  server: number;
-  sameGroup: number;
-  detached: number;
-  intermediate: number;
-  viaIntermediate: number;
-}
 
 /** The fixture's processes by role. */
 function roles(pids: HelperPids): [string, number][] {
@@ -79,26 +68,12 @@ function remember(pid: number): ProcessIdentity {
 }
 
 /** Waits for the fixture's pid file and remembers every pid in it for the cleanup. */
-async function helperPids(file: string): Promise<HelperPids> {
-  const giveUpAt = Date.now() + deadline(20_000);
-  for (;;) {
-    try {
-      const pids = JSON.parse(readFileSync(file, 'utf8')) as HelperPids;
-      for (const [, pid] of roles(pids)) remember(pid);
-      return pids;
-    } catch (error) {
-      if (Date.now() > giveUpAt) throw error;
-      await sleep(25);
-    }
-  }
-}
-
-function spawned(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve(child.pid!));
-    child.once('error', reject);
+const helperPids = (file: string): Promise<HelperPids> =>
+  helperPidsIn(file, (pids) => {
+    for (const [, pid] of roles(pids)) remember(pid);
   });
-}
+
+const spawned = spawnedPid;
 
 function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
@@ -131,9 +106,6 @@ async function reap(dir: string): Promise<string[]> {
   await reapLeftoverProcessGroups(dir, (line) => lines.push(line), { termGraceMs: 1_500 });
   return lines;
 }
-
-const leftoverLine = (count: number, name: string, pgid: number, owner: number) =>
-  `ended ${count} leftover process${count === 1 ? '' : 'es'} of server "${name}" (pgid ${pgid}) from an mcp-live that died (pid ${owner})`;
 
 linuxOnly('/proc, setpriv, sh').describe('a graceful close', () => {
   it('ends the server, its group, and the detached processes it and its children started', async () => {
@@ -179,19 +151,9 @@ linuxOnly('/proc start times and boot id, sh').describe('reapLeftoverProcessGrou
     owner.kill('SIGKILL');
     await exited(owner);
     // The server goes (stdin EOF, parent-death signal); what it started in its group does not.
-    expect(await waitForExit(pids.server, 10_000)).toBe(true);
-    expect(isAlive(pids.sameGroup)).toBe(true);
-    expect(isAlive(pids.intermediate)).toBe(true);
+    await expectServerGoneHelpersLeft(pids);
 
-    const lines = await reap(dir);
-    expect(isAlive(pids.sameGroup)).toBe(false);
-    expect(isAlive(pids.intermediate)).toBe(false);
-    // Outside the group, but a child of a member that was still there.
-    expect(isAlive(pids.viaIntermediate)).toBe(false);
-    // (pids.detached, a detached child of the server itself, was reparented when the server died:
-    // nothing ties it to the record any more. afterEach ends it.)
-    expect(lines).toEqual([leftoverLine(3, 'left-behind', pids.server, ownerId.pid)]);
-    expect(readdirSync(dir)).toEqual([]);
+    expectLeftoversEnded(pids, await reap(dir), ownerId.pid, dir);
   });
 
   it('ends a leader that outlived its dead owner too, and reaps a record only once when two sessions start together', async () => {

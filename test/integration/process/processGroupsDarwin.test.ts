@@ -14,8 +14,8 @@ import {
 import { descendantsOutsideGroup, ProcessTable, type ProcessIdentity } from '../../../src/process/processTable.js';
 import { fixture } from '../mcpServers.js';
 import { posixOnly } from '../../platforms.js';
-import { isAlive, sleep, waitForExit } from '../processes.js';
-import { deadline } from '../../deadlines.js';
+import { isAlive } from '../processes.js';
+import { expectLeftoversEnded, expectServerGoneHelpersLeft, helperPidsIn, spawnedPid, SPAWNER, type HelperPids } from './spawningFixture.js';
 
 /**
  * Decision 280: recording and reaping with the macOS process table, on real processes. The darwin
@@ -25,7 +25,6 @@ import { deadline } from '../../deadlines.js';
  * server that ignores its stdin's end outlives a SIGKILLed owner until the next start reaps it.
  */
 
-const SPAWNER = fixture('spawning-server.mjs');
 const BOOTTIME = readFileSync(fixture('darwin/sysctl-kern.boottime.txt'), 'utf8');
 
 /** The real ps, a recorded sysctl; counts the ps runs. */
@@ -68,34 +67,14 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function spawned(child: ChildProcess): Promise<number> {
   started.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve(child.pid!));
-    child.once('error', reject);
-  });
-}
-
-interface HelperPids {
-  server: number;
-  sameGroup: number;
-  detached: number;
-  intermediate: number;
-  viaIntermediate: number;
+  return spawnedPid(child);
 }
 
 /** Waits for the fixture's pid file; every pid in it is SIGKILLed after the test if still alive (and still a child of this run). */
-async function helperPids(file: string): Promise<HelperPids> {
-  const giveUpAt = Date.now() + deadline(20_000);
-  for (;;) {
-    try {
-      const pids = JSON.parse(readFileSync(file, 'utf8')) as HelperPids;
-      helpers.push(...(await Promise.all(Object.values(pids).map((pid: number) => identity(pid)))));
-      return pids;
-    } catch (error) {
-      if (Date.now() > giveUpAt) throw error;
-      await sleep(25);
-    }
-  }
-}
+const helperPids = (file: string): Promise<HelperPids> =>
+  helperPidsIn(file, async (pids) => {
+    helpers.push(...(await Promise.all(Object.values(pids).map((pid: number) => identity(pid)))));
+  });
 
 const helpers: ProcessIdentity[] = [];
 afterEach(async () => {
@@ -110,9 +89,6 @@ async function deadOwner(): Promise<ProcessIdentity> {
   await new Promise((resolve) => child.once('exit', resolve));
   return owner;
 }
-
-const leftoverLine = (count: number, name: string, pgid: number, owner: number) =>
-  `ended ${count} leftover process${count === 1 ? '' : 'es'} of server "${name}" (pgid ${pgid}) from an mcp-live that died (pid ${owner})`;
 
 posixOnly('ps, POSIX process groups and signals').describe('the macOS process table on real processes', () => {
   it('finds the detached descendants of a running server group from the one ps table', async () => {
@@ -150,17 +126,11 @@ posixOnly('ps, POSIX process groups and signals').describe('the macOS process ta
 
     owner.kill('SIGKILL');
     // The server ends on its stdin's end; its helpers do not.
-    expect(await waitForExit(pids.server, 10_000)).toBe(true);
-    expect(isAlive(pids.sameGroup)).toBe(true);
-    expect(isAlive(pids.intermediate)).toBe(true);
+    await expectServerGoneHelpersLeft(pids);
 
     const lines: string[] = [];
     await reapLeftoverProcessGroups(dir, (line) => lines.push(line), { termGraceMs: 1_500, processes: mac });
-    expect(isAlive(pids.sameGroup)).toBe(false);
-    expect(isAlive(pids.intermediate)).toBe(false);
-    expect(isAlive(pids.viaIntermediate)).toBe(false);
-    expect(lines).toEqual([leftoverLine(3, 'left-behind', pids.server, ownerId.pid)]);
-    expect(readdirSync(dir)).toEqual([]);
+    expectLeftoversEnded(pids, lines, ownerId.pid, dir);
   });
 
   it('leaves the groups of a live owner alone, and never signals a group whose leader has another start time', async () => {

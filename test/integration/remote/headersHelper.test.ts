@@ -6,9 +6,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { filter, firstValueFrom, map, timeout } from 'rxjs';
 import { z } from 'zod';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpLive } from '../../../src/live/createMcpLive.js';
-import { type McpLive } from '../../../src/live/types.js';
+import type { McpLive } from '../../../src/live/types.js';
 import type { McpLiveEvent } from '../../../src/model/report/events.js';
 import { maskText } from '../../../src/model/settings/secrets.js';
 import type { ServerStatus } from '../../../src/model/report/status.js';
@@ -16,9 +16,10 @@ import { resolveServerConfig } from '../../../src/model/settings/validate.js';
 import { createMcpConnector } from '../../../src/sinks/mcp/connector.js';
 import { HEADERS_HELPER_MAX_BYTES, runHeadersHelper } from '../../../src/sinks/remote/headersHelper.js';
 import { connectOnce, errorOf, fixture, textOf } from '../mcpServers.js';
-import { descendants, waitForNoLeftovers } from '../processes.js';
+import { descendants } from '../processes.js';
 import { posixOnly } from '../../platforms.js';
 import { deadline } from '../../deadlines.js';
+import { noLeftoversAfterAll } from '../workspace.js';
 
 /**
  * `headersHelper` (decision 240) with real processes: the helper is a shell command
@@ -57,9 +58,7 @@ afterEach(async () => {
   http = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
-afterAll(async () => {
-  expect(await waitForNoLeftovers()).toEqual([]);
-});
+noLeftoversAfterAll();
 
 /** A stateless Streamable HTTP MCP server that wants `X-Api-Key: api.accepted`; resolves with its URL. */
 async function startServer(): Promise<string> {

@@ -8,7 +8,7 @@ describe('parseCliArgs', () => {
     expect(parse()).toMatchObject({ kind: 'session', json: false, options: { cwd: '/here', profile: 'qwen', mcpConfig: [], lspConfig: [], demo: false, strategy: 'incremental' } });
   });
 
-  it('reads every option of SPEC §9', () => {
+  it('reads every option of the command line', () => {
     const c = parse(
       '--json', '--cwd', '/w', '--profile', 'gemini', '--user-settings', '/u.json', '--system-settings', '/s.json',
       '--mcp-config', 'a.json', '--mcp-config', 'b.json', '--lsp-config', 'l.json', '--lsp-config', 'm.json',

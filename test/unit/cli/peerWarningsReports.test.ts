@@ -1,12 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../../src/cli/planCommand.js';
 import { formatWarnings, runStatus } from '../../../src/cli/statusCommand.js';
 import { planReport, type PlanReport } from '../../../src/live/planReport.js';
 import { fakeLive, server } from '../../ui/fakeLive.js';
+import { collect, planWorkspaceEachTest } from '../planWorkspace.js';
 
 /**
  * Decision 10: `plan` and `status` warn "GITHUB_PAT is not set" for a variable an entry
@@ -14,52 +11,28 @@ import { fakeLive, server } from '../../ui/fakeLive.js';
  * session's statuses.
  */
 
-function collect(): { out: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const out = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  return { out, text: () => chunks.join('') };
-}
-
 const SET_SECRET = 'set-value-abc123';
 
 describe('plan: warnings for unset variables (real files)', () => {
-  let root: string | undefined;
-  afterEach(() => {
-    if (root) rmSync(root, { recursive: true, force: true });
-    root = undefined;
-  });
+  const planFolders = planWorkspaceEachTest('mcp-live-plan-warnings-');
 
   /** Claude Code's GitHub example in .mcp.json (pending approval) and a user entry with a default. */
   function workspace() {
-    root = mkdtempSync(join(tmpdir(), 'mcp-live-plan-warnings-'));
-    const homeDir = join(root, 'home');
-    const cwd = join(root, 'project');
-    mkdirSync(join(homeDir, '.qwen'), { recursive: true });
-    mkdirSync(cwd, { recursive: true });
-    // `node <script>` runs the folder's own file: the user has said yes to it (decision 301).
-    writeFileSync(join(homeDir, '.qwen', 'trustedFolders.json'), JSON.stringify({ [cwd]: 'TRUST_FOLDER' }));
-    writeFileSync(
-      join(cwd, '.mcp.json'),
-      JSON.stringify({
-        mcpServers: {
-          github: {
-            type: 'http',
-            url: 'https://api.githubcopilot.com/mcp/',
-            headers: { Authorization: 'Bearer ${GITHUB_PAT}', 'X-Set': '${SET_ONE}' },
+    const folders = planFolders({
+      project: {
+        '.mcp.json': {
+          mcpServers: {
+            github: {
+              type: 'http',
+              url: 'https://api.githubcopilot.com/mcp/',
+              headers: { Authorization: 'Bearer ${GITHUB_PAT}', 'X-Set': '${SET_ONE}' },
+            },
           },
         },
-      }),
-    );
-    writeFileSync(
-      join(homeDir, '.qwen', 'settings.json'),
-      JSON.stringify({ mcpServers: { logs: { command: 'node', args: ['s.js', '--level', '${LOG_LEVEL:-info}', '$NOT_THERE'] } } }),
-    );
-    return { cwd, homeDir, env: { SET_ONE: SET_SECRET } };
+      },
+      settings: { mcpServers: { logs: { command: 'node', args: ['s.js', '--level', '${LOG_LEVEL:-info}', '$NOT_THERE'] } } },
+    });
+    return { ...folders, env: { SET_ONE: SET_SECRET } };
   }
 
   it('plan --json: each server’s warnings, a pending one included, names only', async () => {

@@ -1,29 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../../src/cli/planCommand.js';
 import { runStatus } from '../../../src/cli/statusCommand.js';
 import type { ServerStatus } from '../../../src/model/report/status.js';
 import type { PlanReport } from '../../../src/live/planReport.js';
 import { fakeLive, server, tool } from '../../ui/fakeLive.js';
+import { collect, planWorkspaceEachTest } from '../planWorkspace.js';
 
 /**
  * Decision 157: `status` and `plan` include language servers — `kind` in --json, and in text a
  * section of their own after the MCP servers, by their own names, as in the interactive list.
  */
-
-function collect(): { out: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const out = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  return { out, text: () => chunks.join('') };
-}
 
 const languageServer = (name: string, patch: Partial<ServerStatus> = {}) =>
   server(`lsp:${name}`, { kind: 'lsp', scope: 'project', source: '/w/.lsp.json', languages: ['javascript', 'typescript'], ...patch });
@@ -85,35 +71,22 @@ describe('status with language servers', () => {
 });
 
 describe('plan with language servers (real files)', () => {
-  let root: string | undefined;
-  afterEach(() => {
-    if (root) rmSync(root, { recursive: true, force: true });
-    root = undefined;
-  });
+  const planFolders = planWorkspaceEachTest('mcp-live-plan-lsp-');
 
   /** A user `lspServers` entry, an MCP server of the same name, and a project `.lsp.json` (gated). */
   function workspace() {
-    root = mkdtempSync(join(tmpdir(), 'mcp-live-plan-lsp-'));
-    const homeDir = join(root, 'home');
-    const cwd = join(root, 'project');
-    mkdirSync(join(homeDir, '.qwen'), { recursive: true });
-    mkdirSync(cwd, { recursive: true });
-    // `node <script>` runs the folder's own file: the user has said yes to it (decision 301).
-    writeFileSync(join(homeDir, '.qwen', 'trustedFolders.json'), JSON.stringify({ [cwd]: 'TRUST_FOLDER' }));
-    writeFileSync(
-      join(homeDir, '.qwen', 'settings.json'),
-      JSON.stringify({
+    const folders = planFolders({
+      settings: {
         mcpServers: { typescript: { command: 'node', args: ['mcp-ts.js'] } },
         lspServers: {
           typescript: { command: 'typescript-language-server', args: ['--stdio'], extensionToLanguage: { '.ts': 'typescript', '.tsx': 'typescriptreact', '.mts': 'typescript' } },
         },
-      }),
-    );
-    writeFileSync(
-      join(cwd, '.lsp.json'),
-      JSON.stringify({ python: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: { '.py': 'python' }, settings: { python: { pythonPath: '/usr/bin/python3' } } } }),
-    );
-    return { cwd, homeDir, env: {} };
+      },
+      project: {
+        '.lsp.json': { python: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: { '.py': 'python' }, settings: { python: { pythonPath: '/usr/bin/python3' } } } },
+      },
+    });
+    return { ...folders, env: {} };
   }
 
   it('--json: kind, transport and languages of each language server, a gated one pending with its settings under review', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { childEnvironment } from '../../../src/process/serverProcess.js';
 
-/** SPEC §3 and decision 275: the child's environment, inherited and overlaid, per platform. */
+/** docs/contract.md, "Server entries", and decision 275: the child's environment, inherited and overlaid, per platform. */
 
 const inherited = { Path: 'C:\\Windows', HOME: '/home/ann', unset: undefined };
 

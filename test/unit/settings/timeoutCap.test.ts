@@ -28,7 +28,7 @@ describe('deadline cap (decision 17)', () => {
   });
 });
 
-describe('timeout (requests) and connectTimeout (the connect), SPEC §11', () => {
+describe('timeout (requests) and connectTimeout (the connect), decision 24', () => {
   it('defaults: requests 600 000 ms, the connect 30 000 ms', () => {
     expect(DEFAULT_TIMEOUT_MS).toBe(600_000);
     expect(DEFAULT_CONNECT_TIMEOUT_MS).toBe(30_000);
