@@ -125,6 +125,8 @@ describe('{"cmd":"tools"}', () => {
     await until(s.live, 'notes', (st) => st.withheld !== undefined);
     expect((await s.tools()).filter((t) => t.server === 'notes').map((t) => t.tool)).toEqual(['rug_pull']);
 
+    // The hostile server connects on its own time: its tool is listed once it has (not before).
+    await until(s.live, 'hostile', (st) => st.state === 'connected');
     const line = await s.send({ cmd: 'tools' });
     // Nothing of the server's escapes reaches the line raw: ESC, BEL, the 8-bit CSI, the RTL override.
     for (const raw of ['\u001b', '\u0007', '\u009b', '\u202e']) expect(line).not.toContain(raw);
