@@ -1,4 +1,4 @@
-import { posix, win32, type PlatformPath } from 'node:path';
+import { posix, win32 } from 'node:path';
 
 /**
  * The pure half of the path keys (decision 283; the file system half is
@@ -11,8 +11,15 @@ export function ignoresCase(platform: NodeJS.Platform): boolean {
   return platform === 'darwin' || platform === 'win32';
 }
 
+/**
+ * The path functions of one platform (`posix` or `win32`), typed by the value rather than by
+ * `node:path`'s `PlatformPath`, which newer `@types/node` (25 and up) no longer export: a
+ * consumer's type check must not depend on which `@types/node` it installed (decision 355).
+ */
+export type PathFlavor = typeof posix;
+
 /** The path functions of the platform: `win32` for Windows, `posix` everywhere else. */
-export function pathFlavor(platform: NodeJS.Platform): PlatformPath {
+export function pathFlavor(platform: NodeJS.Platform): PathFlavor {
   return platform === 'win32' ? win32 : posix;
 }
 
@@ -35,7 +42,7 @@ export function sameButCase(a: string, b: string): boolean {
 export interface PathKeys {
   readonly platform: NodeJS.Platform;
   /** The platform's path functions (`win32` on Windows): keys are made and compared with them. */
-  readonly path: PlatformPath;
+  readonly path: PathFlavor;
   /** Whether keys can differ from their spelling here (darwin, win32). */
   readonly ignoresCase: boolean;
   /** The key of an absolute path (see the module comment). */

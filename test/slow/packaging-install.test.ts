@@ -112,4 +112,59 @@ describe('installed with npm into a fresh project', () => {
     expect(example).toContain('server demo: connected');
     expect(example).toContain('hello from the host');
   }, deadline(180_000));
+
+  it('type-checks strictly under the TypeScript and @types/node a consumer installs: TypeScript 5.9 and 7, @types/node 20 to 26 (decision 355)', async () => {
+    const pkg = join(consumer, 'pkg-matrix');
+    mkdirSync(pkg);
+    for (const entry of ['package.json', 'README.md', 'LICENSE', 'dist/src']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', consumer], { cwd: pkg, encoding: 'utf8' }),
+    ) as [{ filename: string }];
+    const project = join(consumer, 'matrix');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), '{"name":"consumer-matrix","private":true,"type":"module"}\n');
+    const npmInstall = (...specs: string[]) =>
+      execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...specs], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+    // Both compilers side by side under their own names; TypeScript 7's compiler is a native
+    // binary that npm installs as an optional dependency of its platform (no install script).
+    npmInstall(join(consumer, packed.filename), 'ts5@npm:typescript@5.9', 'ts7@npm:typescript@7');
+    writeFileSync(
+      join(project, 'main.ts'),
+      [
+        "import { createMcpLive, planReport, type McpLive, type ServerStatus } from 'mcp-live';",
+        "import { createReconciler, settle, GATED_SCOPES, type ReconcilerDeps } from 'mcp-live/pipeline';",
+        'const live: McpLive = createMcpLive({ cwd: process.cwd() });',
+        'const statuses: readonly ServerStatus[] = live.servers.status();',
+        'const deps: Pick<ReconcilerDeps, "debounceMs"> = { debounceMs: 300 };',
+        'console.log(statuses.length, deps, typeof planReport, typeof createReconciler, typeof settle, GATED_SCOPES.size);',
+        'await live.dispose();',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+        files: ['main.ts'],
+      }),
+    );
+    const tsc = (compiler: string) =>
+      run(process.execPath, [join(project, 'node_modules', compiler, 'bin/tsc'), '-p', project], { cwd: project, encoding: 'utf8', timeout: 150_000 }).then(
+        (r) => r.stdout,
+        (error: { stdout?: string; message: string }) => error.stdout || error.message,
+      );
+    const results: Record<string, string> = {};
+    for (const major of [20, 22, 24, 25, 26]) {
+      npmInstall(`@types/node@${major}`);
+      const [ts5, ts7] = await Promise.all([tsc('ts5'), tsc('ts7')]);
+      results[`@types/node ${major}, TypeScript 5.9`] = ts5;
+      results[`@types/node ${major}, TypeScript 7`] = ts7;
+    }
+    expect(Object.values(results).length).toBe(10);
+    expect(Object.entries(results).filter(([, output]) => output !== '')).toEqual([]);
+  }, deadline(600_000));
 });

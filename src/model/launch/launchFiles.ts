@@ -1,5 +1,4 @@
-import type { PlatformPath } from 'node:path';
-import { foldCase } from '../pathKeys.js';
+import { foldCase, type PathFlavor } from '../pathKeys.js';
 
 /**
  * Names that a launcher (npx, uvx, pnpm dlx, bunx, deno, a version manager's shim, docker
@@ -115,7 +114,7 @@ export function isLaunchFile(name: string, ignoresCase: boolean): boolean {
  * through a link must still stop the walk. Distinct, in order; compared case-blind where the file
  * system ignores case.
  */
-export function launchFolders(workspaces: readonly string[], homes: readonly string[], path: PlatformPath, ignoresCase: boolean): string[] {
+export function launchFolders(workspaces: readonly string[], homes: readonly string[], path: PathFlavor, ignoresCase: boolean): string[] {
   const same = (a: string, b: string) => (ignoresCase ? foldCase(a) === foldCase(b) : a === b);
   const roots = homes.map((home) => path.resolve(home));
   const starts = workspaces.map((workspace) => path.resolve(workspace));
@@ -132,7 +131,7 @@ export function launchFolders(workspaces: readonly string[], homes: readonly str
 }
 
 /** Whether `path` is `folder` or lies inside it. */
-function isWithinOrSame(path: string, folder: string, flavor: PlatformPath, same: (a: string, b: string) => boolean): boolean {
+function isWithinOrSame(path: string, folder: string, flavor: PathFlavor, same: (a: string, b: string) => boolean): boolean {
   for (let at = path; ; at = flavor.dirname(at)) {
     if (same(at, folder)) return true;
     if (flavor.dirname(at) === at) return false;

@@ -1,5 +1,5 @@
-import { posix, win32, type PlatformPath } from 'node:path';
-import { foldCase } from '../pathKeys.js';
+import { posix, win32 } from 'node:path';
+import { foldCase, type PathFlavor } from '../pathKeys.js';
 import { GATED_SCOPES, type AssembledServer, type LaunchHold, type ResolvedServerConfig } from '../types.js';
 
 /** The `detail` of a held server's reason names at most this many files, then `…`. */
@@ -30,7 +30,7 @@ export const TRUST_FIX = 'run `mcp-live trust` to allow it';
  */
 export function launchHeld(server: AssembledServer, resolved: ResolvedServerConfig | undefined, hold: LaunchHold | undefined): string | undefined {
   if (hold === undefined || resolved?.command === undefined || GATED_SCOPES.has(server.scope)) return undefined;
-  const path: PlatformPath = hold.windows ? win32 : posix;
+  const path: PathFlavor = hold.windows ? win32 : posix;
   const workspace = path.resolve(hold.workspace);
   const cwd = path.resolve(workspace, resolved.cwd ?? '.');
   const within = (at: string) => isWithin(at, workspace, path, hold.ignoresCase);
@@ -53,7 +53,7 @@ function whyHeld(
   cwd: string,
   workspace: string,
   hold: LaunchHold,
-  path: PlatformPath,
+  path: PathFlavor,
 ): string | undefined {
   if (hold.files.length > 0) return namedFiles(hold.files, workspace, path);
   if (!sameFolder(cwd, workspace, hold.ignoresCase)) return 'its working directory is inside it';
@@ -72,7 +72,7 @@ const PROGRAM_ENDING = /\.(?:[cm]?[jt]sx?|py[wz]?|rb|pl|php|sh|bash|zsh|ps1|bat|
  * starts `./` or `../` (`.\`, `..\` on Windows), or it ends in a program's extension and is no
  * URL, specifier (`npm:x`) or absolute path. A folder given as data (`.`, `docs`) is not one.
  */
-function namesProgramOfFolder(arg: string, windows: boolean, path: PlatformPath): boolean {
+function namesProgramOfFolder(arg: string, windows: boolean, path: PathFlavor): boolean {
   const value = arg.startsWith('-') ? (arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : '') : arg;
   if (value === '' || !isRelativeScript(value, windows, path)) return false;
   const dotted = windows ? /^\.\.?[\\/]/ : /^\.\.?\//;
@@ -80,7 +80,7 @@ function namesProgramOfFolder(arg: string, windows: boolean, path: PlatformPath)
 }
 
 /** `node_modules, .npmrc, ../package.json, …`: as seen from the workspace. */
-function namedFiles(files: readonly string[], workspace: string, path: PlatformPath): string {
+function namedFiles(files: readonly string[], workspace: string, path: PathFlavor): string {
   const names = [...new Set(files.map((file) => path.relative(workspace, file) || path.basename(file)))];
   const shown = names.slice(0, MAX_NAMED_FILES).join(', ');
   return names.length > MAX_NAMED_FILES ? `${shown}, …` : shown;
@@ -109,7 +109,7 @@ const SUBCOMMANDS: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 
 /** The interpreter a command names (`python3.12` → `python`, `bash.exe` → `sh`), or undefined. */
-function interpreterOf(command: string, hold: LaunchHold, path: PlatformPath): string | undefined {
+function interpreterOf(command: string, hold: LaunchHold, path: PathFlavor): string | undefined {
   let name = path.basename(command);
   if (hold.ignoresCase) name = foldCase(name);
   if (hold.windows) name = name.replace(/\.(exe|cmd|bat)$/i, '');
@@ -125,7 +125,7 @@ function interpreterOf(command: string, hold: LaunchHold, path: PlatformPath): s
  * the words of the fixed sets only, never a value of the entry: the reason is shown in `status`
  * and the NDJSON events, which show names, not config values.
  */
-function interpreterCode(kind: string, args: readonly string[], hold: LaunchHold, path: PlatformPath): string | undefined {
+function interpreterCode(kind: string, args: readonly string[], hold: LaunchHold, path: PathFlavor): string | undefined {
   const options = CODE_OPTIONS[kind] ?? new Set<string>();
   const subcommands = SUBCOMMANDS[kind];
   let subcommandSeen = false;
@@ -151,7 +151,7 @@ function interpreterCode(kind: string, args: readonly string[], hold: LaunchHold
 }
 
 /** A script argument that is a path relative to the working directory: not absolute, not a URL or a `npm:`/`jsr:` specifier. */
-function isRelativeScript(arg: string, windows: boolean, path: PlatformPath): boolean {
+function isRelativeScript(arg: string, windows: boolean, path: PathFlavor): boolean {
   if (path.isAbsolute(arg)) return false;
   if (/^[a-z][a-z0-9+.-]+:/i.test(arg)) return false;
   return !(windows && /^[a-z]:/i.test(arg) && !hasSeparator(arg, windows));
@@ -165,7 +165,7 @@ function sameFolder(a: string, b: string, ignoresCase: boolean): boolean {
   return ignoresCase ? foldCase(a) === foldCase(b) : a === b;
 }
 
-function isWithin(at: string, folder: string, path: PlatformPath, ignoresCase: boolean): boolean {
+function isWithin(at: string, folder: string, path: PathFlavor, ignoresCase: boolean): boolean {
   const relative = path.relative(ignoresCase ? foldCase(folder) : folder, ignoresCase ? foldCase(at) : at);
   return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
