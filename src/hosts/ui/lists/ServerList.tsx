@@ -21,6 +21,7 @@ import { KEY_PRIORITY, useKeys, useSyncState } from '../kit/keys.js';
 import { ScrollView } from '../kit/ScrollView.js';
 import { scrollStep } from '../kit/scrollWindow.js';
 import { Spinner } from '../kit/Spinner.js';
+import { wakeAt } from '../kit/wakeAt.js';
 import { terminalSafe } from '../../../model/terminalText.js';
 
 export interface ServerListProps {
@@ -148,13 +149,12 @@ export function ServerList({ servers: listed, isActive = true, onOpen, starting 
   );
 }
 
-/** Renders again at `at` (a time in ms), so what depends on the clock changes when it is due. */
+/** Renders again once the clock reads `at` (a time in ms), so what depends on the clock changes when it is due. */
 function useRenderAt(at: number | undefined): void {
   const [, setTick] = useState(0);
   useEffect(() => {
     if (at === undefined) return;
-    const timer = setTimeout(() => setTick((n) => n + 1), Math.max(0, at - Date.now()));
-    return () => clearTimeout(timer);
+    return wakeAt(at, () => setTick((n) => n + 1));
   }, [at]);
 }
 
