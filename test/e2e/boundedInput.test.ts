@@ -58,8 +58,9 @@ describe('mcp-live --json: bounded command lines', () => {
     expect(cli.events.filter((e) => e.type === 'result' && e.ok === false)).toEqual([
       expect.objectContaining({ error: 'line too long (128 MiB, at most 1 MiB): skipped' }),
     ]);
-    // Loose: what the garbage collector lets pile up (~35 MiB, whatever the line's length) is
-    // allowed; readline held the line as a string (a 64 MiB line: +147 MB).
-    expect(peakRss(pid) - before).toBeLessThan(64 * MiB);
+    // Loose: what the garbage collector lets pile up is allowed (~35 MiB on Node 20, ~73 MiB on
+    // Node 24, whatever the line's length), the line itself is not: readline held the line as a
+    // string (a 64 MiB line: +147 MB), so holding this one would be well over 128 MiB.
+    expect(peakRss(pid) - before).toBeLessThan(96 * MiB);
   });
 });
