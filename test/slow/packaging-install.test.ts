@@ -24,17 +24,42 @@ import { deadline } from '../deadlines.js';
  */
 const run = promisify(execFile);
 
+/** The strict consumer tsconfig: every declaration file it reaches is checked. */
+function writeStrictTsconfig(project: string, files: readonly string[]): void {
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+      files,
+    }),
+  );
+}
+
+/** What `tsc -p project` prints (nothing when the check passes), with the given compiler's bin. */
+function strictCheck(tscBin: string, project: string): Promise<string> {
+  return run(process.execPath, [tscBin, '-p', project], { cwd: project, encoding: 'utf8', timeout: 150_000 }).then(
+    (r) => r.stdout,
+    (error: { stdout?: string; message: string }) => error.stdout || error.message,
+  );
+}
+
+/** Packs a copy of `entries` of the repository into `consumer` (as npm publishes it) and gives the tarball's name. */
+function packInto(consumer: string, copy: string, entries: readonly string[]): string {
+  const pkg = join(consumer, copy);
+  mkdirSync(pkg);
+  for (const entry of entries) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', consumer], { cwd: pkg, encoding: 'utf8' }),
+  ) as [{ filename: string }];
+  return packed.filename;
+}
+
 describe('installed with npm into a fresh project', () => {
   const consumer = mkdtempSync(join(tmpdir(), 'mcp-live-consumer-'));
   afterAll(() => rmSync(consumer, { recursive: true, force: true }));
 
   it('require()s from CommonJS, type-checks strictly (skipLibCheck false, ESM and CJS files), ships LICENSE and docs, runs the embedding example', async () => {
-    const pkg = join(consumer, 'pkg');
-    mkdirSync(pkg);
-    for (const entry of ['package.json', 'README.md', 'LICENSE', 'docs', 'dist/src', 'examples']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
-    const [packed] = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', consumer], { cwd: pkg, encoding: 'utf8' }),
-    ) as [{ filename: string }];
+    const tarball = packInto(consumer, 'pkg', ['package.json', 'README.md', 'LICENSE', 'docs', 'dist/src', 'examples']);
     const project = join(consumer, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), '{"name":"consumer","private":true,"type":"commonjs"}\n');
@@ -43,7 +68,7 @@ describe('installed with npm into a fresh project', () => {
     const typesNode = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
     execFileSync(
       'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', join(consumer, packed.filename), `@types/node@${typesNode}`],
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', join(consumer, tarball), `@types/node@${typesNode}`],
       { cwd: project, encoding: 'utf8', timeout: 90_000 },
     );
     const installed = join(project, 'node_modules', 'mcp-live');
@@ -88,22 +113,13 @@ describe('installed with npm into a fresh project', () => {
         '',
       ].join('\n'),
     );
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
-        files: ['esm.mts', 'cjs.cts'],
-      }),
-    );
+    writeStrictTsconfig(project, ['esm.mts', 'cjs.cts']);
     // The type check (most of this test's time) and the example run side by side.
     const home = join(consumer, 'home');
     mkdirSync(home);
     const env = { ...process.env, HOME: home, USERPROFILE: home, MCP_LIVE_EXTRA: '' };
     const [typeCheck, example] = await Promise.all([
-      run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, encoding: 'utf8', timeout: 150_000 }).then(
-        (r) => r.stdout,
-        (error: { stdout?: string; message: string }) => error.stdout || error.message,
-      ),
+      strictCheck(join(ROOT, 'node_modules/typescript/bin/tsc'), project),
       // The embedding example, from the installed package with only its dependencies, runs the
       // demo's clock server it ships and calls its echo.
       run(process.execPath, [join(installed, 'examples/embedding/host.mjs'), home], { cwd: project, encoding: 'utf8', env, timeout: 60_000 }).then((r) => r.stdout),
@@ -114,12 +130,7 @@ describe('installed with npm into a fresh project', () => {
   }, deadline(180_000));
 
   it('type-checks strictly under the TypeScript and @types/node a consumer installs: TypeScript 5.9 and 7, @types/node 20 to 26 (decision 355)', async () => {
-    const pkg = join(consumer, 'pkg-matrix');
-    mkdirSync(pkg);
-    for (const entry of ['package.json', 'README.md', 'LICENSE', 'dist/src']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
-    const [packed] = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', consumer], { cwd: pkg, encoding: 'utf8' }),
-    ) as [{ filename: string }];
+    const tarball = packInto(consumer, 'pkg-matrix', ['package.json', 'README.md', 'LICENSE', 'dist/src']);
     const project = join(consumer, 'matrix');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), '{"name":"consumer-matrix","private":true,"type":"module"}\n');
@@ -131,7 +142,7 @@ describe('installed with npm into a fresh project', () => {
       });
     // Both compilers side by side under their own names; TypeScript 7's compiler is a native
     // binary that npm installs as an optional dependency of its platform (no install script).
-    npmInstall(join(consumer, packed.filename), 'ts5@npm:typescript@5.9', 'ts7@npm:typescript@7');
+    npmInstall(join(consumer, tarball), 'ts5@npm:typescript@5.9', 'ts7@npm:typescript@7');
     writeFileSync(
       join(project, 'main.ts'),
       [
@@ -145,18 +156,8 @@ describe('installed with npm into a fresh project', () => {
         '',
       ].join('\n'),
     );
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
-        files: ['main.ts'],
-      }),
-    );
-    const tsc = (compiler: string) =>
-      run(process.execPath, [join(project, 'node_modules', compiler, 'bin/tsc'), '-p', project], { cwd: project, encoding: 'utf8', timeout: 150_000 }).then(
-        (r) => r.stdout,
-        (error: { stdout?: string; message: string }) => error.stdout || error.message,
-      );
+    writeStrictTsconfig(project, ['main.ts']);
+    const tsc = (compiler: string) => strictCheck(join(project, 'node_modules', compiler, 'bin/tsc'), project);
     const results: Record<string, string> = {};
     for (const major of [20, 22, 24, 25, 26]) {
       npmInstall(`@types/node@${major}`);
