@@ -115,8 +115,8 @@ export function createMcpLive(options: McpLiveOptions = {}): McpLive {
     approvals: approvalsGroup({ reconciler: r, promptable: () => promptable, desired, store, root, written: inputs.written, sessionApprovals: layers.approvals }),
     auth,
     lsp: lspGroup({ languageServers, layer: layers.lsp, reload: reloadSession }),
-    resources: resourcesGroup(r),
-    prompts: promptsGroup(r),
+    resources: resourcesGroup({ board: r.board, requests: r.requests }),
+    prompts: promptsGroup({ board: r.board, requests: r.requests }),
     session: sessionGroup({
       desired,
       layer: layers.servers,

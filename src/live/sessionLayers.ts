@@ -30,9 +30,13 @@ export function sessionLayers(): SessionLayers {
   };
 }
 
-/** Sets (`config`) or drops (`undefined`) one entry of a session layer. */
+/**
+ * Sets (`config`) or drops (`undefined`) one entry of a session layer. The copy has no prototype,
+ * as the layer's first value: `__proto__` is a name like any other (it would set a plain
+ * object's prototype instead of adding the entry).
+ */
 export function editSessionLayer(layer: SessionLayer, name: string, config: Record<string, unknown> | undefined): void {
-  const next = { ...layer.getValue() };
+  const next: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, layer.getValue());
   if (config === undefined) delete next[name];
   else next[name] = config;
   layer.next(next);

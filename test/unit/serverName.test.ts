@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { deadline } from '../deadlines.js';
 import { createMcpLive } from '../../src/live/createMcpLive.js';
 import { serverNameProblem } from '../../src/model/serverKeys.js';
 
@@ -36,6 +37,20 @@ describe('session.add', () => {
         'session.add: "lsp:foo" cannot name an MCP server: a name that begins with "lsp:" is a language server\'s',
       );
       expect(() => live.session.add('two words', { command: 'node' })).toThrow(/contains whitespace/);
+    } finally {
+      await live.dispose();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('takes `__proto__` as an ordinary name: the entry is listed under it', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'mcp-live-names-'));
+    const live = createMcpLive({ homeDir: home, cwd: home, runtimeDir: join(home, 'run') });
+    try {
+      await live.start();
+      live.session.add('__proto__', { command: 'node', disabled: true });
+      await expect.poll(() => live.servers.status().map((s) => s.name), { timeout: deadline(5_000) }).toContain('__proto__');
+      expect(live.servers.config('__proto__')).toEqual({ command: 'node', disabled: true });
     } finally {
       await live.dispose();
       await rm(home, { recursive: true, force: true });
