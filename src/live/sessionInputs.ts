@@ -33,7 +33,7 @@ export function sessionInputs(
   paths: SourcePaths,
   store: ApprovalsStore,
   layers: SessionLayers,
-  events: Pick<SessionEvents, 'emit' | 'now'>,
+  events: Pick<SessionEvents, 'emit' | 'now' | 'warn'>,
   options: Pick<McpLiveOptions, 'extraSources' | 'watch' | 'allowedMcpServerNames'>,
 ): SessionInputs {
   const written = new Subject<ApprovalsRead>();
@@ -52,7 +52,7 @@ export function sessionInputs(
   const warnUnmatchedAllowedNames = (): void => {
     if (options.allowedMcpServerNames === undefined) return;
     const warning = allowedNamesWarning(options.allowedMcpServerNames, Object.keys(desired()?.servers ?? {}));
-    if (warning !== undefined && warning !== allowedWarning) events.emit({ type: 'log', level: 'warn', message: warning, ts: events.now() });
+    if (warning !== undefined && warning !== allowedWarning) events.warn(warning);
     allowedWarning = warning;
   };
 
