@@ -8,7 +8,7 @@ import type {
   CreateMessageRequestParams,
   CreateMessageResult,
   LoggingMessageNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import type { Observable } from 'rxjs';
 import type { CallToolOptions, Connector, ElicitationAnswer, RequestOptions } from '../model/connection.js';
 import type { McpLiveEvent } from '../model/report/events.js';

@@ -4,7 +4,7 @@ import type {
   CreateMessageRequestParams,
   CreateMessageResult,
   LoggingMessageNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import type { Observable, ObservableInput } from 'rxjs';
 import type { ResolvedServerConfig, ServerLists, ViewFields } from './types.js';
 

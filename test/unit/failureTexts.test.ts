@@ -1,4 +1,4 @@
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { SseError } from '@modelcontextprotocol/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeProcessExit } from '../../src/process/serverProcess.js';
 import { loadRemoteParts } from '../../src/sinks/remote/remoteSdk.js';

@@ -1,40 +1,43 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  LoggingLevelSchema,
-  ReadResourceRequestSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type CallToolResult,
-  type CreateMessageRequestParams,
-  type CreateMessageResult,
-  type ElicitRequestFormParams,
-  type GetPromptResult,
-  type LoggingLevel,
-  type LoggingMessageNotification,
-  type ProgressToken,
-  type ReadResourceResult,
-  type RequestId,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { LoggingLevelSchema } from '@modelcontextprotocol/core';
+import { Server, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type {
+  Transport,
+  CallToolResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  GetPromptResult,
+  LoggingLevel,
+  LoggingMessageNotification,
+  ProgressToken,
+  ReadResourceResult,
+  RequestId,
+  ServerNotification,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import type { McpLive, PendingElicitation } from '../../live/types.js';
 import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
-import { exposedNameOf, inCallersWords, meantToolNames, type ExposedNames, type GatewayView, type ListKind } from '../../model/gateway/gatewayView.js';
+import {
+  exposedNameOf,
+  inCallersWords,
+  meantToolNames,
+  type ExposedNames,
+  type GatewayView,
+  type ListKind,
+} from '../../model/gateway/gatewayView.js';
 import { exposedNamingMessage } from '../../model/tools/toolNameMessages.js';
 import { lspOperationOf } from '../../model/lsp/lspTools.js';
 import { formForClient } from '../../model/elicitationForm.js';
-import { answerDescribe, answerSearch, CALL_TOOL, callToolTarget, DESCRIBE_TOOL, metaToolCalled, SEARCH_TOOLS, type ToolCatalog } from '../../model/gateway/progressiveTools.js';
+import {
+  answerDescribe,
+  answerSearch,
+  CALL_TOOL,
+  callToolTarget,
+  DESCRIBE_TOOL,
+  metaToolCalled,
+  SEARCH_TOOLS,
+  type ToolCatalog,
+} from '../../model/gateway/progressiveTools.js';
 import type { ResourceSubscriptions } from './resourceSubscriptions.js';
 
 export interface GatewayClientInfo {
@@ -92,7 +95,7 @@ const CAPABILITIES = {
 
 const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 /** A request of a client being served by a backend server: where that server's messages go meanwhile. */
 export interface Call {
@@ -213,17 +216,17 @@ export class ClientSession implements GatewaySession {
 
   private answerLists(): void {
     const view = () => this.core.view();
-    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await this.core.catalog()).listed] }));
-    this.server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...(await view()).prompts] }));
-    this.server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...(await view()).resources] }));
-    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    this.server.setRequestHandler('tools/list', async () => ({ tools: [...(await this.core.catalog()).listed] }));
+    this.server.setRequestHandler('prompts/list', async () => ({ prompts: [...(await view()).prompts] }));
+    this.server.setRequestHandler('resources/list', async () => ({ resources: [...(await view()).resources] }));
+    this.server.setRequestHandler('resources/templates/list', async () => ({
       resourceTemplates: [...(await view()).resourceTemplates],
     }));
   }
 
   private answerRequests(): void {
     const { live, subscriptions } = this.core;
-    this.server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
+    this.server.setRequestHandler('tools/call', async ({ params }, ctx) => {
       const catalog = await this.core.catalog();
       const token = params._meta?.progressToken;
       switch (metaToolCalled(params.name, catalog)) {
@@ -234,44 +237,44 @@ export class ClientSession implements GatewaySession {
         case CALL_TOOL: {
           // A tools/call in other clothes (decision 218): the same route, progress, cancel and errors.
           const target = callToolTarget(params.arguments);
-          if ('error' in target) throw new GatewayError(ErrorCode.InvalidParams, target.error);
-          return this.callTool(catalog, target.name, target.arguments, token, extra);
+          if ('error' in target) throw new GatewayError(ProtocolErrorCode.InvalidParams, target.error);
+          return this.callTool(catalog, target.name, target.arguments, token, ctx);
         }
         case undefined:
-          return this.callTool(catalog, params.name, params.arguments ?? {}, token, extra);
+          return this.callTool(catalog, params.name, params.arguments ?? {}, token, ctx);
       }
     });
-    this.server.setRequestHandler(GetPromptRequestSchema, async ({ params }, extra) => {
+    this.server.setRequestHandler('prompts/get', async ({ params }, ctx) => {
       const route = (await this.core.view()).promptRoutes.get(params.name);
       // Not listed: the library says why (no server lists it, or more than one does).
-      if (route === undefined) return failed(live.prompts.get(params.name, params.arguments ?? {}), ErrorCode.InvalidParams) as Promise<GetPromptResult>;
-      return this.serve(route.server, extra, (signal) =>
+      if (route === undefined) return failed(live.prompts.get(params.name, params.arguments ?? {}), ProtocolErrorCode.InvalidParams) as Promise<GetPromptResult>;
+      return this.serve(route.server, ctx, (signal) =>
         live.prompts.get(route.prompt, params.arguments ?? {}, { server: route.server, signal }),
       ) as Promise<GetPromptResult>;
     });
-    this.server.setRequestHandler(ReadResourceRequestSchema, async ({ params }, extra) => {
+    this.server.setRequestHandler('resources/read', async ({ params }, ctx) => {
       await this.core.view();
-      return this.serve(live.resources.serverOf(params.uri), extra, (signal) => live.resources.read(params.uri, { signal })) as Promise<ReadResourceResult>;
+      return this.serve(live.resources.serverOf(params.uri), ctx, (signal) => live.resources.read(params.uri, { signal })) as Promise<ReadResourceResult>;
     });
-    this.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
+    this.server.setRequestHandler('resources/subscribe', async ({ params }) => {
       await this.core.view();
-      await failed(subscriptions.subscribe(this, params.uri), ErrorCode.InvalidParams);
+      await failed(subscriptions.subscribe(this, params.uri), ProtocolErrorCode.InvalidParams);
       return {};
     });
-    this.server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
-      await failed(subscriptions.unsubscribe(this, params.uri), ErrorCode.InvalidParams);
+    this.server.setRequestHandler('resources/unsubscribe', async ({ params }) => {
+      await failed(subscriptions.unsubscribe(this, params.uri), ProtocolErrorCode.InvalidParams);
       return {};
     });
-    this.server.setRequestHandler(CompleteRequestSchema, async ({ params }, extra) => {
+    this.server.setRequestHandler('completion/complete', async ({ params }, ctx) => {
       const { ref } = params;
-      if (ref.type === 'ref/resource') return this.serve(live.resources.serverOf(ref.uri, 'complete'), extra, (signal) => live.prompts.complete(params, { signal }));
+      if (ref.type === 'ref/resource') return this.serve(live.resources.serverOf(ref.uri, 'complete'), ctx, (signal) => live.prompts.complete(params, { signal }));
       const route = (await this.core.view()).promptRoutes.get(ref.name);
-      if (route === undefined) return failed(live.prompts.complete(params), ErrorCode.InvalidParams);
+      if (route === undefined) return failed(live.prompts.complete(params), ProtocolErrorCode.InvalidParams);
       const routed = { ...params, ref: { ...ref, name: route.prompt } };
-      return this.serve(route.server, extra, (signal) => live.prompts.complete(routed, { server: route.server, signal }));
+      return this.serve(route.server, ctx, (signal) => live.prompts.complete(routed, { server: route.server, signal }));
     });
     // The SDK's own handler keeps the level per transport session; here it is per client.
-    this.server.setRequestHandler(SetLevelRequestSchema, ({ params }) => {
+    this.server.setRequestHandler('logging/setLevel', ({ params }) => {
       this.level = params.level;
       return {};
     });
@@ -294,7 +297,7 @@ export class ClientSession implements GatewaySession {
         ? undefined
         : (p: CallProgress) => {
             const notification: ServerNotification = { method: 'notifications/progress', params: { progressToken: token, ...p } };
-            progressSent = progressSent.then(() => extra.sendNotification(notification)).catch(ignore);
+            progressSent = progressSent.then(() => extra.mcpReq.notify(notification)).catch(ignore);
           };
     const result = await this.serve(route.server, extra, (signal) => this.core.live.tools.call(route.qualified, args, { signal, onProgress }));
     await progressSent;
@@ -310,9 +313,9 @@ export class ClientSession implements GatewaySession {
     const end =
       server === undefined
         ? ignore
-        : this.core.calls.begin({ client: this, server, requestId: extra.requestId, sendNotification: extra.sendNotification });
+        : this.core.calls.begin({ client: this, server, requestId: extra.mcpReq.id, sendNotification: extra.mcpReq.notify });
     try {
-      return await failed(run(extra.signal), ErrorCode.InternalError);
+      return await failed(run(extra.mcpReq.signal), ProtocolErrorCode.InternalError);
     } finally {
       end();
     }
@@ -323,7 +326,7 @@ export class ClientSession implements GatewaySession {
    * — is the MCP specification's unknown tool: invalid params, in the library's words (decision 224).
    */
   private toolUnavailable(name: string, catalog: ToolCatalog): GatewayError {
-    return new GatewayError(ErrorCode.InvalidParams, this.notFoundWords(name, catalog));
+    return new GatewayError(ProtocolErrorCode.InvalidParams, this.notFoundWords(name, catalog));
   }
 
   /**

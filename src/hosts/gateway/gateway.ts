@@ -1,12 +1,25 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, CreateMessageResult } from '@modelcontextprotocol/server';
 import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, type Observable } from 'rxjs';
 import type { McpLive, McpLiveOptions } from '../../live/types.js';
 import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gateway/gatewayView.js';
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
-import { CallsInFlight, ClientSession, GatewayError, type GatewayClientInfo, type GatewayCore, type GatewaySession } from './clientSession.js';
-import { DEFAULT_PROGRESSIVE_THRESHOLDS, toolCatalog, type ProgressiveMode, type ProgressiveThresholds, type ToolCatalog } from '../../model/gateway/progressiveTools.js';
+import {
+  CallsInFlight,
+  ClientSession,
+  GatewayError,
+  type GatewayClientInfo,
+  type GatewayCore,
+  type GatewaySession,
+} from './clientSession.js';
+import {
+  DEFAULT_PROGRESSIVE_THRESHOLDS,
+  toolCatalog,
+  type ProgressiveMode,
+  type ProgressiveThresholds,
+  type ToolCatalog,
+} from '../../model/gateway/progressiveTools.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /**
  * The gateway core: one MCP server per connected client, all fronting one
@@ -92,7 +105,7 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
       const target = askable(server, (s) => s.canSample());
       if (target === undefined) {
         return Promise.reject(
-          new GatewayError(ErrorCode.MethodNotFound, 'no client connected to the mcp-live gateway can sample (none declared the sampling capability)'),
+          new GatewayError(ProtocolErrorCode.MethodNotFound, 'no client connected to the mcp-live gateway can sample (none declared the sampling capability)'),
         );
       }
       return target.client.sample(params, signal, target.requestId);

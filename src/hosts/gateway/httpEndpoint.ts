@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Gateway } from './gateway.js';
 import { bearerMatches } from './gatewayToken.js';
 
@@ -31,7 +31,7 @@ export async function listenHttp(
   gateway: Pick<Gateway, 'connect'>,
   options: { port: number; token: string },
 ): Promise<HttpEndpoint> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   let port = options.port;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -62,7 +62,7 @@ export async function listenHttp(
   };
 
   const startSession = async (req: IncomingMessage, res: ServerResponse, initialize: unknown): Promise<void> => {
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, transport),
     });

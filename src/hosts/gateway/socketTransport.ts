@@ -1,7 +1,6 @@
 import type { Socket } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 /**
  * The server side of one `serve --stdio` relay: the SDK's stdio framing over the socket. The

@@ -1,5 +1,5 @@
 import equal from 'fast-deep-equal';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
 import type { ListedPrompt, QualifiedTool } from '../report/status.js';
 import type { ResourceInfo, ResourceTemplateInfo } from '../types.js';
 import { boundedToolName, qualifiedFromServerScoped, serverScopedToolName, TOOL_NAME_PATTERN } from '../tools/toolNames.js';
@@ -35,7 +35,7 @@ export interface GatewayView {
   readonly tools: readonly Tool[];
   readonly prompts: readonly Prompt[];
   readonly resources: readonly Resource[];
-  readonly resourceTemplates: readonly ResourceTemplate[];
+  readonly resourceTemplates: readonly ResourceTemplateType[];
   /** Exposed tool name → the qualified name `callTool` takes, and its server. */
   readonly toolRoutes: ReadonlyMap<string, { qualified: string; server: string }>;
   /** Exposed prompt name → its server and its own name there (what `prompts.get` takes). */
@@ -185,7 +185,7 @@ function exposedResource(r: ResourceInfo): Resource {
   return withoutUndefined({ uri, name: r.name ?? uri, title, description, mimeType, size, annotations, icons, _meta }) as Resource;
 }
 
-function exposedTemplate(t: ResourceTemplateInfo): ResourceTemplate {
+function exposedTemplate(t: ResourceTemplateInfo): ResourceTemplateType {
   const { uriTemplate, title, description, mimeType, annotations, icons, _meta } = t;
-  return withoutUndefined({ uriTemplate, name: t.name ?? uriTemplate, title, description, mimeType, annotations, icons, _meta }) as ResourceTemplate;
+  return withoutUndefined({ uriTemplate, name: t.name ?? uriTemplate, title, description, mimeType, annotations, icons, _meta }) as ResourceTemplateType;
 }

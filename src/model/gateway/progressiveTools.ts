@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { GatewayView } from './gatewayView.js';
 import type { QualifiedTool } from '../report/status.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, searchTools, type SearchableTool } from '../tools/toolSearch.js';

@@ -1,21 +1,11 @@
 import { sharedSchemaValidator } from './schemaValidator.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  type ClientCapabilities,
-  type CompleteRequestParams,
-  type CompleteResult,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type {
+  StreamableHTTPReconnectionOptions,
+  ClientCapabilities,
+  CompleteRequestParams,
+  CompleteResult,
+} from '@modelcontextprotocol/client';
 import {
   EMPTY,
   Observable,
@@ -256,9 +246,9 @@ class McpSession implements McpConnection {
     this.answerServerRequests(served);
     this.client.onclose = () => this.onTransportClosed();
     this.client.onerror = (error) => this.onTransportError(error);
-    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged('tools'));
-    this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.listChanged('prompts'));
-    this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    this.client.setNotificationHandler('notifications/tools/list_changed', () => this.listChanged('tools'));
+    this.client.setNotificationHandler('notifications/prompts/list_changed', () => this.listChanged('prompts'));
+    this.client.setNotificationHandler('notifications/resources/list_changed', () => {
       this.listChanged('resources');
       this.listChanged('resourceTemplates');
     });
@@ -271,32 +261,32 @@ class McpSession implements McpConnection {
   private answerServerRequests({ elicit, sample, roots, log, resourceUpdated }: ServerRequestHandlers): void {
     if (log) {
       // A server may log what its entry gave it (a token in a URL it fetched): masked like its stderr.
-      this.client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) =>
+      this.client.setNotificationHandler('notifications/message', ({ params }) =>
         log(this.name, JSON.parse(JSON.stringify(params, maskingReplacer(this.redact))) as typeof params),
       );
     }
     if (resourceUpdated) {
-      this.client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => resourceUpdated(this.name, params.uri));
+      this.client.setNotificationHandler('notifications/resources/updated', ({ params }) => resourceUpdated(this.name, params.uri));
     }
     if (elicit) {
-      this.client.setRequestHandler(ElicitRequestSchema, async ({ params }, extra) => {
-        if (params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'mcp-live answers form-mode elicitation only');
+      this.client.setRequestHandler('elicitation/create', async ({ params }, ctx) => {
+        if (params.mode === 'url') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'mcp-live answers form-mode elicitation only');
         const form = { message: params.message, requestedSchema: params.requestedSchema };
-        const answer = await this.elicitWithin(elicit, form, extra.signal);
+        const answer = await this.elicitWithin(elicit, form, ctx.mcpReq.signal);
         // Accepting with nothing filled in still carries `{}`: the SDK then fills in the schema's
         // defaults (the `applyDefaults` we advertise), which it skips when `content` is absent.
         return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : { action: answer.action };
       });
     }
     if (sample) {
-      this.client.setRequestHandler(CreateMessageRequestSchema, ({ params }, extra) =>
-        sample(this.name, params, { signal: extra.signal }),
+      this.client.setRequestHandler('sampling/createMessage', ({ params }, ctx) =>
+        sample(this.name, params, { signal: ctx.mcpReq.signal }),
       );
     }
-    if (roots) this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [...roots()] }));
+    if (roots) this.client.setRequestHandler('roots/list', () => ({ roots: [...roots()] }));
     this.client.fallbackRequestHandler = ({ method }) => {
       const why = method === 'sampling/createMessage' ? NO_MODEL : `mcp-live does not answer ${method}`;
-      return Promise.reject(new McpError(ErrorCode.MethodNotFound, why));
+      return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, why));
     };
   }
 
@@ -412,7 +402,7 @@ class McpSession implements McpConnection {
       const needsAuth = this.authorizationNeeded(error);
       if (needsAuth) {
         if (needsAuth.why !== 'scope') return this.end(needsAuth);
-      } else if (isNetworkFailure(error) || (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number))) {
+      } else if (isNetworkFailure(error) || (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)) {
         return this.lose(error);
       }
     }
@@ -431,7 +421,7 @@ class McpSession implements McpConnection {
     }
     const explained = new Error(this.redact(this.describe(error)));
     // The server's own JSON-RPC error keeps its code, for a gateway that passes it on (decision 115).
-    return error instanceof McpError ? Object.assign(explained, { code: error.code }) : explained;
+    return error instanceof ProtocolError ? Object.assign(explained, { code: error.code }) : explained;
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<unknown> {
@@ -442,7 +432,7 @@ class McpSession implements McpConnection {
         // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
         // reason. Progress is always asked for, so that a server that reports it keeps a long call
         // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
-        this.client.callTool({ name: tool, arguments: args }, undefined, {
+        this.client.callTool({ name: tool, arguments: args }, {
           timeout,
           signal,
           resetTimeoutOnProgress: true,
@@ -621,7 +611,7 @@ class McpSession implements McpConnection {
     const { stepUp, scope } = this.oauth.challenge;
     // The SDK tries a step-up once per challenge; asked again before a new token came, it says
     // "Server returned 403 after trying upscoping" — the same need for more scope.
-    if (stepUp === true && error instanceof remote.StreamableHTTPError && error.code === 403) return new NeedsAuthorization('scope', scope);
+    if (stepUp === true && error instanceof remote.SdkHttpError && error.status === 403) return new NeedsAuthorization('scope', scope);
     if (!(error instanceof remote.UnauthorizedError || error instanceof remote.AuthorizationRequired)) return undefined;
     if (stepUp === true) return new NeedsAuthorization('scope', scope);
     return new NeedsAuthorization(this.state === 'open' ? 'refused' : 'required', scope);
@@ -712,6 +702,6 @@ function identityOf(info: { name: string; version: string; title?: string } | un
 }
 
 function isTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 

@@ -14,7 +14,7 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import type { CompleteRequestParams } from '@modelcontextprotocol/sdk/types.js';
+import type { CompleteRequestParams } from '@modelcontextprotocol/server';
 import type {
   CallToolOptions,
   Connection,

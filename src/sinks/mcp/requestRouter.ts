@@ -1,5 +1,5 @@
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { CompleteRequestParams, CompleteResult } from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate } from '@modelcontextprotocol/server';
+import type { CompleteRequestParams, CompleteResult } from '@modelcontextprotocol/server';
 import { NeedsAuthorization, type CallToolOptions, type Connection, type RequestOptions } from '../../model/connection.js';
 import type { ServerStatus } from '../../model/report/status.js';
 import { parseQualifiedToolName } from '../../model/tools/toolNames.js';

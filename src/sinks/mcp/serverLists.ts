@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type Prompt, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import type { Client, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
 import { withoutUndefined } from '../../model/withoutUndefined.js';
 import type { PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerLists, ToolInfo } from '../../model/types.js';
 
@@ -72,9 +72,7 @@ export async function listAll(client: Client, kind: ListKind, timeoutMs: number)
  */
 function emptyOnServerError(error: unknown): [] {
   if (
-    error instanceof McpError &&
-    error.code !== (ErrorCode.RequestTimeout as number) &&
-    error.code !== (ErrorCode.ConnectionClosed as number)
+    error instanceof ProtocolError
   ) {
     return [];
   }
@@ -96,7 +94,7 @@ function toResourceInfo(resource: Resource): ResourceInfo {
   return withoutUndefined({ uri, name, title, description, mimeType, size, annotations, icons, _meta });
 }
 
-function toResourceTemplateInfo(template: ResourceTemplate): ResourceTemplateInfo {
+function toResourceTemplateInfo(template: ResourceTemplateType): ResourceTemplateInfo {
   const { uriTemplate, name, title, description, mimeType, annotations, icons, _meta } = template;
   return withoutUndefined({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta });
 }

@@ -1,6 +1,5 @@
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/server';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLarge } from '../../model/messageLimit.js';
 import { ServerProcess, type GroupRecording, type ProcessExit, type ServerLaunch } from '../../process/serverProcess.js';
 import type { StderrRing } from '../../process/stderrRing.js';

@@ -1,6 +1,9 @@
-import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { StreamableHTTPClientTransport, StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  StreamableHTTPReconnectionOptions,
+  FetchLike,
+} from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from '../../model/types.js';
 import { boundedFetch } from '../remote/boundedFetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, type MessageTooLarge } from '../../model/messageLimit.js';

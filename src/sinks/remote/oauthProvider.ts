@@ -1,18 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import {
-  auth,
-  extractWWWAuthenticateParams,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-} from '@modelcontextprotocol/sdk/client/auth.js';
+import { createPrivateKeyJwtAuth, auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 import type {
+  OAuthClientProvider,
+  OAuthDiscoveryState,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
-import { fetchWithinOrigin, type FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+  FetchLike,
+} from '@modelcontextprotocol/client';
 import { boundedFetch } from './boundedFetch.js';
+import { fetchWithinOrigin } from './withinOrigin.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../model/messageLimit.js';
 import { NeedsAuthorization } from '../../model/connection.js';
 import { oauthClientKey } from '../../model/oauth/oauthSettings.js';

@@ -1,7 +1,7 @@
 /**
- * The remote parts (remoteParts.ts), loaded once on first use (decision 221): the SDK's SSE,
- * Streamable HTTP and OAuth client code and their schemas cost about 1.5 MB of every process that
- * imports them, and a session of stdio servers uses none of it. A remote connection attempt
+ * The remote parts (remoteParts.ts), loaded once on first use (decision 221): our OAuth provider
+ * and what it brings, which a session of stdio servers never uses. (The SDK's own transports and
+ * OAuth client are one bundle with its client since its v2 line, decision 365.) A remote connection attempt
  * awaits {@link loadRemoteParts} before it builds its transport; code that can only run after
  * that (a remote transport's errors, an OAuth provider) reads {@link remoteParts}.
  */

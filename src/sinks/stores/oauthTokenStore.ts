@@ -1,4 +1,4 @@
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import { holdSecrets } from '../../model/settings/secrets.js';
 import { getOwn, isPlainObject, setOwn } from '../../model/ownProperties.js';
 import { ownedJsonFile, type OwnedJsonFileOptions } from './ownedJsonFile.js';

@@ -181,7 +181,7 @@ describe('a remote server with a headersHelper', () => {
     writeFileSync(join(dir, 'token'), 'wrong');
     const config = resolved({ httpUrl: url, headersHelper: helper('--token-file', join(dir, 'token'), '--runs-log', join(dir, 'runs.log')), healthCheck: false });
     const error = await errorOf(createMcpConnector()('keyed', config));
-    expect(error.message).toBe('Streamable HTTP error: Error POSTing to endpoint: bad key');
+    expect(error.message).toBe('Error POSTing to endpoint: bad key');
     // Run at connect and once more on the 401; the same headers are not sent again.
     expect(runsLog()).toHaveLength(2);
     expect(api.refused).toBe(1);

@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { gatewayView } from '../../../src/model/gateway/gatewayView.js';
 import type { QualifiedTool } from '../../../src/model/report/status.js';
