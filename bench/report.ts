@@ -8,7 +8,7 @@ import { CONTESTANT_LABELS, HUB_STABILITY_MS, type ContestantId } from './contes
 import { idleSliceSeconds } from './idle.js';
 import type { PoolResult } from './poolSessions.js';
 import type { UiFramesResult } from './uiFrames.js';
-import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, ManyEntriesResult, ManyEntriesRow, SessionsAtN, SurfacesResult, TargetVerdict } from './results.js';
+import type { BenchResults, ChangeKind, ChangeSummary, CpuAtN, CpuPass, EntrantResult, GatewayResult, IdleResult, LspResult, ManyEntriesResult, ManyEntriesRow, PrefixKeptResult, SessionsAtN, SurfacesResult, TargetVerdict } from './results.js';
 import { median, round, type Summary } from './stats.js';
 
 const IDS: readonly ContestantId[] = ['incremental', 'full', 'equal-floor', 'mcp-hub'];
@@ -540,7 +540,7 @@ export function renderMarkdown(r: BenchResults): string {
     table(
       ['contestant', 'how it runs', 'floor (waits before acting)'],
       [
-        [CONTESTANT_LABELS.incremental, "`createMcpLive({ cwd, homeDir: <temp home>, debounceMs: 300, strategy: 'incremental' })`, servers in `<temp home>/.qwen/settings.json`; observed through `servers$` / `events$`", `${r.config.debounceMs} ms debounce`],
+        [CONTESTANT_LABELS.incremental, "`createMcpLive({ cwd, homeDir: <temp home>, debounceMs: 300, strategy: 'incremental' })`, servers in `<temp home>/.qwen/settings.json`; observed through `servers.list$` / `events$`", `${r.config.debounceMs} ms debounce`],
         [CONTESTANT_LABELS.full, "the same with `strategy: 'full'`: any change tears every server down, then connects all again (the behaviour mcp-live replaces)", `${r.config.debounceMs} ms debounce`],
         ...(sessions.some((s) => s.entrants['equal-floor'])
           ? [
@@ -583,6 +583,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.pool) out.push(...poolSection(r.pool), '');
   if (r.ui) out.push(...uiSection(r.ui), '');
   if (r.gateway) out.push(...gatewaySection(r.gateway), '');
+  if (r.prefix) out.push(...prefixSection(r.prefix), '');
   if (r.lsp) out.push(...lspSection(r.lsp), '');
   if (r.surfaces) out.push(...surfacesSection(r, r.surfaces), '');
   out.push(...hubSection(r), '');
@@ -879,7 +880,7 @@ function manyEntriesSection(m: ManyEntriesResult | undefined): string[] {
   ]);
   return [
     '',
-    `**20,000 gated entries, the built CLI** (bench/manyEntries.ts, ${m.rounds} rounds, wall-clock ms, median (min–max)): every entry pending approval; \`status\` from spawn to exit, \`--json\` from spawn to \`ready\`, and SIGTERM sent at the pass's first \`server\` event (the refused file has none: at \`ready\`) to the exit. One \`servers$\` publication per pass, blocks applied 1,000 per event-loop task, at most 5,000 entries per map of a repository's file (decisions 171–174). Before: ${MANY_ENTRIES_BEFORE}.`,
+    `**20,000 gated entries, the built CLI** (bench/manyEntries.ts, ${m.rounds} rounds, wall-clock ms, median (min–max)): every entry pending approval; \`status\` from spawn to exit, \`--json\` from spawn to \`ready\`, and SIGTERM sent at the pass's first \`server\` event (the refused file has none: at \`ready\`) to the exit. One \`servers.list$\` publication per pass, blocks applied 1,000 per event-loop task, at most 5,000 entries per map of a repository's file (decisions 171–174). Before: ${MANY_ENTRIES_BEFORE}.`,
     '',
     table(['entries', 'workspace', 'status, ms', '--json ready, ms', 'SIGTERM → exit, ms'], rows),
   ];
@@ -992,6 +993,22 @@ function gatewaySection(g: GatewayResult): string[] {
   ];
 }
 
+/** Decision 358: how much of tools/list a client's prompt cache keeps across an edit, kept order vs sorted by server. */
+function prefixSection(p: PrefixKeptResult): string[] {
+  return [
+    '## Gateway: tools/list prefix kept across an edit',
+    '',
+    `A model reads tools/list at the head of its prompt, and a provider's prompt cache reuses only an exact prefix. ${p.servers} stdio fixtures serve ${p.toolsPerServer} tools each of the synthetic catalog of the progressive discovery bench (descriptions and JSON schemas of a realistic size) behind an in-process gateway, one client. The edits run one after another, each measured against the list just before it: \`${p.added}\` added, \`${p.edited}\` edited (its args: the tools it serves), changed by itself (its file gains a tool; it sends tools/list_changed), removed — the middle ones by name. Prefix kept = the share of the serialized tools/list before the edit (UTF-8 bytes of \`{"tools":[…]}\`) that is still an exact prefix of the one after. Kept order: what the gateway lists (decision 358). Sorted by server: the same tools in the order before it — servers by name, each server's tools in its own order, what a fresh gateway lists.`,
+    '',
+    table(
+      ['edit', 'tools', 'tools/list before, bytes', 'prefix kept: kept order', 'prefix kept: sorted by server'],
+      p.edits.map((e) => [e.edit, `${e.toolsBefore} → ${e.toolsAfter}`, e.bytesBefore.toLocaleString('en'), `${num(e.keptOrderPercent, 1)} %`, `${num(e.sortedOrderPercent, 1)} %`]),
+    ),
+    '',
+    `100.0 %: all of the list before but its closing \`]}\`, the new tools come after it. An edit that changes or removes a tool keeps the list up to that tool in either order, and a changed tool keeps its place; where the tool sits depends on the gateway's history: here \`${p.edited}\` is listed before \`${p.added}\`, added after it, so its change comes earlier in the kept order than in the sorted one — were the edited server the one added last, it would come at the end.`,
+  ];
+}
+
 /**
  * Decision 159: editing one of N language servers touches only it — no other restarts, no failed
  * answer from another during the edit — and it is usable again within debounce + its own connect
@@ -1015,7 +1032,7 @@ function lspSection(l: LspResult): string[] {
   return [
     '## Language servers: edit one of N',
     '',
-    `N fixture language servers (test/fixtures/lsp-server.mjs) in the user settings of an in-process session (debounce ${l.debounceMs} ms). Each round changes the last one's args. Usable = from the save until its new process has answered a hover (make-before-break: the old one serves until then). Its connect = the pass that replaced it (the reconcile event's ms: a one-server pass is that connect and little else); a bare connect = the fixture's connect alone in the same rounds, under the same load (a cross-check: it varies by tens of ms between rounds); its first answer = from the swap seen in servers$ to its first hover answered (a fresh process's first request, as an MCP server's first tools/list is part of its connect). Ours = usable − debounce − its connect − its first answer, per round. Meanwhile the first server is asked for a hover every 10 ms.`,
+    `N fixture language servers (test/fixtures/lsp-server.mjs) in the user settings of an in-process session (debounce ${l.debounceMs} ms). Each round changes the last one's args. Usable = from the save until its new process has answered a hover (make-before-break: the old one serves until then). Its connect = the pass that replaced it (the reconcile event's ms: a one-server pass is that connect and little else); a bare connect = the fixture's connect alone in the same rounds, under the same load (a cross-check: it varies by tens of ms between rounds); its first answer = from the swap seen in servers.list$ to its first hover answered (a fresh process's first request, as an MCP server's first tools/list is part of its connect). Ours = usable − debounce − its connect − its first answer, per round. Meanwhile the first server is asked for a hover every 10 ms.`,
     '',
     table(
       ['N', 'rounds', 'save → usable, median ms', 'min', 'max', 'its connect, median ms', 'a bare connect, median ms', 'its first answer, median ms', 'ours, median ms', 'of it: detection', 'other restarts', 'hovers to another / failed'],
@@ -1111,7 +1128,7 @@ function surfacesSection(r: BenchResults, s: SurfacesResult): string[] {
   return [
     `## Many servers, lazily: ${s.servers} × ${s.toolsPerServer} tools`,
     '',
-    `${s.servers} stdio echo fixtures with ${s.toolsPerServer} tools each (${s.tools.toLocaleString('en')} in all) in the user settings of an in-process session, each with \`"lazy": true\`. A first session has no surface record: it learns every server (starts it, lists it, records it, stops it) and is disposed. A new session on that record is then timed from \`start()\` until \`tools$\` holds every tool, and the fixtures' start log and \`/proc\` are read once listed: a lazy server with a record should start no process. Beside it, in turns with the learning, the same ${s.servers} with \`"lazy": false\` in a fresh home, from \`start()\` to all connected.`,
+    `${s.servers} stdio echo fixtures with ${s.toolsPerServer} tools each (${s.tools.toLocaleString('en')} in all) in the user settings of an in-process session, each with \`"lazy": true\`. A first session has no surface record: it learns every server (starts it, lists it, records it, stops it) and is disposed. A new session on that record is then timed from \`start()\` until \`tools.list$\` holds every tool, and the fixtures' start log and \`/proc\` are read once listed: a lazy server with a record should start no process. Beside it, in turns with the learning, the same ${s.servers} with \`"lazy": false\` in a fresh home, from \`start()\` to all connected.`,
     '',
     table(
       ['session of the same servers', 'median ms', 'min', 'max', 'processes started per session', 'sessions'],
@@ -1130,7 +1147,7 @@ function surfacesSection(r: BenchResults, s: SurfacesResult): string[] {
       ],
     ),
     '',
-    `First call: one lazy server of ${f.toolsOfServer} tools with a record. Each time a fresh session is started and left idle for 200 ms (the server listed from its record, no process), then \`callTool\` of its \`echo\` is timed until the result — the process's start, initialize and lists, then the call. A bare connect of the same server (same command and arguments) through the connector — spawn, initialize, list, as the cold start group's yardstick — in turns with it, ${f.reps} of each.`,
+    `First call: one lazy server of ${f.toolsOfServer} tools with a record. Each time a fresh session is started and left idle for 200 ms (the server listed from its record, no process), then \`tools.call\` of its \`echo\` is timed until the result — the process's start, initialize and lists, then the call. A bare connect of the same server (same command and arguments) through the connector — spawn, initialize, list, as the cold start group's yardstick — in turns with it, ${f.reps} of each.`,
     '',
     table(
       ['', 'median ms', 'min', 'max', 'samples'],
@@ -1191,7 +1208,7 @@ function methodSection(r: BenchResults): string[] {
     `- N = ${r.config.ns.join(', ')} fixture servers (full restart up to N = ${r.config.fullMaxN}${r.config.hubMaxN !== undefined ? `, mcp-hub up to N = ${r.config.hubMaxN}` : ''}). The edited server is the middle one by name (\`s\` + N/2), so that no strategy reaches it first by luck of the order. Each edit gives it a new \`--tools\` marker; "usable" means connected and listing that marker tool, i.e. the new process.`,
     '- Every round: a bare connect of one fixture (the yardstick), then for each contestant (in an order rotating by round) one edit, one add (`x-added`) and one remove (of it again). A measurement ends when the change is done, every configured server is usable, a pass has ended (mcp-live: a `reconcile` event; mcp-hub: `servers_updated`) and nothing changed for 250 ms (500 ms after a burst).',
     "- mcp-live's parts of a latency come from its connector, wrapped by the bench to stamp each connect (subscribed → the process initialized and listed) and each close (begun → the process gone); the default stdio connector otherwise, without OAuth, which no fixture needs.",
-    "- mcp-live's times come from `servers$` as it emits (same process); mcp-hub's from polls of its REST API, stamped with the time the request was sent (favours mcp-hub by up to one request's latency; a gap shorter than the poll interval can go unseen).",
+    "- mcp-live's times come from `servers.list$` as it emits (same process); mcp-hub's from polls of its REST API, stamped with the time the request was sent (favours mcp-hub by up to one request's latency; a gap shorter than the poll interval can go unseen).",
     '- Process starts are lines of the fixtures\' `--start-log`; at the end the run checks `/proc` for any fixture process left with its temp directory in argv (and kills it, failing the run).',
     `- Medians with min–max; full restart at N ≥ 50 gets ${Math.min(r.config.reps, 3)} add/remove rounds and sequential cold start at N = 50 ${Math.min(r.config.reps, 3)} runs (time budget); bursts ${r.config.burst.reps ?? 3} per N and contestant (full restart at N ≥ 50: ${Math.min(r.config.burst.reps ?? 3, 2)}); everything else ${r.config.reps}.`,
     r.machine.environment === undefined
@@ -1205,7 +1222,7 @@ function methodSection(r: BenchResults): string[] {
     '```sh',
     'npm run bench         # full: N = 1, 10, 50, 100, 5 rounds, idle 30 s (~21 min here); writes bench/results/full.json and this page',
     'npm run bench:quick   # N = 1, 10, 3 rounds, idle 5 s (~4 min); writes bench/results/quick.local.json (untracked)',
-    'node --expose-gc dist/bench/run.js --only cpu|cold|sessions|edits|burst|idle [--ns 1,10] [--reps 3] [--idle-seconds 10]',
+    'node --expose-gc dist/bench/run.js --only cpu|cold|sessions|edits|burst|idle|pool|ui|gateway|prefix|lsp|surfaces [--ns 1,10] [--reps 3] [--idle-seconds 10]',
     'node dist/bench/run.js --report bench/results/full.json   # re-render this page from a results file',
     '```',
   ];

@@ -274,6 +274,27 @@ export interface GatewayResult {
   }[];
 }
 
+/** tools/list's prefix kept across an edit (decision 358): bench/prefixKept.ts. */
+export interface PrefixKeptResult {
+  servers: number;
+  toolsPerServer: number;
+  /** The server added, and the one edited, changed by itself and removed (the middle ones by name). */
+  added: string;
+  edited: string;
+  /** One after another, each against the list just before it. */
+  edits: {
+    edit: string;
+    toolsBefore: number;
+    toolsAfter: number;
+    /** UTF-8 bytes of the serialized tools/list before the edit. */
+    bytesBefore: number;
+    /** Of those bytes, the share still an exact prefix after it, in %: the gateway's kept order. */
+    keptOrderPercent: number;
+    /** The same, in the order before decision 358: servers by name, each server's tools in its own order. */
+    sortedOrderPercent: number;
+  }[];
+}
+
 /** Many lazy servers (decisions 195–198): bench/surfaces.ts. */
 export interface SurfacesResult {
   servers: number;
@@ -366,6 +387,8 @@ export interface BenchResults {
   ui?: UiFramesResult;
   /** `mcp-live serve`: call overhead and list_changed fan-out (bench/gateway.ts). */
   gateway?: GatewayResult;
+  /** tools/list's prefix kept across an edit, kept order vs sorted by server (bench/prefixKept.ts). */
+  prefix?: PrefixKeptResult;
   /** Language servers: edit one of N → usable again, the others untouched (bench/lsp.ts). */
   lsp?: LspResult;
   /** Many lazy servers: listing from the surface record, first call, progressive discovery (bench/surfaces.ts). */

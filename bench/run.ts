@@ -2,7 +2,7 @@
  * `npm run bench` / `npm run bench:quick`: runs the scenario groups, writes
  * `bench/results/<name>.json` and regenerates `docs/benchmarks.md` (+ its SVG chart).
  *
- *   node --expose-gc dist/bench/run.js [--quick] [--only cpu|cold|sessions|edits|burst|idle|pool|ui|gateway|lsp|surfaces]
+ *   node --expose-gc dist/bench/run.js [--quick] [--only cpu|cold|sessions|edits|burst|idle|pool|ui|gateway|prefix|lsp|surfaces]
  *        [--reps R] [--ns 1,10,50] [--idle-seconds S] [--name NAME] [--docs | --no-docs]
  *        [--no-hub] [--report bench/results/full.json]   (regenerate the docs from a file)
  *
@@ -18,6 +18,7 @@ import { runColdStart } from './coldStart.js';
 import { runCpu } from './cpu.js';
 import { runManyEntries } from './manyEntries.js';
 import { runGatewayBench } from './gateway.js';
+import { runPrefixKept } from './prefixKept.js';
 import { runLspBench } from './lsp.js';
 import { ROOT, RunDir, fixtureProcesses, fixtureServers, killPids } from './fixtures.js';
 import { runIdle } from './idle.js';
@@ -30,7 +31,7 @@ import { runUiFrames } from './uiFrames.js';
 import { runSurfaces } from './surfaces.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle', 'pool', 'ui', 'gateway', 'lsp', 'surfaces'] as const;
+const GROUPS = ['cpu', 'cold', 'sessions', 'edits', 'burst', 'idle', 'pool', 'ui', 'gateway', 'prefix', 'lsp', 'surfaces'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Flags {
@@ -211,6 +212,11 @@ async function main(): Promise<void> {
     if (runs('gateway')) {
       log('gateway: a call direct vs through mcp-live serve; list_changed fan-out to 1 and 10 clients');
       results.gateway = await runGatewayBench({ calls: quick ? 200 : 1_000, clients: 10, edits: quick ? 2 : 5, log });
+    }
+
+    if (runs('prefix')) {
+      log('prefix: the share of tools/list still an exact prefix after an edit, kept order vs sorted by server (10 servers × 30 tools)');
+      results.prefix = await runPrefixKept({ run, log });
     }
 
     if (runs('lsp')) {

@@ -236,6 +236,24 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
       expect(daemons(w)).toHaveLength(1);
     });
 
+    it('tools keep their order across a settings edit: a server added is listed last, a tool a server gains after its others, for a client that comes later too (decision 358)', async ({ onTestFinished }) => {
+      const w = gatewayWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { m: w.server('m'), z: w.server('z') } });
+      const { client } = await stdioClient(w);
+      await waitUntil(async () => (await toolNames(client)).includes('z__echo'), 'z listed');
+      expect(await toolNames(client)).toEqual(['m__echo', 'm__slow', 'z__echo', 'z__slow']);
+
+      // Sorted by server, `a` would come first and m's new tool before z's: each comes last.
+      w.write(w.userSettings, { mcpServers: { m: w.server('m'), z: w.server('z'), a: w.server('a') } });
+      await waitUntil(async () => (await toolNames(client)).includes('a__echo'), 'a listed');
+      w.write(w.userSettings, { mcpServers: { m: w.server('m', ['--tools', 'extra']), z: w.server('z'), a: w.server('a') } });
+      await waitUntil(async () => (await toolNames(client)).includes('m__extra'), 'm__extra listed');
+      const kept = ['m__echo', 'm__slow', 'z__echo', 'z__slow', 'a__echo', 'a__slow', 'm__extra'];
+      expect(await toolNames(client)).toEqual(kept);
+      const later = await stdioClient(w);
+      expect(await toolNames(later.client)).toEqual(kept);
+    });
+
     it('--restart-on-change: a settings edit ends that relay (it exits, the client sees it go) once the change settles; the daemon and the other client go on; a new relay lists the change', async ({ onTestFinished }) => {
       const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });

@@ -1,7 +1,9 @@
 import type { Transport, CreateMessageResult } from '@modelcontextprotocol/server';
-import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, type Observable } from 'rxjs';
+import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, take, type Observable } from 'rxjs';
 import type { McpLive, McpLiveOptions } from '../../live/types.js';
+import type { QualifiedTool } from '../../model/report/status.js';
 import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gateway/gatewayView.js';
+import { keptOrder } from '../../model/gateway/toolOrder.js';
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
 import {
   CallsInFlight,
@@ -28,7 +30,8 @@ import { ProtocolErrorCode } from '@modelcontextprotocol/server';
  * (logs, resource updates, progress) goes to the client whose request it serves.
  *
  *   live lists ──view(names)──▶ tools/prompts/resources(/templates)/list   ──▶ every client
- *              │               (tools: the three of progressive discovery, when on — decision 216)
+ *              │               (tools: the three of progressive discovery, when on — decision 216;
+ *              │                in the order kept across reloads — decision 358)
  *              └─changed?─────▶ notifications/<kind>/list_changed
  *   client ──tools/call──▶ live.tools.call ──progress──▶ that client (its token)
  *   backend ──elicitation/sampling/log──▶ the client with a request in flight there
@@ -126,8 +129,24 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
   let view: GatewayView = EMPTY_VIEW;
   let catalog: ToolCatalog = toolCatalog(EMPTY_VIEW, [], progressive, thresholds);
   let catalogOf: readonly unknown[] = [];
+  /**
+   * The order tools/list keeps (decision 358): the library's own until the first pass has ended
+   * (a fresh gateway starts from it, whatever order its servers connected in), then each list
+   * keeps the one before. One per gateway: every client sees the same.
+   */
+  let firstPassOver = false;
+  let orderedFrom: readonly QualifiedTool[] | undefined;
+  let ordered: readonly QualifiedTool[] = [];
+  const inKeptOrder = (tools: readonly QualifiedTool[]): readonly QualifiedTool[] => {
+    // tools.list$ keeps its array while the tools are unchanged: so does the order (the catalog below needs it).
+    if (tools === orderedFrom) return ordered;
+    const previous = firstPassOver ? ordered.map((t) => t.name) : undefined;
+    orderedFrom = tools;
+    ordered = keptOrder(previous, tools, (t) => t.name);
+    return ordered;
+  };
   const watching = combineLatest({
-    tools: live.tools.list$,
+    tools: live.tools.list$.pipe(map(inKeptOrder)),
     prompts: live.prompts.list$,
     resources: live.servers.list$.pipe(distinctFlatList((s) => s.resources, (r, s) => ({ ...r, server: s.name }))),
     resourceTemplates: live.servers.list$.pipe(distinctFlatList((s) => s.resourceTemplates ?? [], (t, s) => ({ ...t, server: s.name }))),
@@ -144,6 +163,11 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
       catalog = nextCatalog;
       for (const kind of changed) for (const s of sessions) s.listChanged(kind);
     });
+  watching.add(
+    live.events$.pipe(filter((e) => e.type === 'ready'), take(1)).subscribe(() => {
+      firstPassOver = true;
+    }),
+  );
 
   const core: GatewayCore = {
     live,

@@ -177,6 +177,34 @@ describe.concurrent('the live set changes', () => {
     expect(changed.count).toBe(0);
   }, deadline(60_000));
 
+  it('tools keep their order across a settings edit and a server’s own list change: new tools come last, for every client (decision 358)', async ({ gatewayOver, clientOf, expect }) => {
+    const changing = { command: process.execPath, args: [fixture('list-changed-server.mjs')] };
+    const { gateway, ws } = await gatewayOver({ zed: echo(), live: changing });
+    const client = await clientOf(gateway);
+    const changed = notifications(client, ToolListChangedNotificationSchema);
+    const first = (await client.listTools()).tools;
+    // A fresh gateway: servers by name, each one's tools in its own order.
+    expect(first.map((t) => t.name)).toEqual(['live__add_tool', 'zed__echo', 'zed__slow']);
+
+    // A server `alpha` sorts first by name; it is listed last, and what was listed stays a prefix.
+    let next = changed.next();
+    ws.atomicWrite(ws.userSettings, { mcpServers: { zed: echo(), live: changing, alpha: echo('--tools', 'extra') } });
+    await next;
+    const added = (await client.listTools()).tools;
+    expect(added.map((t) => t.name)).toEqual(['live__add_tool', 'zed__echo', 'zed__slow', 'alpha__echo', 'alpha__slow', 'alpha__extra']);
+    expect(JSON.stringify(added).startsWith(JSON.stringify(first).slice(0, -1))).toBe(true);
+
+    // The server `live` gains a tool by itself: listed after every other.
+    next = changed.next();
+    expect(textOf(await client.callTool({ name: 'live__add_tool', arguments: { name: 'stamp' } }))).toBe('added stamp');
+    await next;
+    const grown = (await client.listTools()).tools;
+    expect(grown.map((t) => t.name)).toEqual([...added.map((t) => t.name), 'live__stamp']);
+    // A client that connects now sees the gateway's order, not a fresh one.
+    const later = await clientOf(gateway);
+    expect((await later.listTools()).tools).toEqual(grown);
+  }, deadline(60_000));
+
   it('two clients both hear of a change; closing one leaves the other working', async ({ gatewayOver, clientOf, expect }) => {
     const { gateway, ws } = await gatewayOver({ echo: echo() });
     const seen: (readonly string[])[] = [];
