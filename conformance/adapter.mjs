@@ -72,7 +72,8 @@ function oauthFor(name, context) {
         },
         env: { CONF_PRIVATE_KEY: context.private_key_pem },
       };
-    case 'auth/cross-app-access-complete-flow':
+    // Enterprise-managed authorization (token exchange at the IdP, then the JWT-bearer grant).
+    case 'auth/enterprise-managed-authorization':
       return {
         oauth: {
           grantType: 'jwt-bearer',
