@@ -14,6 +14,9 @@
  * scenario wants a tool's schema sent back, it reads it as an agent would, with
  * `{"cmd":"tools","schemas":true}`, and passes it to the call as it came.
  *
+ * The revision a scenario runs at (MCP_CONFORMANCE_PROTOCOL_VERSION) is not passed on: mcp-live
+ * negotiates the protocol with the scenario's server as it does with any server.
+ *
  * Logs what it sees and sends to stderr (the runner keeps it as stderr.txt), never a token.
  * Exits 0 once the scenario's work is done, 1 when the server ends in `error`, the work fails or
  * the deadline passes.
