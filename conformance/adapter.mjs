@@ -10,7 +10,12 @@
  * needs authorization, the scenario's tool call once it is connected, accept on every
  * elicitation. For OAuth it plays the user's browser and nothing more: it opens the
  * `auth-required` URL and follows the redirects to mcp-live's own loopback callback. All
- * protocol work (discovery, registration, PKCE, tokens, step-up, retries) is mcp-live's.
+ * protocol work (discovery, registration, PKCE, tokens, step-up, retries) is mcp-live's. Where a
+ * scenario wants a tool's schema sent back, it reads it as an agent would, with
+ * `{"cmd":"tools","schemas":true}`, and passes it to the call as it came.
+ *
+ * The revision a scenario runs at (MCP_CONFORMANCE_PROTOCOL_VERSION) is not passed on: mcp-live
+ * negotiates the protocol with the scenario's server as it does with any server.
  *
  * Logs what it sees and sends to stderr (the runner keeps it as stderr.txt), never a token.
  * Exits 0 once the scenario's work is done, 1 when the server ends in `error`, the work fails or
@@ -70,7 +75,8 @@ function oauthFor(name, context) {
         },
         env: { CONF_PRIVATE_KEY: context.private_key_pem },
       };
-    case 'auth/cross-app-access-complete-flow':
+    // Enterprise-managed authorization (token exchange at the IdP, then the JWT-bearer grant).
+    case 'auth/enterprise-managed-authorization':
       return {
         oauth: {
           grantType: 'jwt-bearer',
@@ -89,6 +95,7 @@ function oauthFor(name, context) {
  * The tool the scenario is about and its arguments, found by its unqualified name among the
  * server's qualified ones (`mcp__conf__add_numbers`). `optional`: the scenario passes without it
  * (auth scenarios: connecting and listing is the test, `test-tool` where the server has it).
+ * `echoSchemaOf`: the arguments are `{ schema }`, the input schema mcp-live lists for that tool.
  */
 function workFor(name) {
   switch (name) {
@@ -100,6 +107,12 @@ function workFor(name) {
       // Its server closes the call's SSE stream after a priming event with `retry: 500` and
       // answers on the GET stream the client must reopen (with Last-Event-ID) after that delay.
       return { tool: 'test_reconnection', args: {} };
+    case 'json-schema-2020-12-preservation':
+      // Its server lists a tool whose input schema uses JSON Schema 2020-12 ($schema, $defs,
+      // $anchor, allOf/anyOf, if/then/else, additionalProperties) and an echo tool: the schema as
+      // mcp-live hands it to an agent goes back through the echo, and the scenario compares it
+      // with the one it served, keyword by keyword.
+      return { tool: 'json_schema_echo', echoSchemaOf: 'json_schema_2020_12_tool' };
     default:
       return name.startsWith('auth/') ? { tool: 'test-tool', args: {}, optional: true } : undefined;
   }
@@ -144,7 +157,7 @@ createInterface({ input: child.stderr }).on('line', (line) => console.error('[mc
 let nextId = 1;
 let authAttempts = 0;
 let authInFlight = false;
-/** idle → calling → (retry-pending → calling) → done */
+/** idle → (listing →) calling → (retry-pending → calling) → done */
 let phase = 'idle';
 let retried = false;
 let state = 'unknown';
@@ -200,8 +213,27 @@ function callWork() {
     if (work.optional) return finish(0, `connected; tools listed (${tools.length}), no ${work.tool}`);
     return finish(1, `tool ${work.tool} not among ${JSON.stringify(tools)}`);
   }
+  if (work.echoSchemaOf !== undefined) {
+    phase = 'listing';
+    send({ cmd: 'tools', schemas: true, id: `tools-${nextId++}` });
+    return undefined;
+  }
+  call(tool, work.args);
+}
+
+function call(tool, args) {
   phase = 'calling';
-  send({ cmd: 'call', tool, args: work.args, id: `call-${nextId++}` });
+  send({ cmd: 'call', tool, args, id: `call-${nextId++}` });
+}
+
+/** The answer to `tools` with schemas: the echo call with the input schema of `echoSchemaOf`, as listed. */
+function onToolsListed(event) {
+  if (!event.ok) return finish(1, `tools failed: ${event.error}`);
+  const listed = Array.isArray(event.data?.tools) ? event.data.tools : [];
+  const source = listed.find((t) => t.server === SERVER && t.tool === work.echoSchemaOf);
+  if (source?.inputSchema === undefined) return finish(1, `no input schema listed for ${work.echoSchemaOf} among ${JSON.stringify(listed.map((t) => t.name))}`);
+  log(`schema of ${work.echoSchemaOf}: keys ${Object.keys(source.inputSchema).join(',')}`);
+  return call(qualified(tools, work.tool), { schema: source.inputSchema });
 }
 
 /** Plays the browser: opens the authorization URL and follows its redirects to mcp-live's callback. */
@@ -241,6 +273,7 @@ function onResult(event) {
     if (phase === 'retry-pending' && state === 'connected') callWork();
     return undefined;
   }
+  if (id.startsWith('tools-')) return onToolsListed(event);
   if (!id.startsWith('call-')) return undefined;
   if (event.ok) {
     phase = 'done';

@@ -329,5 +329,73 @@ describe.concurrent('mcp-live serve: every test in a workspace, HOME and gateway
       expect(await session.stop()).toBe(0);
       await waitUntil(() => !isAlive(backend!.pid), 'its server ended', 5_000);
     });
+
+    it('a call’s SSE stream opens with a priming event (an event id, `retry`), and a client resumes it with Last-Event-ID and gets the answer', async ({
+      onTestFinished,
+    }) => {
+      const w = gatewayWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      const session = CliSession.start(w, ['serve', '--port', '0']);
+      const url = (await session.waitFor((e) => e.type === 'gateway-listening', { what: 'gateway-listening' })).url as string;
+      await session.waitFor((e) => e.type === 'ready', { what: 'ready' });
+      const token = (await runCli(w, ['serve', '--print-token', '--cwd', w.cwd])).stdout.trim();
+      const version = '2025-11-25';
+      const headers: Record<string, string> = {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      };
+      const post = (message: object) => fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', ...message }) });
+
+      const initialized = await post({ id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'sse', version: '1' } } });
+      await initialized.text();
+      headers['mcp-session-id'] = initialized.headers.get('mcp-session-id')!;
+      headers['mcp-protocol-version'] = version;
+      expect((await post({ method: 'notifications/initialized' })).status).toBe(202);
+
+      const call = await post({ id: 2, method: 'tools/call', params: { name: 'a__echo', arguments: { text: 'resumed' } } });
+      expect(call.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const [priming, ...rest] = sseEvents(await call.text());
+      expect(priming).toEqual({ id: priming?.id, retry: '1000', data: '' });
+      expect(priming?.id).toMatch(/^\S+$/);
+      expect(rest.map((e) => JSON.parse(e.data!) as { id?: number })).toContainEqual(expect.objectContaining({ id: 2 }));
+
+      // The stream is over; a client that lost it after the priming event asks for what followed.
+      const resumed = new AbortController();
+      const replay = await fetch(url, {
+        method: 'GET',
+        headers: { ...headers, Accept: 'text/event-stream', 'Last-Event-ID': priming!.id! },
+        signal: resumed.signal,
+      });
+      expect(replay.status).toBe(200);
+      let text = '';
+      for await (const chunk of replay.body! as AsyncIterable<Uint8Array>) {
+        text += Buffer.from(chunk).toString('utf8');
+        if (text.includes('resumed')) break;
+      }
+      resumed.abort();
+      const answers = sseEvents(text).map((e) => JSON.parse(e.data!) as { id?: number; result?: CallToolResult });
+      expect(answers.find((a) => a.id === 2)?.result?.content).toEqual([{ type: 'text', text: 'resumed' }]);
+      expect(await session.stop()).toBe(0);
+    });
   });
 });
+
+/** The events of an SSE body, each as its fields (`id`, `retry`, `data`, …); comments skipped. */
+function sseEvents(body: string): Record<string, string>[] {
+  return body
+    .split(/\n\n/)
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const event: Record<string, string> = {};
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon === -1 ? line : line.slice(0, colon);
+        const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        event[field] = field in event ? `${event[field]}\n${value}` : value;
+      }
+      return event;
+    })
+    .filter((event) => Object.keys(event).length > 0);
+}

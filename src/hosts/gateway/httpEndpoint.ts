@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Gateway } from './gateway.js';
 import { bearerMatches } from './gatewayToken.js';
+import { SessionEventStore } from './sessionEventStore.js';
 
 /** The MCP endpoint's path. */
 const GATEWAY_HTTP_PATH = '/mcp';
 
 /** A request body larger than this is refused (413) before it is parsed. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The `retry` of an SSE stream's priming event: how long a client waits before it resumes a stream (decision 363). */
+const SSE_RETRY_MS = 1_000;
 
 export interface HttpEndpoint {
   /** `http://127.0.0.1:<port>/mcp` */
@@ -26,6 +30,8 @@ export interface HttpEndpoint {
  * Host that is not this endpoint on loopback, or an Origin that is present and not loopback: 403)
  * and the bearer token (401). A web page the user visits can thus neither reach the endpoint
  * under a name of its own nor read its answers, and another local user cannot use it either.
+ * Each session keeps its SSE events in a bounded store of its own, dropped with it, so a client
+ * resumes a broken stream with `Last-Event-ID` (decision 363).
  */
 export async function listenHttp(
   gateway: Pick<Gateway, 'connect'>,
@@ -62,13 +68,17 @@ export async function listenHttp(
   };
 
   const startSession = async (req: IncomingMessage, res: ServerResponse, initialize: unknown): Promise<void> => {
+    const eventStore = new SessionEventStore<JSONRPCMessage>();
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, transport),
+      eventStore,
+      retryInterval: SSE_RETRY_MS,
     });
     const session = await gateway.connect(transport, 'http');
     void session.closed.then(() => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      eventStore.clear();
     });
     await transport.handleRequest(req, res, initialize);
     // A refused initialize (a bad protocol version) opened no session: nothing will come back to it.
