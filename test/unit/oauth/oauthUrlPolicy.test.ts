@@ -100,6 +100,15 @@ function memoryStore(): OAuthTokenStore {
       else records.set(key, next);
       return Promise.resolve();
     },
+    list: (prefix) => Promise.resolve([...records].filter(([key]) => key.startsWith(prefix))),
+    move: (from, to, change) => {
+      const source = records.get(from);
+      if (source !== undefined && !records.has(to)) {
+        records.set(to, change(source));
+        records.delete(from);
+      }
+      return Promise.resolve(records.get(to));
+    },
     forgetServer: () => Promise.resolve(0),
   };
 }
