@@ -505,15 +505,26 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const record = await this.store.get(this.keyFor(issuer));
     if (record !== undefined) return record;
     const legacy = await this.store.get(this.legacyKey);
-    if (legacy === undefined || stampOf(legacy) !== undefined) return undefined;
-    return this.store.move(this.legacyKey, this.keyFor(issuer), (old) => bindTo(old, issuer));
+    const stamp = legacy === undefined ? undefined : stampOf(legacy);
+    if (legacy === undefined || (stamp !== undefined && !sameIssuer(stamp, issuer))) return undefined;
+    try {
+      return await this.store.move(this.legacyKey, this.keyFor(issuer), (old) => bindTo(old, issuer));
+    } catch {
+      // A file that can be read but not written: the record is used as it is, and moved another time.
+      return bindTo(legacy, issuer);
+    }
   }
 
   /** A record from before the keying by issuer whose tokens or client carry the SDK's stamp moves under that issuer. */
   private async adoptStamped(): Promise<void> {
     const legacy = await this.store.get(this.legacyKey);
     const stamp = legacy === undefined ? undefined : stampOf(legacy);
-    if (stamp !== undefined) await this.store.move(this.legacyKey, this.keyFor(stamp), (old) => bindTo(old, stamp));
+    if (stamp === undefined) return;
+    try {
+      await this.store.move(this.legacyKey, this.keyFor(stamp), (old) => bindTo(old, stamp));
+    } catch {
+      // Not writable now: the record stays where it was and is still found there (newest()).
+    }
   }
 
   /** This server's records for this client: one per authorization server, and one from before that keying. */
