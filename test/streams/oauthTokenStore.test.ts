@@ -59,4 +59,24 @@ describe('the OAuth token store', () => {
     execFileSync('mkfifo', [file]);
     expect(await store.get(key)).toBeUndefined();
   });
+
+  it('keys a record by authorization server too; lists a server\'s records; moves a record of before under its issuer in one write', async () => {
+    const issuer = 'https://auth.example.com';
+    const store = createOAuthTokenStore(file);
+    expect(oauthRecordKey('https://mcp.example.com/mcp', 'dynamic', issuer)).toBe(`${key} ${issuer}`);
+    // A file of before: the record under "<url> <client>", nothing about its authorization server.
+    await writeFile(file, JSON.stringify({ [key]: { server: 'gh', tokens, expiresAt: 5 }, 'https://other/mcp dynamic': { server: 'other', tokens } }));
+    expect((await store.list(key)).map(([k]) => k)).toEqual([key]);
+
+    const moved = await store.move(key, `${key} ${issuer}`, (record) => ({ ...record, issuer }));
+    expect(moved).toEqual({ server: 'gh', issuer, tokens, expiresAt: 5 });
+    expect(await store.get(key)).toBeUndefined();
+    expect(Object.keys(JSON.parse(await readFile(file, 'utf8')) as object).sort()).toEqual([`${key} ${issuer}`, 'https://other/mcp dynamic']);
+
+    // Nothing left to move, and a record already there is never overwritten.
+    await store.update(key, () => ({ server: 'gh', tokens: { ...tokens, access_token: 'newer' } }));
+    expect(await store.move(key, `${key} ${issuer}`, (record) => record)).toEqual(moved);
+    expect((await store.get(key))?.tokens?.access_token).toBe('newer');
+    expect(await store.move('https://none dynamic', 'https://none dynamic x', (record) => record)).toBeUndefined();
+  });
 });

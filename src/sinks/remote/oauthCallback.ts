@@ -3,17 +3,19 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * The loopback end of an authorization (RFC 8252 §7.3): an HTTP listener on 127.0.0.1 where the
- * user's browser comes back with `?code=…&state=…`. The port is chosen when the flow starts,
- * unless the entry pins a `redirectUri`. Only a request to the callback path with the flow's own
- * `state` is taken; anything else is answered 404 or 400 and changes nothing, so another page
- * that guesses the port cannot complete or end the flow.
+ * user's browser comes back with `?code=…&state=…` (and `iss`, RFC 9207). The port is chosen
+ * when the flow starts, unless the entry pins a `redirectUri`. Only a request to the callback
+ * path with the flow's own `state` is taken; anything else is answered 404 or 400 and changes
+ * nothing, so another page that guesses the port cannot complete or end the flow. The answer is
+ * handed on whole: whether its code or its error is believed is decided against the issuer the
+ * flow recorded (decision 397).
  */
 
 export interface LoopbackCallback {
   /** `http://127.0.0.1:<port>/callback`, or the pinned URI. */
   readonly redirectUrl: string;
-  /** Resolves with the authorization code; rejects when the server reports an error, on timeout, or on abort. */
-  code(state: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<string>;
+  /** Resolves with the query of the answer that carries `state` (a code or an error); rejects on timeout or abort. */
+  response(state: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<URLSearchParams>;
   close(): Promise<void>;
 }
 
@@ -50,8 +52,8 @@ export async function listenForCallback(pinned?: string): Promise<LoopbackCallba
   const { port } = server.address() as AddressInfo;
   const redirectUrl = target?.href ?? `http://127.0.0.1:${port}${path}`;
 
-  const code = (state: string, { timeoutMs = AUTHORIZATION_TIMEOUT_MS, signal }: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
-    new Promise<string>((resolve, reject) => {
+  const response = (state: string, { timeoutMs = AUTHORIZATION_TIMEOUT_MS, signal }: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
+    new Promise<URLSearchParams>((resolve, reject) => {
       const finish = (settle: () => void): void => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -66,16 +68,7 @@ export async function listenForCallback(pinned?: string): Promise<LoopbackCallba
       signal?.addEventListener('abort', onAbort, { once: true });
       deliver = (query) => {
         if (query.get('state') !== state) return false;
-        const error = query.get('error');
-        const value = query.get('code');
-        if (error !== null) {
-          const description = query.get('error_description');
-          finish(() => reject(new Error(`the authorization server refused: ${error}${description ? ` (${description})` : ''}`)));
-        } else if (value === null || value === '') {
-          finish(() => reject(new Error('the browser came back without an authorization code')));
-        } else {
-          finish(() => resolve(value));
-        }
+        finish(() => resolve(query));
         return true;
       };
     });
@@ -86,5 +79,5 @@ export async function listenForCallback(pinned?: string): Promise<LoopbackCallba
       server.closeAllConnections();
     });
 
-  return { redirectUrl, code, close };
+  return { redirectUrl, response, close };
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { ResolvedServerConfig } from '../../model/types.js';
-import { holdSecrets } from '../../model/settings/secrets.js';
 import { listenForCallback } from './oauthCallback.js';
 import type { McpOAuthProvider } from './oauthProvider.js';
 import { loadRemoteParts, remoteParts } from './remoteSdk.js';
@@ -98,9 +97,11 @@ export function createOAuthManager(store: OAuthTokenStore): OAuthManager {
       const { scope, resourceMetadataUrl } = oauth.challenge;
       const first = await auth(flow, { serverUrl, scope, resourceMetadataUrl, fetchFn });
       if (first === 'AUTHORIZED' || !published) return;
-      const code = await callback.code(state, { timeoutMs: options.timeoutMs, signal: options.signal });
-      holdSecrets(code);
-      await auth(flow, { serverUrl, authorizationCode: code, scope, resourceMetadataUrl, fetchFn });
+      const answer = await callback.response(state, { timeoutMs: options.timeoutMs, signal: options.signal });
+      // RFC 9207 (decision 397): the SDK compares `iss` with the issuer the flow recorded before
+      // it sends the code anywhere; an error answer is believed only after the same check.
+      const { code, iss } = flow.authorizationResponse(answer);
+      await auth(flow, { serverUrl, authorizationCode: code, iss, scope, resourceMetadataUrl, fetchFn });
     } finally {
       flow.endInteractive();
       await callback.close();

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createPrivateKeyJwtAuth, auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import { createPrivateKeyJwtAuth, auth, extractWWWAuthenticateParams, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
 import type {
   OAuthClientProvider,
+  OAuthClientInformationContext,
   OAuthDiscoveryState,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -25,6 +26,11 @@ import { oauthRecordKey, type OAuthRecord, type OAuthTokenStore } from '../store
  * 2025-03-26 fallbacks), registration or a client ID metadata document, PKCE, the resource
  * indicator, refresh, step-up on `insufficient_scope` — this class only decides what is stored
  * where, and when the user must be asked.
+ *
+ * What it keeps is bound to the authorization server that issued it (decision 395): a client and
+ * its tokens are stored per issuer, so when a server moves to another authorization server
+ * nothing of the old one is sent to the new one and mcp-live registers there again. Records
+ * written before that keying are adopted under their issuer (decision 396).
  *
  * Two modes:
  * - **background** (every connect): stored tokens are used and refreshed; when only the user can
@@ -74,9 +80,27 @@ export class AuthorizationInProgress extends NeedsAuthorization {
 /** What a server's background provider and its interactive flow share. */
 interface ServerOAuthState {
   challenge: Challenge;
+  /** The background's discovery, dropped when the server answers 401 (decision 397). */
   discovery?: OAuthDiscoveryState;
+  /** The issuer of the server's authorization server as last resolved; unknown before discovery. */
+  issuer?: string;
   /** An interactive authorization is open (decision 187). */
   flowOpen: boolean;
+}
+
+/**
+ * Thrown when a server's authorization server is no longer the one its pre-registered client
+ * (`oauth.clientId`) was used with: that client belongs to the old one, and is not sent to the
+ * new one (decision 395). The user registers a client there, or logs out to use it anyway.
+ */
+export class AuthorizationServerMoved extends Error {
+  constructor(server: string, from: string, to: string) {
+    super(
+      `the authorization server of ${server} is now ${to}, not ${from} where oauth.clientId was used: ` +
+        `set the client registered with ${to}, or run "mcp-live auth logout ${server}" to use this one there`,
+    );
+    this.name = 'AuthorizationServerMoved';
+  }
 }
 
 /** Refresh an access token this long before it expires, so no request is sent with a dying one. */
@@ -89,9 +113,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
   /** Set on the flow's own provider only ({@link beginInteractive}); the background one has none. */
   private readonly interactive?: InteractiveFlow;
   private verifier?: string;
+  /** The flow's own discovery: the issuer its code must come back from (RFC 9207, decision 397). */
+  private flowDiscovery?: OAuthDiscoveryState;
   private refreshing = false;
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
-  private readonly key: string;
+  private readonly clientKey: string;
+  /** The key of this server's record from before the keying by issuer (decision 396). */
+  private readonly legacyKey: string;
+  private adopted?: Promise<void>;
 
   constructor(
     readonly server: string,
@@ -103,7 +132,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   ) {
     this.shared = flow?.shared ?? { challenge: {}, flowOpen: false };
     this.interactive = flow?.interactive;
-    this.key = oauthRecordKey(url, oauthClientKey(settings));
+    this.clientKey = oauthClientKey(settings);
+    this.legacyKey = oauthRecordKey(url, this.clientKey);
     holdSecrets(settings?.clientSecret, settings?.privateKey, settings?.idp?.clientSecret, settings?.idp?.idToken);
     if (settings?.privateKey !== undefined && settings.clientId !== undefined) {
       // RFC 7523 client authentication, signed by the SDK for each token request.
@@ -152,6 +182,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return {
       client_name: 'mcp-live',
       redirect_uris: this.redirectUrl === undefined ? [] : [this.redirectUrl],
+      // A CLI coming back to a loopback redirect is a native application (RFC 8252, decision 398):
+      // said outright, since an OpenID provider takes a registration without it as "web".
+      ...(this.redirectUrl === undefined ? {} : { application_type: 'native' }),
       grant_types: grantTypes,
       response_types: this.nonInteractive ? [] : ['code'],
       token_endpoint_auth_method: authMethod,
@@ -184,11 +217,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return randomBytes(16).toString('base64url');
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<OAuthClientInformationMixed | undefined> {
+    this.resolved(ctx);
     if (this.settings?.clientId !== undefined) {
-      return { client_id: this.settings.clientId, ...(this.settings.clientSecret === undefined ? {} : { client_secret: this.settings.clientSecret }) };
+      if (ctx !== undefined) await this.refuseMovedClient(ctx.issuer);
+      return {
+        client_id: this.settings.clientId,
+        ...(this.settings.clientSecret === undefined ? {} : { client_secret: this.settings.clientSecret }),
+        ...(ctx === undefined ? {} : { issuer: ctx.issuer }),
+      };
     }
-    const client = (await this.record())?.client;
+    const client = (await this.record(ctx?.issuer))?.client;
     if (this.interactive) {
       // A client registered for another loopback port is registered again (a strict
       // authorization server compares redirect URIs exactly); a metadata document has none.
@@ -201,15 +240,22 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return client;
   }
 
-  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+  async saveClientInformation(client: OAuthClientInformationMixed & { issuer?: string }, ctx?: OAuthClientInformationContext): Promise<void> {
     // Pre-registered and machine clients come from the entry; only ours are stored.
     if (this.settings?.clientId !== undefined) return;
-    await this.change((record) => ({ ...record, client }));
+    this.resolved(ctx);
+    await this.change((record) => ({ ...record, client }), ctx?.issuer ?? client.issuer);
   }
 
-  async tokens(): Promise<OAuthTokens | undefined> {
+  /**
+   * The tokens for the authorization server `ctx` names; without one (the transport's request
+   * header) those of the server's authorization server as last resolved, or before any
+   * discovery in this process the ones stored last (decision 395).
+   */
+  async tokens(ctx?: OAuthClientInformationContext): Promise<OAuthTokens | undefined> {
     if (this.interactive) return undefined;
-    const record = await this.record();
+    this.resolved(ctx);
+    const record = await this.record(ctx?.issuer);
     const tokens = record?.tokens;
     if (tokens === undefined) return undefined;
     const { stepUp, scope } = this.challenge;
@@ -221,16 +267,18 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const expiring = record?.expiresAt !== undefined && record.expiresAt - this.now() < REFRESH_BEFORE_EXPIRY_MS;
     if (expiring && !this.refreshing && (tokens.refresh_token !== undefined || this.nonInteractive)) {
       await this.refresh();
-      return (await this.record())?.tokens;
+      return (await this.record(ctx?.issuer))?.tokens;
     }
     return tokens;
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(tokens: OAuthTokens & { issuer?: string }, ctx?: OAuthClientInformationContext): Promise<void> {
     holdSecrets(tokens.access_token, tokens.refresh_token, tokens.id_token);
+    this.resolved(ctx);
     if (this.challenge.stepUp === true && covers(tokens.scope, this.challenge.scope)) this.challenge = { ...this.challenge, stepUp: false };
-    const expiresAt = tokens.expires_in === undefined ? undefined : this.now() + tokens.expires_in * 1000;
-    await this.change((record) => ({ ...record, tokens, ...(expiresAt === undefined ? { expiresAt: undefined } : { expiresAt }) }));
+    const savedAt = this.now();
+    const expiresAt = tokens.expires_in === undefined ? undefined : savedAt + tokens.expires_in * 1000;
+    await this.change((record) => ({ ...record, tokens, savedAt, ...(expiresAt === undefined ? { expiresAt: undefined } : { expiresAt }) }), ctx?.issuer ?? tokens.issuer);
   }
 
   redirectToAuthorization(url: URL): void {
@@ -257,7 +305,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'verifier' || scope === 'all') this.verifier = undefined;
-    if (scope === 'discovery' || scope === 'all') this.shared.discovery = undefined;
+    if (scope === 'discovery' || scope === 'all') {
+      this.shared.discovery = undefined;
+      this.flowDiscovery = undefined;
+    }
     if (scope === 'verifier' || scope === 'discovery') return;
     await this.change((record) => ({
       ...record,
@@ -267,15 +318,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    if (this.interactive !== undefined) this.flowDiscovery = state;
     this.shared.discovery = state;
+    this.shared.issuer = state.authorizationServerMetadata?.issuer ?? state.authorizationServerUrl;
   }
 
   /**
    * What discovery found; before it ran, the entry's `authorizationUrl` and `tokenUrl` when it
    * names both (Gemini CLI's fields): the authorization server is then taken as configured.
+   * A flow starts from no discovery and keeps its own until its code is exchanged: the issuer it
+   * recorded before the redirect is the one the browser must come back from (decision 397).
    */
   discoveryState(): OAuthDiscoveryState | undefined {
-    if (this.shared.discovery !== undefined) return this.shared.discovery;
+    const discovered = this.interactive === undefined ? this.shared.discovery : this.flowDiscovery;
+    if (discovered !== undefined) return discovered;
     const { authorizationUrl, tokenUrl } = this.settings ?? {};
     if (authorizationUrl === undefined || tokenUrl === undefined) return undefined;
     const issuer = new URL(authorizationUrl).origin;
@@ -289,6 +345,31 @@ export class McpOAuthProvider implements OAuthClientProvider {
         code_challenge_methods_supported: ['S256'],
       },
     };
+  }
+
+  /**
+   * The code and `iss` of the flow's authorization response (the callback's query). An error
+   * response is believed only once its `iss` matches the issuer the flow recorded (RFC 9207
+   * §2.4, decision 397): from another authorization server its error and description are an
+   * attacker's words, never shown. A code's `iss` is checked by the SDK before the exchange.
+   */
+  authorizationResponse(query: URLSearchParams): { code: string; iss?: string } {
+    const iss = query.get('iss') ?? undefined;
+    const code = query.get('code');
+    if (code !== null && code !== '') {
+      holdSecrets(code);
+      return { code, ...(iss === undefined ? {} : { iss }) };
+    }
+    const metadata = this.discoveryState()?.authorizationServerMetadata;
+    validateAuthorizationResponseIssuer({
+      iss,
+      expectedIssuer: metadata?.issuer,
+      issParameterSupported: metadata?.authorization_response_iss_parameter_supported === true,
+    });
+    const error = query.get('error');
+    if (error === null) throw new Error('the browser came back without an authorization code');
+    const description = query.get('error_description');
+    throw new Error(`the authorization server refused: ${error}${description ? ` (${description})` : ''}`);
   }
 
   async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
@@ -321,6 +402,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const within = fetchWithinOrigin(guarded);
     return async (input, init) => {
       const response = this.withoutForeignMetadata(await within(input, init));
+      // The server refused its token: its authorization server may have changed since the last
+      // discovery, so the next authorization discovers again (decision 397). A flow keeps its own.
+      if (response.status === 401 && sameResource(input, this.url)) this.shared.discovery = undefined;
       if (response.status === 401 || response.status === 403) {
         const { scope, resourceMetadataUrl, error } = extractWWWAuthenticateParams(response);
         const stepUp = response.status === 403 && error === 'insufficient_scope';
@@ -400,16 +484,112 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return params;
   }
 
-  private record(): Promise<OAuthRecord | undefined> {
-    return this.store.get(this.key);
+  /** Notes the authorization server an SDK call resolved: a request with no `ctx` uses its tokens. */
+  private resolved(ctx: OAuthClientInformationContext | undefined): void {
+    if (ctx !== undefined) this.shared.issuer = ctx.issuer;
   }
 
-  private change(patch: (record: OAuthRecord) => OAuthRecord): Promise<void> {
-    return this.store.update(this.key, (record) => {
+  private keyFor(issuer: string): string {
+    return oauthRecordKey(this.url, this.clientKey, issuer);
+  }
+
+  /**
+   * The record of `issuer`, else of the server's authorization server as last resolved; with
+   * neither known yet, the one whose tokens were stored last (decision 395). A record from before
+   * the keying by issuer is adopted by the first authorization server this process resolves, unless
+   * the SDK's stamp in it names another (decision 396).
+   */
+  private async record(issuer = this.shared.issuer): Promise<OAuthRecord | undefined> {
+    await (this.adopted ??= this.adoptStamped());
+    if (issuer === undefined) return this.newest();
+    const record = await this.store.get(this.keyFor(issuer));
+    if (record !== undefined) return record;
+    const legacy = await this.store.get(this.legacyKey);
+    const stamp = legacy === undefined ? undefined : stampOf(legacy);
+    if (legacy === undefined || (stamp !== undefined && !sameIssuer(stamp, issuer))) return undefined;
+    try {
+      return await this.store.move(this.legacyKey, this.keyFor(issuer), (old) => bindTo(old, issuer));
+    } catch {
+      // A file that can be read but not written: the record is used as it is, and moved another time.
+      return bindTo(legacy, issuer);
+    }
+  }
+
+  /** A record from before the keying by issuer whose tokens or client carry the SDK's stamp moves under that issuer. */
+  private async adoptStamped(): Promise<void> {
+    const legacy = await this.store.get(this.legacyKey);
+    const stamp = legacy === undefined ? undefined : stampOf(legacy);
+    if (stamp === undefined) return;
+    try {
+      await this.store.move(this.legacyKey, this.keyFor(stamp), (old) => bindTo(old, stamp));
+    } catch {
+      // Not writable now: the record stays where it was and is still found there (newest()).
+    }
+  }
+
+  /** This server's records for this client: one per authorization server, and one from before that keying. */
+  private async records(): Promise<OAuthRecord[]> {
+    const listed = await this.store.list(this.legacyKey);
+    // A client key may contain spaces: a key is ours only if it is exactly what we would write.
+    return listed.filter(([key, record]) => key === (record.issuer === undefined ? this.legacyKey : this.keyFor(record.issuer))).map(([, record]) => record);
+  }
+
+  private async newest(): Promise<OAuthRecord | undefined> {
+    let newest: OAuthRecord | undefined;
+    for (const record of await this.records()) {
+      if (record.tokens !== undefined && (newest === undefined || (record.savedAt ?? 0) > (newest.savedAt ?? 0))) newest = record;
+    }
+    return newest;
+  }
+
+  /**
+   * A pre-registered client belongs to one authorization server. Once tokens were obtained with
+   * it from one, it is not sent to another the server now names: the user is told instead
+   * (decision 395).
+   */
+  private async refuseMovedClient(issuer: string): Promise<void> {
+    const used = (await this.records()).map((record) => record.issuer).filter((known): known is string => known !== undefined);
+    if (used.length > 0 && !used.some((known) => sameIssuer(known, issuer))) throw new AuthorizationServerMoved(this.server, used[0]!, issuer);
+  }
+
+  private change(patch: (record: OAuthRecord) => OAuthRecord, issuer = this.shared.issuer): Promise<void> {
+    const key = issuer === undefined ? this.legacyKey : this.keyFor(issuer);
+    return this.store.update(key, (record) => {
       const next = patch(record ?? { server: this.server });
-      const kept = withoutUndefined({ ...next, server: this.server });
+      const kept = withoutUndefined({ ...next, server: this.server, issuer });
       return kept.tokens === undefined && kept.client === undefined ? undefined : kept;
     });
+  }
+}
+
+/** The issuer the SDK stamped on a record's tokens or client (decision 396), if any. */
+function stampOf(record: OAuthRecord): string | undefined {
+  return record.tokens?.issuer ?? record.client?.issuer;
+}
+
+/** A record from before the keying by issuer, as the record of `issuer`. */
+function bindTo(record: OAuthRecord, issuer: string): OAuthRecord {
+  return withoutUndefined({
+    ...record,
+    issuer,
+    tokens: record.tokens && { ...record.tokens, issuer },
+    client: record.client && { ...record.client, issuer },
+  });
+}
+
+/** Issuer identity as the SDK compares it: equal, or equal but for one trailing slash. */
+function sameIssuer(a: string, b: string): boolean {
+  return a === b || a === `${b}/` || b === `${a}/`;
+}
+
+/** Whether a request goes to the MCP server itself (not to its metadata or an authorization server). */
+function sameResource(input: string | URL | Request, serverUrl: string): boolean {
+  try {
+    const target = new URL(String(input instanceof Request ? input.url : input));
+    const server = new URL(serverUrl);
+    return target.origin === server.origin && target.pathname === server.pathname;
+  } catch {
+    return false;
   }
 }
 

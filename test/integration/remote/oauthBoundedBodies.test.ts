@@ -15,6 +15,8 @@ const store: OAuthTokenStore = {
   file: '/nonexistent/tokens.json',
   get: () => Promise.resolve(undefined),
   update: () => Promise.resolve(),
+  list: () => Promise.resolve([]),
+  move: () => Promise.resolve(undefined),
   forgetServer: () => Promise.resolve(0),
 };
 

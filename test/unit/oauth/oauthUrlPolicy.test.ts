@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fetchRefusal, isLoopbackHost, openableAuthorizationUrl, usableResourceMetadataUrl } from '../../../src/model/oauth/oauthUrlPolicy.js';
 import { openInBrowser } from '../../../src/sinks/remote/openBrowser.js';
 import { AuthorizationInProgress, McpOAuthProvider } from '../../../src/sinks/remote/oauthProvider.js';
-import type { OAuthRecord, OAuthTokenStore } from '../../../src/sinks/stores/oauthTokenStore.js';
+import { memoryTokenStore } from './memoryTokenStore.js';
 
 /**
  * Which URLs OAuth opens and fetches (decisions 189–191), and the one-flow rule (decision 187).
@@ -89,21 +89,6 @@ describe('what OAuth may fetch for a server', () => {
   });
 });
 
-function memoryStore(): OAuthTokenStore {
-  const records = new Map<string, OAuthRecord>();
-  return {
-    file: '/nonexistent/tokens.json',
-    get: (key) => Promise.resolve(records.get(key)),
-    update: (key, change) => {
-      const next = change(records.get(key));
-      if (next === undefined) records.delete(key);
-      else records.set(key, next);
-      return Promise.resolve();
-    },
-    forgetServer: () => Promise.resolve(0),
-  };
-}
-
 /** A fake network: records each URL asked for and answers with `answer`. */
 function fakeNetwork(answer: (url: string) => Response): { fetch: (url: string | URL, init?: RequestInit) => Promise<Response>; asked: string[] } {
   const asked: string[] = [];
@@ -118,7 +103,7 @@ function fakeNetwork(answer: (url: string) => Response): { fetch: (url: string |
 
 describe('the provider\'s fetch (decisions 190, 191)', () => {
   it('a refused URL never reaches the network; the server and a loopback authorization server do', async () => {
-    const provider = new McpOAuthProvider('remote', SERVER, undefined, memoryStore());
+    const provider = new McpOAuthProvider('remote', SERVER, undefined, memoryTokenStore());
     const net = fakeNetwork(() => new Response('{}', { status: 200 }));
     const fetchFn = provider.observe(net.fetch);
     await fetchFn(SERVER, { method: 'POST' });
@@ -130,7 +115,7 @@ describe('the provider\'s fetch (decisions 190, 191)', () => {
   });
 
   it('a redirect to another origin is not followed (a token endpoint cannot bounce mcp-live to an internal address)', async () => {
-    const provider = new McpOAuthProvider('remote', SERVER, undefined, memoryStore());
+    const provider = new McpOAuthProvider('remote', SERVER, undefined, memoryTokenStore());
     const net = fakeNetwork((url) =>
       url.endsWith('/token') ? new Response(null, { status: 307, headers: { location: 'http://127.0.0.1:4300/internal' } }) : new Response('{}'),
     );
@@ -140,7 +125,7 @@ describe('the provider\'s fetch (decisions 190, 191)', () => {
   });
 
   it('a challenge\'s resource_metadata on another origin is dropped before the SDK sees it; scope and error stay', async () => {
-    const provider = new McpOAuthProvider('remote', SERVER, undefined, memoryStore());
+    const provider = new McpOAuthProvider('remote', SERVER, undefined, memoryTokenStore());
     const challenge = 'Bearer resource_metadata="http://169.254.169.254/latest/meta-data/", scope="mcp", error="invalid_token"';
     const net = fakeNetwork(() => new Response('{}', { status: 401, headers: { 'www-authenticate': challenge } }));
     const response = await provider.observe(net.fetch)(SERVER, { method: 'POST' });
@@ -153,7 +138,7 @@ describe('the provider\'s fetch (decisions 190, 191)', () => {
   });
 
   it('the server\'s own resource_metadata is kept', async () => {
-    const provider = new McpOAuthProvider('remote', SERVER, undefined, memoryStore());
+    const provider = new McpOAuthProvider('remote', SERVER, undefined, memoryTokenStore());
     const own = 'http://127.0.0.1:4100/.well-known/oauth-protected-resource/mcp';
     const net = fakeNetwork(() => new Response('{}', { status: 401, headers: { 'www-authenticate': `Bearer resource_metadata="${own}"` } }));
     const response = await provider.observe(net.fetch)(SERVER);
@@ -166,7 +151,7 @@ describe('one interactive authorization per server (decision 187)', () => {
   const flow = (opened: URL[]) => ({ redirectUrl: 'http://127.0.0.1:4500/callback', state: 'flow-state', onAuthorizationUrl: (url: URL) => void opened.push(url) });
 
   it('while a flow is open the transport\'s provider starts nothing: no state, no registration, no URL, the flow\'s verifier kept', async () => {
-    const background = new McpOAuthProvider('remote', SERVER, undefined, memoryStore());
+    const background = new McpOAuthProvider('remote', SERVER, undefined, memoryTokenStore());
     const opened: URL[] = [];
     const interactive = background.beginInteractive(flow(opened));
     interactive.saveCodeVerifier('the-flows-verifier');
