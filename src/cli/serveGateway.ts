@@ -54,9 +54,8 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
     ...(command.progressive === undefined ? {} : { progressive: command.progressive }),
     serverInfo: { name: 'mcp-live', version: packageVersion() },
   });
-  const attach = (socket: Socket): void => {
-    gateway.connect(new SocketServerTransport(socket), 'socket').catch(() => socket.destroy());
-  };
+  // A relay's client may speak either era: the connection's opening decides (decision 387).
+  const attach = (socket: Socket): void => void gateway.serveConnection(new SocketServerTransport(socket), 'socket');
   const claim = await claimGatewaySocket(target.address, { cwd: target.cwd, config: target.config }, attach);
   if (!claim.ok) {
     await gateway.close();
