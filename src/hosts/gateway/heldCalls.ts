@@ -55,6 +55,7 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 /** A backend call of a modern client that outlives its request while the client answers. */
 export class HeldCall {
   private readonly controller = new AbortController();
+  private start?: (call: HeldCall) => Promise<unknown>;
   private outcome?: Promise<Settled>;
   private readonly unsent: Ask[] = [];
   private readonly sent = new Map<string, Ask>();
@@ -76,11 +77,9 @@ export class HeldCall {
     return this.controller.signal;
   }
 
+  /** The backend call, started by the first {@link step} (once its round is there to hear it). */
   begin(start: (call: HeldCall) => Promise<unknown>): void {
-    this.outcome = start(this).then(
-      (value): Settled => ({ ok: true, value }),
-      (error: unknown): Settled => ({ ok: false, error }),
-    );
+    this.start = start;
   }
 
   /** Ends the backend call; its questions count as dismissed. */
@@ -107,10 +106,14 @@ export class HeldCall {
     const cancel = (): void => this.cancel(signal.reason);
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
+    this.outcome ??= this.start!(this).then(
+      (value): Settled => ({ ok: true, value }),
+      (error: unknown): Settled => ({ ok: false, error }),
+    );
     try {
       while (this.unsent.length === 0) {
         const woke = new Promise<undefined>((resolve) => (this.wake = () => resolve(undefined)));
-        const settled = await Promise.race([this.outcome!, woke]);
+        const settled = await Promise.race([this.outcome, woke]);
         if (settled !== undefined) {
           await this.sending;
           return { done: true, settled };
