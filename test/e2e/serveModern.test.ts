@@ -123,6 +123,30 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       expect(await session.stop()).toBe(0);
     });
 
+    it('a listen stream that names a resource hears its updates; a resource no server lists is -32602', async ({ onTestFinished }) => {
+      const w = gatewayWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { g: fixture(w, 'gateway-backend.mjs') } });
+      const { session, url, token } = await httpGateway(w);
+      const modern = await modernHttpClient(onTestFinished, url, token);
+      const updated = new Promise<string>((resolve) => modern.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)));
+      const listen = await modern.listen({ resourceSubscriptions: ['gw://counter'] });
+      expect(listen.honoredFilter.resourceSubscriptions).toEqual(['gw://counter']);
+      // The backend was asked for it: its bump says so, and the client hears the update.
+      expect(text(await modern.callTool({ name: 'g__bump', arguments: {} }))).toBe('counter 1 (subscribed)');
+      expect(await updated).toBe('gw://counter');
+      const read = await modern.readResource({ uri: 'gw://counter' });
+      expect(read.contents).toEqual([{ uri: 'gw://counter', text: '1' }]);
+      const unknown = await modern.readResource({ uri: 'gw://nowhere' }).then(
+        () => undefined,
+        (error: unknown) => error as { code?: number },
+      );
+      expect(unknown?.code).toBe(-32602);
+      // The stream's end lets the backend go.
+      await listen.close();
+      await expect.poll(async () => text(await modern.callTool({ name: 'g__bump', arguments: {} })), { timeout: 5_000 }).toMatch(/^counter \d+$/);
+      expect(await session.stop()).toBe(0);
+    });
+
     it('a raw modern request: no Mcp-Session-Id, no-cache list hints, Mcp-Method checked against the body; the token, Host and Origin checks hold for it', async ({ onTestFinished }) => {
       const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
@@ -183,22 +207,25 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
   });
 
   linuxOnly('/proc, unix sockets').describe('over a serve --stdio relay', () => {
-    it('a modern client’s opening is served: it lists, calls, and hears a settings edit on its listen stream', async ({ onTestFinished }) => {
+    it('a modern client’s opening is served: it lists, calls, and hears a resource update and a settings edit on its listen stream', async ({ onTestFinished }) => {
       const w = gatewayWorkspace(onTestFinished);
-      w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
+      w.write(w.userSettings, { mcpServers: { a: w.server('a'), g: fixture(w, 'gateway-backend.mjs') } });
       const client = new ModernClient({ name: 'modern-stdio-e2e', version: '1.0.0' }, MODERN);
       onTestFinished(() => client.close().catch(() => undefined));
       await client.connect(
         new ModernStdioTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio', '--cwd', w.cwd, '--debounce', '100'], env: gatewayEnv(w), stderr: 'pipe' }),
       );
       expect(client.getProtocolEra()).toBe('modern');
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['a__echo', 'a__slow']);
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('a__echo');
       expect(text(await client.callTool({ name: 'a__echo', arguments: { text: 'relayed' } }))).toBe('relayed');
       const heard = new Promise<void>((resolve) => client.setNotificationHandler('notifications/tools/list_changed', () => resolve()));
-      await client.listen({ toolsListChanged: true });
-      w.write(w.userSettings, { mcpServers: { a: w.server('a'), b: w.server('b') } });
+      const updated = new Promise<string>((resolve) => client.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)));
+      await client.listen({ toolsListChanged: true, resourceSubscriptions: ['gw://counter'] });
+      expect(text(await client.callTool({ name: 'g__bump', arguments: {} }))).toBe('counter 1 (subscribed)');
+      expect(await updated).toBe('gw://counter');
+      w.write(w.userSettings, { mcpServers: { a: w.server('a'), b: w.server('b'), g: fixture(w, 'gateway-backend.mjs') } });
       await heard;
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['a__echo', 'a__slow', 'b__echo', 'b__slow']);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['a__echo', 'b__echo', 'g__bump']));
     });
   });
 

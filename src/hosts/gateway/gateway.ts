@@ -6,6 +6,7 @@ import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayV
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
 import { CallsInFlight, ClientSession, type CallClient, type GatewayClientInfo, type GatewayCore, type GatewaySession } from './clientSession.js';
 import { HeldCalls } from './heldCalls.js';
+import { ListenWatchingTransport } from './listenWatch.js';
 import { GatewayError } from './gatewayError.js';
 import {
   DEFAULT_PROGRESSIVE_THRESHOLDS,
@@ -219,16 +220,33 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
     },
     serveConnection(transport, kind) {
       const id = `${kind}-${++counter}`;
+      let pinned: ClientSession | undefined;
+      // The resources a modern client's listen streams name, asked of the backends while they are
+      // open; serveStdio routes the instance's resources/updated onto the stream (decision 388).
+      const streams = new Map<unknown, readonly string[]>();
+      const subscriber = { resourceUpdated: (uri: string) => pinned?.resourceUpdated(uri) };
+      const watched = new ListenWatchingTransport(transport, {
+        onListen: (requestId, uris) => {
+          streams.set(requestId, uris);
+          for (const uri of uris) subscriptions.subscribe(subscriber, uri).catch(ignore);
+        },
+        onListenEnd: (requestId) => {
+          for (const uri of streams.get(requestId) ?? []) subscriptions.unsubscribe(subscriber, uri).catch(ignore);
+          streams.delete(requestId);
+        },
+        onEnd: () => subscriptions.dropClient(subscriber),
+      });
       return serveStdio(
         ({ era }) => {
           // A modern opening may be a probe whose client then falls back to initialize: the
           // entry closes that instance, and the session leaves the set.
           const session = new ClientSession(core, { id, transport: kind, era }, serverInfo, publishClients);
+          pinned = session;
           join(session);
           publishClients();
           return session.instance;
         },
-        { transport },
+        { transport: watched },
       );
     },
     requestServer() {
