@@ -115,6 +115,8 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       const heard = new Promise<void>((resolve) => modern.setNotificationHandler('notifications/tools/list_changed', () => resolve()));
       const listen = await modern.listen({ toolsListChanged: true });
       expect(listen.honoredFilter.toolsListChanged).toBe(true);
+      // A listening modern client counts as connected, under the name it gives on its requests.
+      await session.waitFor((e) => e.type === 'client-connected' && e.transport === 'http' && e.clientName === 'modern-e2e', { what: 'the modern client connected' });
       w.write(w.userSettings, { mcpServers: { a: w.server('a'), b: w.server('b') } });
       await heard;
       expect((await modern.listTools()).tools.map((t) => t.name).sort()).toEqual(['a__echo', 'a__slow', 'b__echo', 'b__slow']);
@@ -123,11 +125,18 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       expect(await session.stop()).toBe(0);
     });
 
-    it('a listen stream that names a resource hears its updates; a resource no server lists is -32602', async ({ onTestFinished }) => {
+    it('prompts, completions and resources are served; a listen stream that names a resource hears its updates; a resource no server lists is -32602', async ({ onTestFinished }) => {
       const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { g: fixture(w, 'gateway-backend.mjs') } });
       const { session, url, token } = await httpGateway(w);
       const modern = await modernHttpClient(onTestFinished, url, token);
+      expect((await modern.listPrompts()).prompts.map((p) => p.name)).toEqual(['g__summary']);
+      const prompt = await modern.getPrompt({ name: 'g__summary', arguments: { topic: 'alpha' } });
+      expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Summarise alpha' });
+      const completed = await modern.complete({ ref: { type: 'ref/prompt', name: 'g__summary' }, argument: { name: 'topic', value: 'a' } });
+      expect(completed.completion.values).toEqual(['alpha']);
+      expect((await modern.listResources()).resources.map((r) => r.uri)).toEqual(['gw://counter']);
+      expect((await modern.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['gw://items/{id}']);
       const updated = new Promise<string>((resolve) => modern.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)));
       const listen = await modern.listen({ resourceSubscriptions: ['gw://counter'] });
       expect(listen.honoredFilter.resourceSubscriptions).toEqual(['gw://counter']);
@@ -143,7 +152,11 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       expect(unknown?.code).toBe(-32602);
       // The stream's end lets the backend go.
       await listen.close();
-      await expect.poll(async () => text(await modern.callTool({ name: 'g__bump', arguments: {} })), { timeout: 5_000 }).toMatch(/^counter \d+$/);
+      let bumped = '';
+      for (const until = Date.now() + 5_000; Date.now() < until && !/^counter \d+$/.test(bumped); ) {
+        bumped = text(await modern.callTool({ name: 'g__bump', arguments: {} }));
+      }
+      expect(bumped).toMatch(/^counter \d+$/);
       expect(await session.stop()).toBe(0);
     });
 

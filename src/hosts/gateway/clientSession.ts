@@ -199,6 +199,13 @@ export class ClientSession implements GatewaySession, CallClient {
     return this.current;
   }
 
+  /** A modern client names itself on each request (its envelope's `clientInfo`): the first name is kept. */
+  identify(client: { name?: unknown; version?: unknown }): void {
+    if (this.current.clientName !== undefined || typeof client.name !== 'string') return;
+    this.current = { ...this.current, clientName: client.name, ...(typeof client.version === 'string' ? { clientVersion: client.version } : {}) };
+    this.onInfo();
+  }
+
   /** The SDK instance, for a serving entry that connects it itself (`createMcpHandler`, `serveStdio`). */
   get instance(): Server {
     return this.server;

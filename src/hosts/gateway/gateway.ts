@@ -86,7 +86,7 @@ export interface Gateway {
    * asked for the resources it names, and it counts as a connected client, until the returned
    * function is called.
    */
-  listening(filter: SubscriptionFilter, kind: GatewayClientInfo['transport']): () => void;
+  listening(filter: SubscriptionFilter, kind: GatewayClientInfo['transport'], client?: { name?: unknown; version?: unknown }): () => void;
   /** The clients connected now; replays the current list. */
   readonly clients$: Observable<readonly GatewayClientInfo[]>;
   /** Closes every client session; does NOT dispose the McpLive (the caller owns that). */
@@ -221,6 +221,7 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
     serveConnection(transport, kind) {
       const id = `${kind}-${++counter}`;
       let pinned: ClientSession | undefined;
+      let named: { name?: unknown; version?: unknown } | undefined;
       // The resources a modern client's listen streams name, asked of the backends while they are
       // open; serveStdio routes the instance's resources/updated onto the stream (decision 388).
       const streams = new Map<unknown, readonly string[]>();
@@ -234,6 +235,10 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
           for (const uri of streams.get(requestId) ?? []) subscriptions.unsubscribe(subscriber, uri).catch(ignore);
           streams.delete(requestId);
         },
+        onClientInfo: (client) => {
+          named ??= client;
+          if (pinned?.info.era === 'modern') pinned.identify(client);
+        },
         onEnd: () => subscriptions.dropClient(subscriber),
       });
       return serveStdio(
@@ -243,6 +248,7 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
           const session = new ClientSession(core, { id, transport: kind, era }, serverInfo, publishClients);
           pinned = session;
           join(session);
+          if (era === 'modern' && named !== undefined) session.identify(named);
           publishClients();
           return session.instance;
         },
@@ -252,10 +258,16 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
     requestServer() {
       return new ClientSession(core, { id: 'http-request', transport: 'http', era: 'modern' }, serverInfo, ignore).instance;
     },
-    listening(filter, kind) {
+    listening(filter, kind, client) {
       const token = {};
       const subscriber = { resourceUpdated: ignore };
-      listeners.set(token, { id: `${kind}-${++counter}`, transport: kind, era: 'modern' });
+      listeners.set(token, {
+        id: `${kind}-${++counter}`,
+        transport: kind,
+        era: 'modern',
+        ...(typeof client?.name === 'string' ? { clientName: client.name } : {}),
+        ...(typeof client?.version === 'string' ? { clientVersion: client.version } : {}),
+      });
       publishClients();
       for (const uri of filter.resourceSubscriptions ?? []) subscriptions.subscribe(subscriber, uri).catch(ignore);
       let ended = false;

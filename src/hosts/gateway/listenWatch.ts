@@ -1,10 +1,12 @@
+import { CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 
 /**
  * A connection's transport as `serveStdio` gets it, with an eye on what comes in: the gateway must
  * ask its backends for the resources a modern client's `subscriptions/listen` names (decision
  * 388), and the SDK answers the listen itself. `onListen` hears each listen request's id and
- * resource URIs, `onListenEnd` a cancel of one, `onEnd` the connection's end.
+ * resource URIs, `onListenEnd` a cancel of one, `onClientInfo` the name a modern client gives on
+ * its requests (it has no `initialize`), `onEnd` the connection's end.
  */
 export class ListenWatchingTransport implements Transport {
   onclose?: () => void;
@@ -13,7 +15,13 @@ export class ListenWatchingTransport implements Transport {
 
   constructor(
     private readonly inner: Transport,
-    private readonly watch: { onListen(id: unknown, uris: readonly string[]): void; onListenEnd(id: unknown): void; onEnd(): void },
+    private readonly watch: {
+      onListen(id: unknown, uris: readonly string[]): void;
+      onListenEnd(id: unknown): void;
+      /** The `clientInfo` of a modern request's envelope. */
+      onClientInfo(info: { name?: unknown; version?: unknown }): void;
+      onEnd(): void;
+    },
   ) {
     inner.onmessage = (message, extra) => {
       this.peek(message);
@@ -44,10 +52,12 @@ export class ListenWatchingTransport implements Transport {
 
   private peek(message: JSONRPCMessage): void {
     const { method, params, id } = message as { method?: unknown; params?: Record<string, unknown>; id?: unknown };
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const client = meta?.[CLIENT_INFO_META_KEY];
+    if (client !== null && typeof client === 'object') this.watch.onClientInfo(client);
     if (method === 'subscriptions/listen' && id !== undefined) {
       // Only a modern listen (it carries the envelope); on a legacy connection the method is unknown.
-      const meta = params?._meta as Record<string, unknown> | undefined;
-      if (meta?.['io.modelcontextprotocol/protocolVersion'] === undefined) return;
+      if (meta?.[PROTOCOL_VERSION_META_KEY] === undefined) return;
       const uris = (params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
       this.watch.onListen(id, Array.isArray(uris) ? uris.filter((u): u is string => typeof u === 'string') : []);
     } else if (method === 'notifications/cancelled') {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, isJsonContentType, isLegacyRequest, type SubscriptionFilter } from '@modelcontextprotocol/server';
+import { CLIENT_INFO_META_KEY, createMcpHandler, isJsonContentType, isLegacyRequest, type SubscriptionFilter } from '@modelcontextprotocol/server';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import type { Gateway } from './gateway.js';
 
@@ -41,7 +41,7 @@ export function modernLeg(gateway: Pick<Gateway, 'requestServer' | 'changes$' | 
       }
       const filter = listenFilterOf(body);
       if (filter !== undefined) {
-        const release = gateway.listening(filter, 'http');
+        const release = gateway.listening(filter, 'http', clientInfoOf(body));
         res.once('close', release);
       }
       await node(req, res, body);
@@ -51,6 +51,12 @@ export function modernLeg(gateway: Pick<Gateway, 'requestServer' | 'changes$' | 
       await handler.close();
     },
   };
+}
+
+/** The `clientInfo` of a request's envelope: how a modern client names itself. */
+function clientInfoOf(body: unknown): { name?: unknown; version?: unknown } | undefined {
+  const info = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta?.[CLIENT_INFO_META_KEY];
+  return info !== null && typeof info === 'object' ? info : undefined;
 }
 
 /** The filter of a `subscriptions/listen` request, else undefined. */
