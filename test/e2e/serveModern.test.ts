@@ -160,7 +160,7 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       expect(await session.stop()).toBe(0);
     });
 
-    it('a raw modern request: no Mcp-Session-Id, no-cache list hints, Mcp-Method checked against the body; the token, Host and Origin checks hold for it', async ({ onTestFinished }) => {
+    it('a raw modern request: no Mcp-Session-Id, no-cache list hints, Mcp-Method and Mcp-Name checked against the body; the token, Host and Origin checks hold for it', async ({ onTestFinished }) => {
       const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { a: w.server('a') } });
       const { session, url, token } = await httpGateway(w);
@@ -178,6 +178,14 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       const mismatch = await rawPost(url, modernHeaders(token, 'tools/call', 'a__echo'), list);
       expect(mismatch.status).toBe(400);
       expect((JSON.parse(mismatch.body) as { error: { code: number } }).error.code).toBe(-32020);
+
+      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'a__echo', arguments: { text: 'hi' }, _meta: ENVELOPE } };
+      const named = await rawPost(url, modernHeaders(token, 'tools/call', 'a__echo'), call);
+      expect(named.status).toBe(200);
+      expect(named.body).toContain('"text":"hi"');
+      const misnamed = await rawPost(url, modernHeaders(token, 'tools/call', 'a__slow'), call);
+      expect(misnamed.status).toBe(400);
+      expect((JSON.parse(misnamed.body) as { error: { code: number } }).error.code).toBe(-32020);
 
       expect((await rawPost(url, { ...modernHeaders(token, 'tools/list'), Authorization: 'Bearer wrong' }, list)).status).toBe(401);
       expect((await rawPost(url, { ...modernHeaders(token, 'tools/list'), Origin: 'http://evil.example' }, list)).status).toBe(403);
