@@ -41,8 +41,15 @@ async function httpGateway(w: Workspace, env: Record<string, string> = {}): Prom
 }
 
 /** A v2 client pinned to 2026-07-28 over HTTP, closed with the test. */
-async function modernHttpClient(onFinished: (fn: () => Promise<void>) => void, url: string, token: string, answer?: (message: string) => Record<string, unknown>): Promise<ModernClient> {
-  const client = new ModernClient({ name: 'modern-e2e', version: '1.0.0' }, { ...MODERN, capabilities: answer ? { elicitation: { form: {} } } : {} });
+async function modernHttpClient(
+  onFinished: (fn: () => Promise<void>) => void,
+  url: string,
+  token: string,
+  answer?: (message: string) => Record<string, unknown>,
+  negotiation: 'pin' | 'auto' = 'pin',
+): Promise<ModernClient> {
+  const versionNegotiation = negotiation === 'auto' ? { versionNegotiation: { mode: 'auto' as const } } : MODERN;
+  const client = new ModernClient({ name: 'modern-e2e', version: '1.0.0' }, { ...versionNegotiation, capabilities: answer ? { elicitation: { form: {} } } : {} });
   if (answer) client.setRequestHandler('elicitation/create', (req) => Promise.resolve({ action: 'accept' as const, content: answer(req.params.message) as Record<string, string> }));
   onFinished(() => client.close().catch(() => undefined));
   await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -287,7 +294,9 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       proxy.on('connection', (socket) => onTestFinished(() => void socket.destroy()));
       const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
 
-      const client = await modernHttpClient(onTestFinished, url, one.token);
+      // Negotiating (`auto`): its server/discover probe finds the 2026-07-28 revision.
+      const client = await modernHttpClient(onTestFinished, url, one.token, undefined, 'auto');
+      expect(client.getProtocolEra()).toBe('modern');
       for (let i = 0; i < 4; i++) {
         expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['a__echo', 'a__slow']);
         expect(text(await client.callTool({ name: 'a__echo', arguments: { text: `round ${i}` } }))).toBe(`round ${i}`);
