@@ -5,7 +5,7 @@ import type { McpLiveOptions } from '../live/types.js';
 import { shellWord } from '../model/shellWord.js';
 import { settingsPaths } from '../live/settingsPaths.js';
 import { attachToGateway, relayStdio, RESTART_QUIET_MS, stopGateway } from '../hosts/gateway/gatewayDaemon.js';
-import { GATEWAY_TOKEN_FILE, gatewayToken } from '../hosts/gateway/gatewayToken.js';
+import { GATEWAY_TOKEN_FILE, serveToken } from '../hosts/gateway/gatewayToken.js';
 import { gatewayAddress, readGatewayRecord } from '../hosts/gateway/localSocket.js';
 import { defaultRuntimeDir } from '../process/processGroupRegistry.js';
 import type { ServeCommand } from './args.js';
@@ -36,7 +36,7 @@ export async function runServe(
   };
   switch (command.action) {
     case 'print-token':
-      io.stdout.write(`${await gatewayToken(target.tokenFile)}\n`);
+      io.stdout.write(`${await serveToken(target.tokenFile)}\n`);
       return 0;
     case 'stop': {
       const outcome = await stopGateway(target.address);

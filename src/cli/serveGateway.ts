@@ -6,7 +6,7 @@ import type { GatewayListeningEvent, McpLiveEvent } from '../model/report/events
 import { clientEvents } from '../operators/clientEvents.js';
 import { DEFAULT_IDLE_GRACE_MS } from '../sinks/mcp/connectionPool.js';
 import { createGateway, type Gateway } from '../hosts/gateway/gateway.js';
-import { gatewayToken } from '../hosts/gateway/gatewayToken.js';
+import { serveToken } from '../hosts/gateway/gatewayToken.js';
 import { listenHttp, type HttpEndpoint } from '../hosts/gateway/httpEndpoint.js';
 import { claimGatewaySocket, type GatewayAddress } from '../hosts/gateway/localSocket.js';
 import { SocketServerTransport } from '../hosts/gateway/socketTransport.js';
@@ -54,9 +54,8 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
     ...(command.progressive === undefined ? {} : { progressive: command.progressive }),
     serverInfo: { name: 'mcp-live', version: packageVersion() },
   });
-  const attach = (socket: Socket): void => {
-    gateway.connect(new SocketServerTransport(socket), 'socket').catch(() => socket.destroy());
-  };
+  // A relay's client may speak either era: the connection's opening decides (decision 387).
+  const attach = (socket: Socket): void => void gateway.serveConnection(new SocketServerTransport(socket), 'socket');
   const claim = await claimGatewaySocket(target.address, { cwd: target.cwd, config: target.config }, attach);
   if (!claim.ok) {
     await gateway.close();
@@ -71,7 +70,7 @@ export async function serveGateway(command: ServeCommand, options: McpLiveOption
   // A daemon's stdout and stderr are its log: kept to 1 MiB and one older generation (decision 284).
   const stopCappingLog = command.action === 'daemon' ? capLogWhileRunning(target.address.log) : undefined;
   try {
-    if (port !== undefined) http = await listenHttp(gateway, { port, token: await gatewayToken(target.tokenFile) });
+    if (port !== undefined) http = await listenHttp(gateway, { port, token: await serveToken(target.tokenFile) });
     const listening: GatewayListeningEvent = {
       type: 'gateway-listening',
       ...(http === undefined ? {} : { url: http.url }),

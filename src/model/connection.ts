@@ -101,6 +101,11 @@ export interface CallToolOptions extends RequestOptions {
   timeout?: number;
   /** Called with each progress notification the server sends for this call. */
   onProgress?: (progress: CallProgress) => void;
+  /**
+   * Sent as the request's `_meta` (decision 392): the trace context (`traceparent`,
+   * `tracestate`, `baggage`) of the request a gateway serves with this call.
+   */
+  meta?: Record<string, string>;
 }
 
 /** One `notifications/progress` of a call. */

@@ -5,15 +5,15 @@ import type {
   CallToolResult,
   CreateMessageRequestParams,
   CreateMessageResult,
-  ElicitRequestFormParams,
   GetPromptResult,
+  InputRequiredResult,
   LoggingLevel,
   LoggingMessageNotification,
-  ProgressToken,
   ReadResourceResult,
   RequestId,
   ServerNotification,
   ServerContext,
+  ServerOptions,
 } from '@modelcontextprotocol/server';
 import type { McpLive, PendingElicitation } from '../../live/types.js';
 import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
@@ -27,7 +27,7 @@ import {
 } from '../../model/gateway/gatewayView.js';
 import { exposedNamingMessage } from '../../model/tools/toolNameMessages.js';
 import { lspOperationOf } from '../../model/lsp/lspTools.js';
-import { formForClient } from '../../model/elicitationForm.js';
+import { traceContextOf } from '../../model/gateway/traceContext.js';
 import {
   answerDescribe,
   answerSearch,
@@ -39,10 +39,21 @@ import {
   type ToolCatalog,
 } from '../../model/gateway/progressiveTools.js';
 import type { ResourceSubscriptions } from './resourceSubscriptions.js';
+import { GatewayError } from './gatewayError.js';
+import { elicitationParams, type HeldCall, type HeldCalls } from './heldCalls.js';
+
+/**
+ * The protocol era a client speaks: `legacy` (2025: initialize, a session, server-initiated
+ * requests) or `modern` (2026-07-28: every request stands alone, and a backend's question goes
+ * back as `input_required` — decision 389).
+ */
+export type ClientEra = 'legacy' | 'modern';
 
 export interface GatewayClientInfo {
   id: string;
   transport: 'stdio' | 'socket' | 'http';
+  /** Absent: legacy (a client connected through `connect`). */
+  era?: ClientEra;
   clientName?: string;
   clientVersion?: string;
 }
@@ -66,20 +77,8 @@ export interface GatewayCore {
   catalog(): Promise<ToolCatalog>;
   readonly calls: CallsInFlight;
   readonly subscriptions: ResourceSubscriptions;
-}
-
-/**
- * An error answered to a client as `{code, message}` with the message exactly as given: an
- * `McpError` would go out as "MCP error <code>: …", and the client's SDK prefixes that again.
- */
-export class GatewayError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'GatewayError';
-  }
+  /** Modern clients' calls waiting for the retry that answers their backend (decision 389). */
+  readonly held: HeldCalls;
 }
 
 /** Requests from a user take as long as the user: the backend's own deadline and cancel end them. */
@@ -93,13 +92,37 @@ const CAPABILITIES = {
   logging: {},
 };
 
+/**
+ * What a modern client may cache (decision 390): nothing, for no time. The gateway's lists change
+ * whenever a settings file does, and a client is told on its `subscriptions/listen` stream; a
+ * positive `ttlMs` would let a client that does not listen, or a cache between, serve a list from
+ * before a reload. `private`: what a list holds depends on this user's settings and approvals.
+ */
+const NO_CACHE = { ttlMs: 0, cacheScope: 'private' } as const;
+const CACHE_HINTS: ServerOptions['cacheHints'] = {
+  'tools/list': NO_CACHE,
+  'prompts/list': NO_CACHE,
+  'resources/list': NO_CACHE,
+  'resources/templates/list': NO_CACHE,
+  'resources/read': NO_CACHE,
+};
+
 const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
 type Extra = ServerContext;
 
+/** Who a backend's messages go to during a call: a legacy client's session, or a modern client's held call. */
+export interface CallClient {
+  canElicit(): boolean;
+  canSample(): boolean;
+  elicit(request: PendingElicitation, signal: AbortSignal, relatedRequestId?: RequestId): Promise<ElicitationAnswer>;
+  sample(params: CreateMessageRequestParams, signal: AbortSignal, relatedRequestId?: RequestId): Promise<CreateMessageResult>;
+  log(params: LoggingMessageNotification['params'], call?: Call): void;
+}
+
 /** A request of a client being served by a backend server: where that server's messages go meanwhile. */
 export interface Call {
-  readonly client: ClientSession;
+  readonly client: CallClient;
   readonly server: string;
   readonly requestId: RequestId;
   /** Sends on the request's own stream (Streamable HTTP answers on it). */
@@ -133,14 +156,19 @@ export class CallsInFlight {
   }
 }
 
-/** One connected client: its own SDK `Server`, answered from the shared live set. */
-export class ClientSession implements GatewaySession {
+/**
+ * One client: its own SDK `Server`, answered from the shared live set. A legacy client's session
+ * lasts as long as its connection; a modern client's instance serves one HTTP request, or one
+ * `serve --stdio` connection whose opening was modern.
+ */
+export class ClientSession implements GatewaySession, CallClient {
   readonly closed: Promise<void>;
   private readonly server: Server;
   private current: GatewayClientInfo;
   private initialized = false;
   /** `logging/setLevel`: the least severe level this client wants (all when unset). */
   private level?: LoggingLevel;
+  private readonly era: ClientEra;
 
   constructor(
     private readonly core: GatewayCore,
@@ -149,7 +177,8 @@ export class ClientSession implements GatewaySession {
     private readonly onInfo: () => void,
   ) {
     this.current = info;
-    this.server = new Server(serverInfo, { capabilities: CAPABILITIES });
+    this.era = info.era ?? 'legacy';
+    this.server = new Server(serverInfo, { capabilities: CAPABILITIES, cacheHints: CACHE_HINTS });
     this.closed = new Promise<void>((resolve) => {
       // The SDK aborts the requests in flight then: their backend calls are cancelled.
       this.server.onclose = () => resolve();
@@ -160,12 +189,26 @@ export class ClientSession implements GatewaySession {
       this.initialized = true;
       this.onInfo();
     };
+    // A modern client has no handshake: list changes reach it (on its listen stream) from the start.
+    if (this.era === 'modern') this.initialized = true;
     this.answerLists();
     this.answerRequests();
   }
 
   get info(): GatewayClientInfo {
     return this.current;
+  }
+
+  /** A modern client names itself on each request (its envelope's `clientInfo`): the first name is kept. */
+  identify(client: { name?: unknown; version?: unknown }): void {
+    if (this.current.clientName !== undefined || typeof client.name !== 'string') return;
+    this.current = { ...this.current, clientName: client.name, ...(typeof client.version === 'string' ? { clientVersion: client.version } : {}) };
+    this.onInfo();
+  }
+
+  /** The SDK instance, for a serving entry that connects it itself (`createMcpHandler`, `serveStdio`). */
+  get instance(): Server {
+    return this.server;
   }
 
   start(transport: Transport): Promise<void> {
@@ -177,12 +220,13 @@ export class ClientSession implements GatewaySession {
     await this.closed;
   }
 
+  /** A modern client is asked only within its own calls (as `input_required`), never out of the blue. */
   canElicit(): boolean {
-    return this.server.getClientCapabilities()?.elicitation?.form !== undefined;
+    return this.era === 'legacy' && this.server.getClientCapabilities()?.elicitation?.form !== undefined;
   }
 
   canSample(): boolean {
-    return this.server.getClientCapabilities()?.sampling !== undefined;
+    return this.era === 'legacy' && this.server.getClientCapabilities()?.sampling !== undefined;
   }
 
   listChanged(kind: ListKind): void {
@@ -194,6 +238,8 @@ export class ClientSession implements GatewaySession {
 
   /** A backend's log message, on the stream of `call` when it came during one, if this client's level lets it through. */
   log(params: LoggingMessageNotification['params'], call?: Call): void {
+    // A modern client hears logs only on the stream of its own request (held calls send those).
+    if (this.era === 'modern') return;
     if (!this.initialized || (this.level !== undefined && SEVERITY.get(params.level)! < SEVERITY.get(this.level)!)) return;
     const notification: ServerNotification = { method: 'notifications/message', params };
     (call ? call.sendNotification(notification) : this.server.notification(notification)).catch(ignore);
@@ -205,7 +251,7 @@ export class ClientSession implements GatewaySession {
 
   async elicit(request: PendingElicitation, signal: AbortSignal, relatedRequestId?: RequestId): Promise<ElicitationAnswer> {
     // Under the server's name and terminal-safe: the client may print it raw (decision 169).
-    const params = { mode: 'form', ...formForClient(request.server, request) } as ElicitRequestFormParams;
+    const params = elicitationParams(request);
     const result = await whileRunning(signal, (scoped) => this.server.elicitInput(params, { signal: scoped, timeout: NO_TIMEOUT, relatedRequestId }));
     return result.action === 'accept' ? { action: 'accept', content: result.content ?? {} } : { action: result.action };
   }
@@ -228,7 +274,6 @@ export class ClientSession implements GatewaySession {
     const { live, subscriptions } = this.core;
     this.server.setRequestHandler('tools/call', async ({ params }, ctx) => {
       const catalog = await this.core.catalog();
-      const token = params._meta?.progressToken;
       switch (metaToolCalled(params.name, catalog)) {
         case SEARCH_TOOLS:
           return answerSearch(catalog, params.arguments);
@@ -238,23 +283,28 @@ export class ClientSession implements GatewaySession {
           // A tools/call in other clothes (decision 218): the same route, progress, cancel and errors.
           const target = callToolTarget(params.arguments);
           if ('error' in target) throw new GatewayError(ProtocolErrorCode.InvalidParams, target.error);
-          return this.callTool(catalog, target.name, target.arguments, token, ctx);
+          return this.callTool(catalog, target.name, target.arguments, ctx);
         }
         case undefined:
-          return this.callTool(catalog, params.name, params.arguments ?? {}, token, ctx);
+          return this.callTool(catalog, params.name, params.arguments ?? {}, ctx);
       }
     });
     this.server.setRequestHandler('prompts/get', async ({ params }, ctx) => {
       const route = (await this.core.view()).promptRoutes.get(params.name);
       // Not listed: the library says why (no server lists it, or more than one does).
       if (route === undefined) return failed(live.prompts.get(params.name, params.arguments ?? {}), ProtocolErrorCode.InvalidParams) as Promise<GetPromptResult>;
-      return this.serve(route.server, ctx, (signal) =>
+      return this.serve(route.server, ctx, `prompts/get ${params.name}`, (signal) =>
         live.prompts.get(route.prompt, params.arguments ?? {}, { server: route.server, signal }),
-      ) as Promise<GetPromptResult>;
+      ) as Promise<GetPromptResult | InputRequiredResult>;
     });
     this.server.setRequestHandler('resources/read', async ({ params }, ctx) => {
       await this.core.view();
-      return this.serve(live.resources.serverOf(params.uri), ctx, (signal) => live.resources.read(params.uri, { signal })) as Promise<ReadResourceResult>;
+      const server = live.resources.serverOf(params.uri);
+      // Not listed by any server: the 2026-07-28 revision's unknown resource, invalid params.
+      if (server === undefined && this.era === 'modern') return failed(live.resources.read(params.uri), ProtocolErrorCode.InvalidParams) as Promise<ReadResourceResult>;
+      return this.serve(server, ctx, `resources/read ${params.uri}`, (signal) => live.resources.read(params.uri, { signal })) as Promise<
+        ReadResourceResult | InputRequiredResult
+      >;
     });
     this.server.setRequestHandler('resources/subscribe', async ({ params }) => {
       await this.core.view();
@@ -267,11 +317,11 @@ export class ClientSession implements GatewaySession {
     });
     this.server.setRequestHandler('completion/complete', async ({ params }, ctx) => {
       const { ref } = params;
-      if (ref.type === 'ref/resource') return this.serve(live.resources.serverOf(ref.uri, 'complete'), ctx, (signal) => live.prompts.complete(params, { signal }));
+      if (ref.type === 'ref/resource') return this.serveNow(live.resources.serverOf(ref.uri, 'complete'), ctx, (signal) => live.prompts.complete(params, { signal }));
       const route = (await this.core.view()).promptRoutes.get(ref.name);
       if (route === undefined) return failed(live.prompts.complete(params), ProtocolErrorCode.InvalidParams);
       const routed = { ...params, ref: { ...ref, name: route.prompt } };
-      return this.serve(route.server, ctx, (signal) => live.prompts.complete(routed, { server: route.server, signal }));
+      return this.serveNow(route.server, ctx, (signal) => live.prompts.complete(routed, { server: route.server, signal }));
     });
     // The SDK's own handler keeps the level per transport session; here it is per client.
     this.server.setRequestHandler('logging/setLevel', ({ params }) => {
@@ -280,42 +330,76 @@ export class ClientSession implements GatewaySession {
     });
   }
 
-  /** A call of the tool exposed as `name`, as a client's tools/call of it: progress under the client's token, the backend's result unchanged. */
-  private async callTool(
-    catalog: ToolCatalog,
-    name: string,
-    args: Record<string, unknown>,
-    token: ProgressToken | undefined,
-    extra: Extra,
-  ): Promise<CallToolResult> {
+  /**
+   * A call of the tool exposed as `name`, as a client's tools/call of it: progress under the
+   * client's token, the request's trace context passed on (decision 392), the backend's result
+   * unchanged.
+   */
+  private async callTool(catalog: ToolCatalog, name: string, args: Record<string, unknown>, ctx: Extra): Promise<CallToolResult | InputRequiredResult> {
     const route = catalog.routes.get(name);
     if (route === undefined) throw this.toolUnavailable(name, catalog);
-    // The last progress goes out before the answer: a client stops listening for a token once answered.
-    let progressSent = Promise.resolve();
-    const onProgress =
-      token === undefined
-        ? undefined
-        : (p: CallProgress) => {
-            const notification: ServerNotification = { method: 'notifications/progress', params: { progressToken: token, ...p } };
-            progressSent = progressSent.then(() => extra.mcpReq.notify(notification)).catch(ignore);
-          };
-    const result = await this.serve(route.server, extra, (signal) => this.core.live.tools.call(route.qualified, args, { signal, onProgress }));
-    await progressSent;
-    return result as CallToolResult;
+    const meta = traceContextOf(ctx.mcpReq._meta);
+    const result = await this.serve(route.server, ctx, `tools/call ${name}`, (signal, onProgress) =>
+      this.core.live.tools.call(route.qualified, args, { signal, onProgress, ...(meta === undefined ? {} : { meta }) }),
+    );
+    return result as CallToolResult | InputRequiredResult;
+  }
+
+  /**
+   * Runs a request of this client on a backend `server`: at once for a legacy client; for a
+   * modern one as a held call (decision 389), so that what the backend asks meanwhile goes back
+   * as `input_required` and the retry named `key` resumes it.
+   */
+  private async serve<T>(
+    server: string | undefined,
+    ctx: Extra,
+    key: string,
+    run: (signal: AbortSignal, onProgress?: (progress: CallProgress) => void) => Promise<T>,
+  ): Promise<T | InputRequiredResult> {
+    if (this.era === 'legacy') return this.serveNow(server, ctx, run);
+    return (await this.core.held.round(ctx, key, (held) => this.serveHeld(server, ctx.mcpReq.id, held, run))) as T | InputRequiredResult;
   }
 
   /**
    * Runs a request of this client on a backend `server` (when known): it counts as in flight
    * there (the server's elicitations, sampling and logs come to this client meanwhile), is
    * cancelled when the client cancels it or goes away, and fails with the backend's code.
+   * Progress goes out under the request's token, the last of it before the answer: a client
+   * stops listening for a token once answered.
    */
-  private async serve<T>(server: string | undefined, extra: Extra, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async serveNow<T>(server: string | undefined, ctx: Extra, run: (signal: AbortSignal, onProgress?: (progress: CallProgress) => void) => Promise<T>): Promise<T> {
+    const token = ctx.mcpReq._meta?.progressToken;
+    let progressSent = Promise.resolve();
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (p: CallProgress) => {
+            const notification: ServerNotification = { method: 'notifications/progress', params: { progressToken: token, ...p } };
+            progressSent = progressSent.then(() => ctx.mcpReq.notify(notification)).catch(ignore);
+          };
     const end =
-      server === undefined
-        ? ignore
-        : this.core.calls.begin({ client: this, server, requestId: extra.mcpReq.id, sendNotification: extra.mcpReq.notify });
+      server === undefined ? ignore : this.core.calls.begin({ client: this, server, requestId: ctx.mcpReq.id, sendNotification: ctx.mcpReq.notify });
     try {
-      return await failed(run(extra.mcpReq.signal), ProtocolErrorCode.InternalError);
+      return await failed(run(ctx.mcpReq.signal, onProgress), ProtocolErrorCode.InternalError);
+    } finally {
+      end();
+      await progressSent;
+    }
+  }
+
+  /** The backend call of a held call: in flight across the rounds, its messages to the round in progress. */
+  private async serveHeld<T>(
+    server: string | undefined,
+    requestId: RequestId,
+    held: HeldCall,
+    run: (signal: AbortSignal, onProgress?: (progress: CallProgress) => void) => Promise<T>,
+  ): Promise<T> {
+    const end = server === undefined ? ignore : this.core.calls.begin({ client: held, server, requestId, sendNotification: (n) => held.notify(n) });
+    try {
+      return await failed(
+        run(held.signal, (p) => held.progress(p)),
+        ProtocolErrorCode.InternalError,
+      );
     } finally {
       end();
     }

@@ -1,18 +1,15 @@
-import type { Transport, CreateMessageResult } from '@modelcontextprotocol/server';
-import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, take, type Observable } from 'rxjs';
+import type { Transport, CreateMessageResult, Server, ServerEvent, SubscriptionFilter } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, Subject, take, type Observable } from 'rxjs';
 import type { McpLive, McpLiveOptions } from '../../live/types.js';
 import type { QualifiedTool } from '../../model/report/status.js';
 import { EMPTY_VIEW, changedLists, gatewayView, type ExposedNames, type GatewayView } from '../../model/gateway/gatewayView.js';
 import { keptOrder } from '../../model/gateway/toolOrder.js';
 import { distinctFlatList } from '../../operators/distinctFlatList.js';
-import {
-  CallsInFlight,
-  ClientSession,
-  GatewayError,
-  type GatewayClientInfo,
-  type GatewayCore,
-  type GatewaySession,
-} from './clientSession.js';
+import { CallsInFlight, ClientSession, type CallClient, type GatewayClientInfo, type GatewayCore, type GatewaySession } from './clientSession.js';
+import { HeldCalls } from './heldCalls.js';
+import { ListenWatchingTransport } from './listenWatch.js';
+import { GatewayError } from './gatewayError.js';
 import {
   DEFAULT_PROGRESSIVE_THRESHOLDS,
   toolCatalog,
@@ -35,6 +32,12 @@ import { ProtocolErrorCode } from '@modelcontextprotocol/server';
  *              └─changed?─────▶ notifications/<kind>/list_changed
  *   client ──tools/call──▶ live.tools.call ──progress──▶ that client (its token)
  *   backend ──elicitation/sampling/log──▶ the client with a request in flight there
+ *
+ * Both protocol eras (decision 387): a legacy (2025) client holds a session (`connect`); a modern
+ * (2026-07-28) client's requests each get an instance of their own (`requestServer`), its list
+ * changes come from {@link Gateway.changes$} on its `subscriptions/listen` stream, and what a
+ * backend asks during its call goes back as `input_required` (decision 389). `serveConnection`
+ * lets a connection's opening decide (`serve --stdio`).
  */
 
 /** The hooks the gateway gives {@link createMcpLive}: each routes a backend's message to a client. */
@@ -67,8 +70,26 @@ export interface GatewayOptions {
 
 export interface Gateway {
   readonly live: McpLive;
-  /** Serves one client over `transport` until either side closes. */
+  /** Serves one legacy (2025) client over `transport` until either side closes. */
   connect(transport: Transport, kind: GatewayClientInfo['transport']): Promise<GatewaySession>;
+  /**
+   * Serves one connection whose opening decides its era (`initialize`: legacy; an opening with
+   * the 2026-07-28 `_meta` envelope: modern), until either side closes.
+   */
+  serveConnection(transport: Transport, kind: GatewayClientInfo['transport']): { close(): Promise<void> };
+  /** A fresh instance for one modern request (the HTTP endpoint's `createMcpHandler` factory). */
+  requestServer(): Server;
+  /**
+   * The change events of modern clients' `subscriptions/listen` streams: list changes and the
+   * updates of resources some stream holds ({@link listening}).
+   */
+  readonly changes$: Observable<ServerEvent>;
+  /**
+   * A modern client's `subscriptions/listen` stream opened with `filter`: the backends are
+   * asked for the resources it names, and it counts as a connected client, until the returned
+   * function is called.
+   */
+  listening(filter: SubscriptionFilter, kind: GatewayClientInfo['transport'], client?: { name?: unknown; version?: unknown }): () => void;
   /** The clients connected now; replays the current list. */
   readonly clients$: Observable<readonly GatewayClientInfo[]>;
   /** Closes every client session; does NOT dispose the McpLive (the caller owns that). */
@@ -91,10 +112,14 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
   const sessions = new Set<ClientSession>();
   const clients = new BehaviorSubject<readonly GatewayClientInfo[]>([]);
   const calls = new CallsInFlight();
+  const held = new HeldCalls();
+  const changes = new Subject<ServerEvent>();
+  /** Modern clients' listen streams, shown as clients while open. */
+  const listeners = new Map<object, GatewayClientInfo>();
   let counter = 0;
 
   /** The client a backend's request goes to: the latest that has one in flight there, else the oldest; only a capable one. */
-  const askable = (server: string, capable: (s: ClientSession) => boolean) =>
+  const askable = (server: string, capable: (s: CallClient) => boolean) =>
     calls.latest(server, (c) => capable(c.client)) ?? firstOf(sessions, capable);
 
   const hooks: GatewayHooks = {
@@ -120,7 +145,11 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
       if (byClient.size > 0) for (const [client, call] of byClient) client.log(message, call);
       else for (const s of sessions) s.log(message);
     },
-    onResourceUpdated: (_server, uri) => subscriptions.updated(uri),
+    onResourceUpdated: (_server, uri) => {
+      subscriptions.updated(uri);
+      // Once: each listen stream that names the URI hears it (the SDK filters per stream).
+      changes.next({ kind: 'resource_updated', uri });
+    },
   };
   const live = makeLive(hooks);
   const subscriptions = new ResourceSubscriptions(live.resources);
@@ -161,7 +190,10 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
       if (nextCatalog.progressive !== catalog.progressive && !changed.includes('tools')) changed.push('tools');
       view = next;
       catalog = nextCatalog;
-      for (const kind of changed) for (const s of sessions) s.listChanged(kind);
+      for (const kind of changed) {
+        for (const s of sessions) s.listChanged(kind);
+        changes.next({ kind: `${kind}_list_changed` });
+      }
     });
   watching.add(
     live.events$.pipe(filter((e) => e.type === 'ready'), take(1)).subscribe(() => {
@@ -178,21 +210,28 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
     // servers' tools in its first tools/list (many clients never re-list).
     view: () => ready.then(() => view),
     catalog: () => ready.then(() => catalog),
+    held,
   };
 
-  const publishClients = (): void => clients.next([...sessions].map((s) => s.info));
+  const publishClients = (): void => clients.next([...[...sessions].map((s) => s.info), ...listeners.values()]);
+
+  /** A session in the set of connected clients while it lasts. */
+  const join = (session: ClientSession): void => {
+    sessions.add(session);
+    void session.closed.then(() => {
+      sessions.delete(session);
+      subscriptions.dropClient(session);
+      publishClients();
+    });
+  };
 
   return {
     live,
     clients$: clients.asObservable(),
+    changes$: changes.asObservable(),
     async connect(transport, kind) {
       const session = new ClientSession(core, { id: `${kind}-${++counter}`, transport: kind }, serverInfo, publishClients);
-      sessions.add(session);
-      void session.closed.then(() => {
-        sessions.delete(session);
-        subscriptions.dropClient(session);
-        publishClients();
-      });
+      join(session);
       try {
         await session.start(transport);
       } catch (error) {
@@ -203,13 +242,78 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
       publishClients();
       return session;
     },
+    serveConnection(transport, kind) {
+      const id = `${kind}-${++counter}`;
+      let pinned: ClientSession | undefined;
+      let named: { name?: unknown; version?: unknown } | undefined;
+      // The resources a modern client's listen streams name, asked of the backends while they are
+      // open; serveStdio routes the instance's resources/updated onto the stream (decision 388).
+      const streams = new Map<unknown, readonly string[]>();
+      const subscriber = { resourceUpdated: (uri: string) => pinned?.resourceUpdated(uri) };
+      const watched = new ListenWatchingTransport(transport, {
+        onListen: (requestId, uris) => {
+          streams.set(requestId, uris);
+          for (const uri of uris) subscriptions.subscribe(subscriber, uri).catch(ignore);
+        },
+        onListenEnd: (requestId) => {
+          for (const uri of streams.get(requestId) ?? []) subscriptions.unsubscribe(subscriber, uri).catch(ignore);
+          streams.delete(requestId);
+        },
+        onClientInfo: (client) => {
+          named ??= client;
+          if (pinned?.info.era === 'modern') pinned.identify(client);
+        },
+        onEnd: () => subscriptions.dropClient(subscriber),
+      });
+      return serveStdio(
+        ({ era }) => {
+          // A modern opening may be a probe whose client then falls back to initialize: the
+          // entry closes that instance, and the session leaves the set.
+          const session = new ClientSession(core, { id, transport: kind, era }, serverInfo, publishClients);
+          pinned = session;
+          join(session);
+          if (era === 'modern' && named !== undefined) session.identify(named);
+          publishClients();
+          return session.instance;
+        },
+        { transport: watched },
+      );
+    },
+    requestServer() {
+      return new ClientSession(core, { id: 'http-request', transport: 'http', era: 'modern' }, serverInfo, ignore).instance;
+    },
+    listening(filter, kind, client) {
+      const token = {};
+      const subscriber = { resourceUpdated: ignore };
+      listeners.set(token, {
+        id: `${kind}-${++counter}`,
+        transport: kind,
+        era: 'modern',
+        ...(typeof client?.name === 'string' ? { clientName: client.name } : {}),
+        ...(typeof client?.version === 'string' ? { clientVersion: client.version } : {}),
+      });
+      publishClients();
+      for (const uri of filter.resourceSubscriptions ?? []) subscriptions.subscribe(subscriber, uri).catch(ignore);
+      let ended = false;
+      return () => {
+        if (ended) return;
+        ended = true;
+        subscriptions.dropClient(subscriber);
+        listeners.delete(token);
+        publishClients();
+      };
+    },
     async close() {
       watching.unsubscribe();
+      held.close();
       await Promise.all([...sessions].map((s) => s.close()));
+      changes.complete();
       clients.complete();
     },
   };
 }
+
+function ignore(): void {}
 
 function firstOf<T>(items: Iterable<T>, where: (item: T) => boolean): { client: T; requestId?: undefined } | undefined {
   for (const item of items) if (where(item)) return { client: item };

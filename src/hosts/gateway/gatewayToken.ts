@@ -27,6 +27,26 @@ export async function gatewayToken(file: string): Promise<string> {
   return token!;
 }
 
+/** Where a deployment hands the gateway its token (decision 393): a Secret, as an environment variable. */
+export const GATEWAY_TOKEN_ENV = 'MCP_LIVE_GATEWAY_TOKEN';
+
+/** A token given in the environment: at least 32 characters of base64url, nothing a guess could hit. */
+const GIVEN_TOKEN = /^[A-Za-z0-9_-]{32,512}$/;
+
+/**
+ * The token of the gateway's HTTP endpoint: {@link GATEWAY_TOKEN_ENV} when set (a team service's
+ * Secret; its settings directory may be read-only), else the one in `file` ({@link gatewayToken}).
+ * A weak or malformed given token is refused, in words that never repeat it.
+ */
+export async function serveToken(file: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const given = env[GATEWAY_TOKEN_ENV];
+  if (given === undefined || given === '') return gatewayToken(file);
+  if (!GIVEN_TOKEN.test(given)) {
+    throw new Error(`${GATEWAY_TOKEN_ENV} must be 32 to 512 characters of A-Z, a-z, 0-9, "_" and "-" (for example: openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')`);
+  }
+  return given;
+}
+
 /**
  * Whether an `Authorization` header carries `token`. Compared in constant time (digests of equal
  * length), so the time of a refusal says nothing about how much of a guess was right.

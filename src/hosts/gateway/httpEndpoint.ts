@@ -6,6 +6,7 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Gateway } from './gateway.js';
 import { bearerMatches } from './gatewayToken.js';
 import { SessionEventStore } from './sessionEventStore.js';
+import { modernLeg } from './modernEndpoint.js';
 
 /** The MCP endpoint's path. */
 const GATEWAY_HTTP_PATH = '/mcp';
@@ -26,7 +27,9 @@ export interface HttpEndpoint {
 
 /**
  * The gateway over Streamable HTTP on 127.0.0.1 (decision 124): one SDK transport per MCP session,
- * found by its `mcp-session-id`. Every request passes, in this order, the DNS-rebinding checks (a
+ * found by its `mcp-session-id`, for legacy (2025) clients; a request of the 2026-07-28 revision
+ * (no session, its `_meta` envelope) goes to the modern leg (modernEndpoint.ts, decision 388).
+ * Every request passes, in this order, the DNS-rebinding checks (a
  * Host that is not this endpoint on loopback, or an Origin that is present and not loopback: 403)
  * and the bearer token (401). A web page the user visits can thus neither reach the endpoint
  * under a name of its own nor read its answers, and another local user cannot use it either.
@@ -34,10 +37,11 @@ export interface HttpEndpoint {
  * resumes a broken stream with `Last-Event-ID` (decision 363).
  */
 export async function listenHttp(
-  gateway: Pick<Gateway, 'connect'>,
+  gateway: Pick<Gateway, 'connect' | 'requestServer' | 'changes$' | 'listening'>,
   options: { port: number; token: string },
 ): Promise<HttpEndpoint> {
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  const modern = modernLeg(gateway, MAX_BODY_BYTES);
   let port = options.port;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -63,6 +67,7 @@ export async function listenHttp(
     if (req.method !== 'POST') return refuse(res, 400, 'bad request: no mcp-session-id; a session begins with a POST of initialize');
     const body = await readJson(req);
     if (!body.ok) return refuse(res, body.status, body.message);
+    if (await modern.claims(req, body.value)) return modern.serve(req, res, body.value);
     if (!isInitializeRequest(body.value)) return refuse(res, 400, 'bad request: no mcp-session-id; a session begins with initialize');
     await startSession(req, res, body.value);
   };
@@ -107,6 +112,7 @@ export async function listenHttp(
     url: `http://127.0.0.1:${port}${GATEWAY_HTTP_PATH}`,
     port,
     async close() {
+      await modern.close().catch(() => undefined);
       await Promise.all([...sessions.values()].map((transport) => transport.close().catch(() => undefined)));
       sessions.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

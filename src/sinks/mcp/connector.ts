@@ -425,14 +425,14 @@ class McpSession implements McpConnection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<unknown> {
-    const { signal, onProgress } = options;
+    const { signal, onProgress, meta } = options;
     const ms = Math.min(deadline(options.timeout, this.timeoutMs), MAX_TIMER_MS);
     return this.request(
       (timeout) =>
         // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
         // reason. Progress is always asked for, so that a server that reports it keeps a long call
         // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
-        this.client.callTool({ name: tool, arguments: args }, {
+        this.client.callTool({ name: tool, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }, {
           timeout,
           signal,
           resetTimeoutOnProgress: true,
