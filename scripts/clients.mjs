@@ -237,10 +237,32 @@ function recorded(w, from) {
       relistedAfterListChanged: changedAt !== undefined && own.some((e) => e.dir === 'client' && e.method === 'tools/list' && e.t >= changedAt),
       // What the gateway told it and what it asked for from the first list_changed on, in order.
       afterListChanged: changedAt === undefined ? [] : [...new Set(own.filter((e) => e.t >= changedAt && e.method && e.method !== 'tools/call').map((e) => `${e.dir === 'server' ? '←' : '→'} ${e.method}`))],
+      protocol: protocolOf(own),
     };
   });
   const first = sessions[0]?.startedMs ?? 0;
   return { entries: entries.length, sessions: sessions.map((x) => ({ ...x, startedMs: x.startedMs - first })) };
+}
+
+/**
+ * The protocol revision a session spoke, from what the recorder kept: the requests it opened with,
+ * the revision it asked for first (an `initialize`'s, or a 2026-era request's `_meta`), what the
+ * gateway answered (an `initialize` result's revision, or the list a `server/discover` answer
+ * gives), and the era: "2026-07-28" when a request after the opening carried a 2026-era revision,
+ * else the 2025 era when an `initialize` was answered.
+ */
+function protocolOf(own) {
+  const requests = own.filter((e) => e.dir === 'client' && e.method && !e.method.startsWith('notifications/'));
+  const asked = requests.find((e) => e.version !== undefined)?.version;
+  const answered = own.find((e) => e.dir === 'server' && e.response !== undefined && e.version !== undefined)?.version;
+  const modern = requests.some((e) => e.method !== 'initialize' && e.method !== 'server/discover' && typeof e.version === 'string' && e.version >= '2026');
+  const handshake = requests.some((e) => e.method === 'initialize');
+  return {
+    opening: requests.slice(0, 2).map((e) => e.method),
+    ...(asked !== undefined ? { asked } : {}),
+    ...(answered !== undefined ? { answered } : {}),
+    era: modern ? 'modern' : handshake ? 'legacy' : 'unknown',
+  };
 }
 
 const recordedCount = (w) => (existsSync(w.rpc) ? lines(readFileSync(w.rpc, 'utf8')).length : 0);
@@ -330,6 +352,13 @@ async function drive(name, w, { change = false, cold = false } = {}) {
     await stub.close();
     await look?.close();
   }
+}
+
+function protocolRow(name, p) {
+  if (!p) return `| ${name} | — | — | — | not recorded |`;
+  const versions = (v) => (v === undefined ? '—' : Array.isArray(v) ? v.map((x) => `\`${x}\``).join(', ') : `\`${v}\``);
+  const era = p.era === 'modern' ? '2026-07-28' : p.era === 'legacy' ? '2025 (handshake)' : 'unknown';
+  return `| ${name} | ${p.opening.map((m) => `\`${m}\``).join(', ')} | ${versions(p.asked)} | ${versions(p.answered)} | ${era} |`;
 }
 
 async function inspector(w) {
@@ -574,6 +603,16 @@ already up. A call of \`…clock__now\` through each client returned:
 | client | \`tools/call\` through the client |
 |---|---|
 ${names.map((n) => `| ${title(n)} | ${clip(c[n].session?.turns?.[1]?.previousCallResult)} |`).join('\n')}
+
+## The protocol each client spoke with the gateway
+
+| client | its first requests | revision it asked for | the gateway's answer | era |
+|---|---|---|---|---|
+${names.map((n) => protocolRow(title(n), c[n].session?.rpc?.sessions?.[0]?.protocol)).join('\n')}
+
+"Era": 2026-07-28 when the client's requests after its opening carried that revision in their
+\`_meta\` (no handshake, no session), the 2025 era when it opened with \`initialize\`. The gateway
+serves both; a client that probes with \`server/discover\` and finds 2026-07-28 offered speaks it.
 
 ## The MCP Inspector (\`--cli\`, \`@modelcontextprotocol/inspector\` ${i?.version})
 
