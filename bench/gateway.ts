@@ -13,6 +13,9 @@
  *   each client re-lists tools on `notifications/tools/list_changed`. Measured per edit: from the
  *   first client's notification to the last client's new list (the fan-out itself), and from the
  *   save to the last client's new list.
+ * - **Eras**: a 2025-era client (the SDK's v1 line, session and handshake) and a 2026-07-28 client
+ *   (the SDK's v2 line, no session, its `subscriptions/listen` stream) attached side by side; the
+ *   same edits; from the save to each one's new list.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -23,6 +26,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { FIXTURE, ROOT, RunDir, fixtureServer, sleep, writeJson } from './fixtures.js';
 import type { GatewayResult } from './results.js';
 import { summarize } from './stats.js';
@@ -94,7 +98,9 @@ export async function runGatewayBench(o: GatewayBenchOptions): Promise<GatewayRe
       o.log(`  gateway fan-out to ${clients}: spread ${result.spreadMs.median} ms, save → last client listed ${result.saveToLastMs.median} ms`);
       fanOut.push(result);
     }
-    return { calls: o.calls, ...calls, fanOut };
+    const eras = await measureEras(gateway, o.edits, opened);
+    o.log(`  gateway edit → new list by era: 2025 client ${eras.legacySaveToListedMs.median} ms, 2026-07-28 client ${eras.modernSaveToListedMs.median} ms`);
+    return { calls: o.calls, ...calls, fanOut, eras };
   } finally {
     await Promise.all(opened.map((c) => c.close().catch(() => undefined)));
     await Promise.all(stops.map((stop) => stop()));
@@ -207,3 +213,49 @@ async function measureFanOut(g: Gateway, clients: number, edits: number, opened:
   await Promise.all(fleet.map((c) => c.close()));
   return { clients, edits: edits * 2, spreadMs: summarize(spread), saveToLastMs: summarize(saveToLast) };
 }
+
+/**
+ * A 2025-era client and a 2026-07-28 client of the gateway side by side, each re-listing when told
+ * its tools changed (the first by the unsolicited notification, the second on its listen stream);
+ * the settings gain and lose a server `edits` times. From the save to each one's new list.
+ */
+async function measureEras(g: Gateway, edits: number, opened: Client[]): Promise<NonNullable<GatewayResult['eras']>> {
+  const legacy = await connect(opened, httpTransport(g));
+  const modern = new ModernClient({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await modern.connect(new ModernHttpTransport(new URL(g.url), { requestInit: { headers: { Authorization: `Bearer ${g.token}` } } }));
+  const listed: Record<'legacy' | 'modern', { at: number; names: string[] }[]> = { legacy: [], modern: [] };
+  legacy.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    const { tools } = await legacy.listTools();
+    listed.legacy.push({ at: performance.now(), names: tools.map((t) => t.name) });
+  });
+  modern.setNotificationHandler('notifications/tools/list_changed', async () => {
+    const { tools } = await modern.listTools(undefined, { cacheMode: 'bypass' });
+    listed.modern.push({ at: performance.now(), names: tools.map((t) => t.name) });
+  });
+  const subscription = await modern.listen({ toolsListChanged: true });
+  const legacyMs: number[] = [];
+  const modernMs: number[] = [];
+  try {
+    for (let edit = 0; edit < edits * 2; edit++) {
+      const adding = edit % 2 === 0;
+      const servers: Record<string, unknown> = { echo: fixtureServer('echo', join(g.home, 'starts.log'), 'base') };
+      if (adding) servers.extra = fixtureServer('extra', join(g.home, 'starts.log'), 'base');
+      const saved = performance.now();
+      writeJson(g.settings, { mcpServers: servers });
+      const seen = (era: 'legacy' | 'modern') => listed[era].find((x) => x.at > saved && x.names.includes('extra__echo') === adding);
+      const deadline = saved + 30_000;
+      while (seen('legacy') === undefined || seen('modern') === undefined) {
+        if (performance.now() > deadline) throw new Error('eras: a client did not see the new tools within 30 s');
+        await sleep(5);
+      }
+      legacyMs.push(seen('legacy')!.at - saved);
+      modernMs.push(seen('modern')!.at - saved);
+      await sleep(200);
+    }
+  } finally {
+    await subscription.close();
+    await modern.close();
+  }
+  return { edits: edits * 2, legacySaveToListedMs: summarize(legacyMs), modernSaveToListedMs: summarize(modernMs) };
+}
+

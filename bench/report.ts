@@ -990,6 +990,22 @@ function gatewaySection(g: GatewayResult): string[] {
       ['clients', 'edits', 'spread, median ms', 'spread, max', 'save → last client listed, median ms'],
       g.fanOut.map((f) => [num(f.clients), num(f.edits), num(f.spreadMs.median, 1), num(f.spreadMs.max, 1), num(f.saveToLastMs.median)]),
     ),
+    ...(g.eras ? erasRows(g.eras) : []),
+  ];
+}
+
+function erasRows(e: NonNullable<GatewayResult['eras']>): string[] {
+  return [
+    '',
+    `Both protocol eras in the same run: a 2025-era client (a session, told by the unsolicited \`notifications/tools/list_changed\`) and a 2026-07-28 client (no session, told on its \`subscriptions/listen\` stream) attached side by side; the settings gain and lose a server ${e.edits} times; from the save to each one's new list.`,
+    '',
+    table(
+      ['client', 'save → new list, median ms', 'min', 'max'],
+      [
+        ['2025-11-25 (session, handshake)', num(e.legacySaveToListedMs.median), num(e.legacySaveToListedMs.min), num(e.legacySaveToListedMs.max)],
+        ['2026-07-28 (stateless, listen stream)', num(e.modernSaveToListedMs.median), num(e.modernSaveToListedMs.min), num(e.modernSaveToListedMs.max)],
+      ],
+    ),
   ];
 }
 

@@ -272,6 +272,8 @@ export interface GatewayResult {
     /** From the save to the last client's new tool list. */
     saveToLastMs: Summary;
   }[];
+  /** A 2025-era and a 2026-07-28 client side by side: from the save to each one's new tool list. */
+  eras?: { edits: number; legacySaveToListedMs: Summary; modernSaveToListedMs: Summary };
 }
 
 /** tools/list's prefix kept across an edit (decision 358): bench/prefixKept.ts. */
