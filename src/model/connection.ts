@@ -7,6 +7,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { Observable, ObservableInput } from 'rxjs';
 import type { ResolvedServerConfig, ServerLists, ViewFields } from './types.js';
+import type { EraVerdict } from './tools/eraVerdict.js';
 
 /**
  * A live connection to one MCP server, as handed out by a {@link Connector}.
@@ -117,6 +118,11 @@ export interface ServerIdentity {
   instructions?: string;
   /** What the server can do, one word each (a language server's `hover`, `definition` …), sorted. */
   capabilities?: readonly string[];
+  /**
+   * The MCP revision the connection negotiated (`2026-07-28`, `2025-11-25` …) and its era, with
+   * the verdict the connect used or found (decision 380); absent for a language server or a fake.
+   */
+  protocol?: { version: string; era: 'modern' | 'legacy'; verdict?: EraVerdict };
 }
 
 /** A form the server asks the user to fill in (`elicitation/create`, form mode). */
