@@ -52,10 +52,10 @@ export function isAuthorizationFailure(error: unknown): boolean {
 /**
  * The failure behind a failed era probe, to be worded as the same failure of any other request:
  * the network error the SDK wraps ("fetch failed: connect ECONNREFUSED …"), or the body of the
- * HTTP error the server answered with, as the transport words a failed POST.
+ * HTTP error the server answered with (a 401 or 403 too), as the transport words a failed POST.
  */
 export function probeFailureCause(error: unknown): unknown {
-  if (!(error instanceof SdkError) || error.code !== SdkErrorCode.EraNegotiationFailed) return error;
+  if (!(error instanceof SdkError) || !error.message.startsWith('Version negotiation')) return error;
   const data = error.data as { cause?: unknown; text?: unknown } | undefined;
   if (data?.cause !== undefined) return data.cause;
   if (typeof data?.text === 'string' && data.text !== '') return new Error(`Error POSTing to endpoint: ${data.text}`);
