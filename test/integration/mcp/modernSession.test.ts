@@ -4,6 +4,7 @@ import { BehaviorSubject } from 'rxjs';
 import { describe } from 'vitest';
 import { createMcpLive, type McpLive, type McpLiveOptions } from '../../../src/index.js';
 import type { McpLiveEvent } from '../../../src/model/report/events.js';
+import { planReport } from '../../../src/live/planReport.js';
 import { fixture, startedPids, textOf } from '../mcpServers.js';
 import { it, noLeftoversAfterAll, until, type TempWorkspace, type TestScope } from '../workspace.js';
 import { deadline } from '../../deadlines.js';
@@ -68,6 +69,10 @@ describe('a session with a modern server', () => {
     };
     const eras = Object.values(records.servers).map((r) => [r.name, r.era?.kind]);
     expect(eras).toEqual(expect.arrayContaining([['modern', 'modern'], ['old', 'legacy']]));
+    // `mcp get` and `plan` say what the last connect found.
+    const plan = await planReport({ homeDir: ws.homeDir, cwd: ws.cwd, extraSources: [{ scope: 'user', source: 'stream', servers$: new BehaviorSubject(servers) }] });
+    expect(plan.servers.find((s) => s.name === 'modern')?.era).toMatchObject({ kind: 'modern', versions: ['2026-07-28'] });
+    expect(plan.servers.find((s) => s.name === 'old')?.era).toMatchObject({ kind: 'legacy' });
     const second = await start(scope, ws, servers);
     expect(await until(second, 'modern', (s) => s.state === 'connected')).toMatchObject({ era: 'modern' });
     expect(await startedPids(log)).toHaveLength(2);
