@@ -11,7 +11,7 @@ import { serverKind } from '../model/serverKeys.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type ServerKind, type TransportKind } from '../model/types.js';
 import { createApprovalsStore } from '../sinks/stores/approvalsStore.js';
 import { createSurfaceStore } from '../sinks/stores/surfaceStore.js';
-import type { EraVerdict } from '../model/tools/eraVerdict.js';
+import type { EraVerdict } from '../model/connection.js';
 import { systemPathKeys } from '../platform/systemPathKeys.js';
 import type { McpLiveOptions } from './types.js';
 import { settingsPaths } from './settingsPaths.js';

@@ -7,7 +7,6 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { Observable, ObservableInput } from 'rxjs';
 import type { ResolvedServerConfig, ServerLists, ViewFields } from './types.js';
-import type { EraVerdict } from './tools/eraVerdict.js';
 
 /**
  * A live connection to one MCP server, as handed out by a {@link Connector}.
@@ -124,6 +123,17 @@ export interface ServerIdentity {
    */
   protocol?: { version: string; era: 'modern' | 'legacy'; verdict?: EraVerdict };
 }
+
+/**
+ * Which protocol era a server speaks, as learned once by a connect (decision 380) and kept with
+ * its surface record, per connection fingerprint: `modern` (2026-07-28 and later, no
+ * `initialize`) with the server's `server/discover` answer, or `legacy` (the 2025 `initialize`
+ * handshake). `decidedAt` is when a probe decided it (epoch ms): a connect that used the verdict
+ * keeps that date, so only a fresh probe renews it.
+ */
+export type EraVerdict =
+  | { kind: 'modern'; discover: Record<string, unknown>; decidedAt: number }
+  | { kind: 'legacy'; decidedAt: number };
 
 /** A form the server asks the user to fill in (`elicitation/create`, form mode). */
 export interface ElicitationForm {

@@ -1,15 +1,6 @@
+import type { EraVerdict } from '../connection.js';
 import { getOwn, isPlainObject } from '../ownProperties.js';
 
-/**
- * Which protocol era a server speaks, as learned once by a connect (decision 380) and kept with
- * its surface record, per connection fingerprint: `modern` (2026-07-28 and later, no
- * `initialize`) with the server's `server/discover` answer, or `legacy` (the 2025 `initialize`
- * handshake). `decidedAt` is when a probe decided it (epoch ms): a connect that used the verdict
- * keeps that date, so only a fresh probe renews it.
- */
-export type EraVerdict =
-  | { kind: 'modern'; discover: Record<string, unknown>; decidedAt: number }
-  | { kind: 'legacy'; decidedAt: number };
 
 /**
  * How long a verdict is used before the era is probed again (decision 380). A legacy verdict past

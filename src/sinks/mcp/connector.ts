@@ -24,6 +24,7 @@ import type {
   ElicitationAnswer,
   ElicitationForm,
   RequestOptions,
+  EraVerdict,
   ServerIdentity,
   ServerRequestHandlers,
 } from '../../model/connection.js';
@@ -52,7 +53,6 @@ import { fetchLists, listAll, type ListKind } from './serverLists.js';
 import { callDeadline, isRoundProgress } from './callDeadline.js';
 import type { EraMemory } from './eraMemory.js';
 import { ListenStream } from './listenStream.js';
-import type { EraVerdict } from '../../model/tools/eraVerdict.js';
 import { eraAfterFailure, negotiated, priorOf, probeFailureCause } from './eraConnect.js';
 import { TtlRefresh } from './ttlRefresh.js';
 import { clientCapabilities, handlersFor, identityOf } from './clientCapabilities.js';

@@ -1,7 +1,8 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { Client, DiscoverResult, PriorDiscovery } from '@modelcontextprotocol/client';
 import type { ServerIdentity } from '../../model/connection.js';
-import { eraOfVersion, type EraVerdict } from '../../model/tools/eraVerdict.js';
+import type { EraVerdict } from '../../model/connection.js';
+import { eraOfVersion } from '../../model/tools/eraVerdict.js';
 
 /**
  * The era side of a connect (decision 380): the verdict a connect is given as the SDK takes it,

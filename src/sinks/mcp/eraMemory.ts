@@ -1,5 +1,6 @@
 import { fingerprint } from '../../model/reconcile/fingerprint.js';
-import { freshVerdict, type EraVerdict } from '../../model/tools/eraVerdict.js';
+import type { EraVerdict } from '../../model/connection.js';
+import { freshVerdict } from '../../model/tools/eraVerdict.js';
 import type { ResolvedServerConfig } from '../../model/types.js';
 import type { SurfaceStore } from '../stores/surfaceStore.js';
 

@@ -1,7 +1,8 @@
 import { formatBytes } from '../../model/formatBytes.js';
 import { isServerSurface } from '../../model/tools/surface.js';
 import { type ServerSurface } from '../../model/tools/surfaceTypes.js';
-import { eraVerdictOf, type EraVerdict } from '../../model/tools/eraVerdict.js';
+import type { EraVerdict } from '../../model/connection.js';
+import { eraVerdictOf } from '../../model/tools/eraVerdict.js';
 import { terminalSafe } from '../../model/terminalText.js';
 import { getOwn, isPlainObject, setOwn } from '../../model/ownProperties.js';
 import { describeReadError } from '../../files/readJsonc.js';

@@ -6,8 +6,8 @@ import {
   eraVerdictOf,
   freshVerdict,
   sameVerdict,
-  type EraVerdict,
 } from '../../../src/model/tools/eraVerdict.js';
+import type { EraVerdict } from '../../../src/model/connection.js';
 import { eraMemory } from '../../../src/sinks/mcp/eraMemory.js';
 import { surfaceRecordOf, type SurfaceRecord } from '../../../src/sinks/stores/surfaceStore.js';
 import { fingerprint } from '../../../src/model/reconcile/fingerprint.js';
@@ -54,7 +54,7 @@ describe('era verdicts (decision 380)', () => {
 });
 
 describe('eraMemory', () => {
-  const config: ResolvedServerConfig = { transport: 'stdio', command: 'srv', args: [], env: {}, headers: {} };
+  const config: ResolvedServerConfig = { transport: 'stdio', command: 'srv', args: [], env: {}, headers: {}, timeout: 1000 };
   const store = () => {
     const records = new Map<string, SurfaceRecord>();
     return { records, get: (k: string) => records.get(k), put: (r: SurfaceRecord) => void records.set(r.fingerprint, r) };
