@@ -525,7 +525,8 @@ class McpSession implements McpConnection {
             },
           }),
         ms,
-        whole.signal,
+        // The caller's own: its abort is a cancel; the deadline's is worded as a timeout.
+        options.signal,
         words,
       );
     } finally {
@@ -536,7 +537,7 @@ class McpSession implements McpConnection {
   async getPrompt(prompt: string, args: Record<string, string>, { signal }: RequestOptions = {}): Promise<unknown> {
     const whole = callDeadline(this.timeoutMs, timedOut(this.timeoutMs, 'timeout'), signal);
     try {
-      return await this.request((timeout) => this.client.getPrompt({ name: prompt, arguments: args }, { timeout, signal: whole.signal }), this.timeoutMs, whole.signal);
+      return await this.request((timeout) => this.client.getPrompt({ name: prompt, arguments: args }, { timeout, signal: whole.signal }), this.timeoutMs, signal);
     } finally {
       whole.done();
     }
@@ -546,7 +547,7 @@ class McpSession implements McpConnection {
     const whole = callDeadline(this.timeoutMs, timedOut(this.timeoutMs, 'timeout'), signal);
     try {
       // Never served from the SDK's cache: a read asks the server (its ttlMs is for lists here).
-      return await this.request((timeout) => this.client.readResource({ uri }, { timeout, signal: whole.signal, cacheMode: 'bypass' }), this.timeoutMs, whole.signal);
+      return await this.request((timeout) => this.client.readResource({ uri }, { timeout, signal: whole.signal, cacheMode: 'bypass' }), this.timeoutMs, signal);
     } catch (error) {
       throw unknownResource(error, uri, this.name) ?? error;
     } finally {
