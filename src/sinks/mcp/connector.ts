@@ -464,11 +464,14 @@ class McpSession implements McpConnection {
   private async checkHealth(check: HealthCheck): Promise<void> {
     this.healthTimer = undefined;
     if (this.state !== 'open') return;
+    // A 2026-07-28 server has no `ping` (decision 380): the cheapest request it has is `server/discover`.
+    const modern = this.client.getProtocolEra() === 'modern';
     try {
-      await this.client.ping({ timeout: Math.min(check.timeoutMs, MAX_TIMER_MS) });
+      const timeout = Math.min(check.timeoutMs, MAX_TIMER_MS);
+      await (modern ? this.client.discover({ timeout }) : this.client.ping({ timeout }));
     } catch (error) {
       if (this.state !== 'open') return;
-      if (isTimeout(error)) return this.end(new Error(`connection lost: no answer to ping within ${check.timeoutMs} ms (healthCheck)`));
+      if (isTimeout(error)) return this.end(new Error(`connection lost: no answer to ${modern ? 'server/discover' : 'ping'} within ${check.timeoutMs} ms (healthCheck)`));
       const needsAuth = this.authorizationNeeded(error);
       if (needsAuth) {
         if (needsAuth.why !== 'scope') return this.end(needsAuth);

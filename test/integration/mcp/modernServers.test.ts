@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { firstValueFrom, filter } from 'rxjs';
 import { describe, expect } from 'vitest';
@@ -30,9 +30,14 @@ function memory(): { eras: EraMemory; records: Map<string, SurfaceRecord> } {
 
 /** The modern fixture over HTTP; ended when the test finishes. */
 async function startModernHttp(scope: TestScope, ...args: string[]): Promise<string> {
+  return (await startModernHttpChild(scope, ...args)).url;
+}
+
+async function startModernHttpChild(scope: TestScope, ...args: string[]): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [MODERN, '--http', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   scope.atEnd(async () => {
+    child.kill('SIGCONT');
     child.kill('SIGKILL');
     await exited;
   });
@@ -45,7 +50,7 @@ async function startModernHttp(scope: TestScope, ...args: string[]): Promise<str
     });
     child.once('exit', () => reject(new Error(`modern-server exited: ${out}`)));
   });
-  return `http://127.0.0.1:${port}/mcp`;
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
 }
 
 /** Answers every form with `answer` after `delayMs`. */
@@ -178,6 +183,18 @@ describe.concurrent('servers of the 2026-07-28 era', () => {
     expect(error.message).toBe('resource "modern://nope" not found on server "m": Resource not found: modern://nope');
     expect(error.code).toBe(-32602);
     expect(await connection.readResource!('modern://note')).toMatchObject({ contents: [{ uri: 'modern://note', text: 'a note' }] });
+  });
+
+  it('the health check of a modern server asks server/discover (it has no ping): silence loses the connection', async ({ scope }) => {
+    const { url, child } = await startModernHttpChild(scope);
+    const config = remoteServer('http', url, { healthCheck: { intervalMs: 500, timeoutMs: deadline(500) } });
+    const connection = scope.closes(await connectOnce(createMcpConnector()('modern', config)));
+    // Checks that are answered keep it up.
+    await sleep(1_300);
+    expect(textOf(await connection.callTool('echo', { text: 'up' }))).toBe('up');
+    const lost = errorOf(connection.lists$);
+    child.kill('SIGSTOP');
+    expect((await lost).message).toBe(`connection lost: no answer to server/discover within ${deadline(500)} ms (healthCheck)`);
   });
 
   it('a 401 on the probe fails closed: no 2025 handshake is tried and no era is remembered', async ({ scope }) => {
