@@ -71,7 +71,7 @@ describe.concurrent('servers of the 2026-07-28 era', () => {
     const connection = scope.closes(await connectOnce(createMcpConnector({ eras })('modern', config)));
     expect(connection.server?.protocol).toMatchObject({ version: '2026-07-28', era: 'modern', verdict: { kind: 'modern' } });
     expect(connection.server?.info).toEqual({ name: 'modern-fixture', version: '2.0.0' });
-    expect(connection.lists.tools.map((t) => t.name)).toEqual(['echo', 'confirm', 'rounds', 'add-tool', 'touch', 'calls']);
+    expect(connection.lists.tools.map((t) => t.name)).toEqual(['echo', 'confirm', 'rounds', 'add-tool', 'touch', 'where', 'summarize', 'calls']);
     expect(connection.lists.resources.map((r) => r.uri)).toEqual(['modern://note']);
     expect(textOf(await connection.callTool('echo', { text: 'hi' }))).toBe('hi');
     // The verdict is remembered: the next connect uses it.
@@ -164,6 +164,16 @@ describe.concurrent('servers of the 2026-07-28 era', () => {
     await expect(connection.callTool('rounds', { count: 9 })).rejects.toThrow('the server still asked for input after 8 rounds; mcp-live answers at most 8 in one request');
     // The connection is fine after it.
     expect(textOf(await connection.callTool('echo', { text: 'after' }))).toBe('after');
+  });
+
+  it('input_required for roots and sampling is answered by the session\'s roots and model', async ({ scope }) => {
+    const handlers: ServerRequestHandlers = {
+      roots: () => [{ uri: 'file:///work/a', name: 'a' }],
+      sample: () => Promise.resolve({ model: 'host-model', role: 'assistant', content: { type: 'text', text: 'short' } }),
+    };
+    const connection = scope.closes(await connectOnce(createMcpConnector()('m', nodeServer(MODERN), handlers)));
+    expect(textOf(await connection.callTool('where', {}))).toBe('file:///work/a');
+    expect(textOf(await connection.callTool('summarize', {}))).toBe('model said: short');
   });
 
   it('one timeout covers every round of a call, not each round', async ({ scope }) => {
