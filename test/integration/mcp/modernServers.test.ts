@@ -136,6 +136,15 @@ describe.concurrent('servers of the 2026-07-28 era', () => {
     expect((await refreshed).tools?.map((t) => t.name)).toContain('zap');
   });
 
+  it('a list whose changes nobody tells is fetched again when its ttlMs runs out, not before', async ({ scope }) => {
+    const connection = scope.closes(await connectOnce(createMcpConnector()('modern', nodeServer(MODERN, ['--tools-ttl', '1500', '--no-list-changed']))));
+    const listedAt = performance.now();
+    const refreshed = firstValueFrom(connection.lists$.pipe(filter((lists) => lists.tools?.some((t) => t.name === 'late') === true)));
+    await connection.callTool('add-tool', { name: 'late' });
+    await refreshed;
+    expect(performance.now() - listedAt).toBeGreaterThanOrEqual(1_400);
+  });
+
   it.for(['stdio', 'http'] as const)('over %s, a resource subscription rides the listen stream', async (kind, { scope }) => {
     const config = kind === 'stdio' ? nodeServer(MODERN) : remoteServer('http', await startModernHttp(scope));
     const updated: string[] = [];
