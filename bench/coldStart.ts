@@ -11,7 +11,11 @@ import { connectMcp } from '../src/sinks/mcp/connector.js';
 import type { ResolvedServerConfig } from '../src/model/types.js';
 import { LiveContestant } from './contestant.js';
 import { FIXTURE, type RunDir, fixtureServers } from './fixtures.js';
-import type { ColdStartAtN, ColdStartResult } from './results.js';
+import type { ColdStartAtN, ColdStartResult, EraConnectRow } from './results.js';
+import { createMcpConnector } from '../src/sinks/mcp/connector.js';
+import { eraMemory } from '../src/sinks/mcp/eraMemory.js';
+import type { SurfaceRecord } from '../src/sinks/stores/surfaceStore.js';
+import { join } from 'node:path';
 import { round, summarize } from './stats.js';
 
 /** ms from subscribing to the connector until one fixture is connected and listed. */
@@ -29,6 +33,40 @@ export async function bareConnect(): Promise<number> {
   const ms = performance.now() - t0;
   await connection.close();
   return ms;
+}
+
+/** The servers of the era rows: a 2025 fixture, a modern (2026-07-28) one, a 2025 one that never answers the probe. */
+const ERA_SERVERS: readonly { server: string; args: string[] }[] = [
+  { server: '2025 server (answers the probe with an error)', args: [FIXTURE, '--tools', 'base'] },
+  { server: '2026-07-28 server', args: [join(FIXTURE, '..', 'modern-server.mjs')] },
+  { server: '2025 server that never answers the probe', args: [join(FIXTURE, '..', 'picky-legacy-server.mjs'), '--on-unknown', 'ignore'] },
+];
+
+/**
+ * The era probe's cost (decision 380): per server, a connect with no verdict (the probe runs)
+ * against one with the verdict the first found (no probe), in turns, `reps` each.
+ */
+export async function eraConnects(reps: number, log: (line: string) => void = () => undefined): Promise<EraConnectRow[]> {
+  const rows: EraConnectRow[] = [];
+  for (const { server, args } of ERA_SERVERS) {
+    const config: ResolvedServerConfig = { transport: 'stdio', command: process.execPath, args, env: {}, headers: {}, timeout: 30_000 };
+    const unknown: number[] = [];
+    const known: number[] = [];
+    for (let rep = 0; rep < reps; rep++) {
+      const records = new Map<string, SurfaceRecord>();
+      const eras = eraMemory({ get: (k) => records.get(k), put: (r) => void records.set(r.fingerprint, r) });
+      const connect = createMcpConnector({ eras });
+      for (const into of [unknown, known]) {
+        const t0 = performance.now();
+        const connection = await firstValueFrom(connect('era', config));
+        into.push(performance.now() - t0);
+        await connection.close();
+      }
+    }
+    log(`  era connect, ${server}: unknown ${unknown.map(Math.round).join(', ')} ms; known ${known.map(Math.round).join(', ')} ms`);
+    rows.push({ server, unknownMs: summarize(unknown), knownMs: summarize(known) });
+  }
+  return rows;
 }
 
 export interface ColdStartOptions {
@@ -110,5 +148,6 @@ export async function runColdStart(o: ColdStartOptions): Promise<ColdStartResult
       between: [lo.n, hi.n],
     };
   }
+  result.eras = await eraConnects(Math.max(3, o.reps(o.ns[0] ?? 1)), o.log);
   return result;
 }

@@ -661,6 +661,14 @@ function coldStartSection(r: BenchResults): string[] {
     `**Memory of our side of a connection:** ${num(c.perServer.heapKB)} KB of heap and ${num(c.perServer.rssKB)} KB of RSS per connected server (marginal: the growth between N = ${c.perServer.between[0]} and N = ${c.perServer.between[1]}, after \`global.gc()\`${c.gcExposed ? '' : ' — gc was NOT exposed in this run'}; the child processes' own memory is not in it).`,
     '',
     `On ${r.machine.cpus} cores a fixture's start is CPU-bound (Node boot + SDK import, about ${num(c.ns[0]?.bareConnectMs.median)} ms each), so the gain of running ${c.concurrency} at once is capped near the core count: it is ${c.ns.map((x) => `${num(x.ratio, 2)}× at N = ${x.n}`).join(', ')}.`,
+    ...(c.eras === undefined
+      ? []
+      : [
+          '',
+          'A bare connect with the server\'s era unknown (the `server/discover` probe runs, on the one process) and known (the remembered verdict, no probe; decision 380):',
+          '',
+          table(['server', 'era unknown, ms', 'era known, ms'], c.eras.map((e) => [e.server, range(e.unknownMs), range(e.knownMs)])),
+        ]),
   ];
 }
 

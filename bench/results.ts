@@ -136,6 +136,18 @@ export interface ColdStartResult {
   /** Marginal memory per connected server: slope between the two largest N, in KB. */
   perServer: { heapKB: number; rssKB: number; between: [number, number] };
   gcExposed: boolean;
+  /**
+   * A bare connect of one server whose era is unknown (probed) against one whose era is known
+   * (no probe, decision 380), per kind of server; absent in older results.
+   */
+  eras?: EraConnectRow[];
+}
+
+/** One kind of server of {@link ColdStartResult.eras}: ms of a connect with the era unknown and known. */
+export interface EraConnectRow {
+  server: string;
+  unknownMs: Summary;
+  knownMs: Summary;
 }
 
 /** One way of computing a reconcile decision, timed (bench/cpu.ts). */

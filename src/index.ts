@@ -45,6 +45,7 @@ export { planReport, type PlanReport, type PlannedServer } from './live/planRepo
 
 // How servers are reached: a connector of your own, the MCP SDK's, a pool shared by sessions, OAuth.
 export { connectMcp, createMcpConnector, type McpConnectorOptions, type StepUpAuthorizer } from './sinks/mcp/connector.js';
+export { eraMemory, type EraMemory } from './sinks/mcp/eraMemory.js';
 export {
   createConnectionPool,
   DEFAULT_IDLE_GRACE_MS,

@@ -163,6 +163,7 @@ async function get(options: McpLiveOptions, server: string, json: JsonOut, print
       config: planned.config,
       readsEnv: planned.readsEnv,
       review: planned.review,
+      ...(planned.era === undefined ? {} : { era: planned.era }),
       ...(overridden.length > 0 ? { overrides: overridden } : {}),
     });
     return 0;
@@ -171,6 +172,7 @@ async function get(options: McpLiveOptions, server: string, json: JsonOut, print
     { label: 'scope', value: planned.scope },
     { label: 'source', value: planned.source },
     { label: 'admission', value: admissionWords(planned) },
+    ...(planned.era === undefined ? [] : [{ label: 'protocol', value: eraWords(planned.era) }]),
   ];
   // Masked line by line before escaping; a repository's entry by value only (decision 167).
   const { mask, forScope } = createOutputMasks(options.env ?? process.env);
@@ -179,6 +181,12 @@ async function get(options: McpLiveOptions, server: string, json: JsonOut, print
   write(`${terminalSafe(mask(server))}\n${alignColumns(rows)}`);
   if (overridden.length > 0) print(`  also defined in ${describe(overridden)} (overridden by this one)\n`);
   return 0;
+}
+
+/** The era a connect found (decision 380): `2026-07-28 (modern, found 2026-12-07)`, `2025 era (found …)`. */
+function eraWords(era: NonNullable<PlannedServer['era']>): string {
+  const found = `found ${era.decidedAt.slice(0, 10)}`;
+  return era.kind === 'legacy' ? `2025 era (${found})` : `${(era.versions ?? []).join(', ') || 'modern'} (modern, ${found})`;
 }
 
 /**

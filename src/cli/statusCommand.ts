@@ -73,6 +73,7 @@ function statusJson(s: ServerStatus) {
     ...(s.reason ? { reason: s.reason } : {}),
     ...(s.detail ? { detail: s.detail } : {}),
     ...(s.error ? { error: s.error } : {}),
+    ...(s.protocolVersion ? { protocolVersion: s.protocolVersion, era: s.era } : {}),
     ...(s.idle ? { idle: s.idle } : {}),
     ...(s.idleTimeoutMs !== undefined ? { idleTimeoutMs: s.idleTimeoutMs } : {}),
     ...(s.withheld ? { withheld: s.withheld } : {}),
@@ -85,7 +86,7 @@ function statusJson(s: ServerStatus) {
 }
 
 /**
- * One line a server: name, scope, state, counts (a language server's languages and capability
+ * One line a server: name, scope, state, the MCP revision it speaks while connected, counts (a language server's languages and capability
  * count), and why it is not connected. An idle server (decision 196) has its counts, its tools
  * being listed, and why it has no process; a server whose changed tools are withheld (decision
  * 197) says how many. Language servers come in a section of their own after the MCP servers, by
@@ -100,6 +101,7 @@ export function formatStatusTable(servers: readonly ServerStatus[], mask: (text:
     s.name,
     s.scope,
     s.state,
+    s.protocolVersion ?? '',
     s.state === 'connected' || s.state === 'idle' ? `${plural(s.tools.length, 'tool')}, ${plural(s.prompts.length, 'prompt')}${withheld(s)}` : '',
     [why(s), withheld(s) === '' ? '' : 'withheld tools changed since approval (review them in an interactive session)'].filter((w) => w !== '').join('; '),
   ]);
@@ -112,7 +114,7 @@ export function formatStatusTable(servers: readonly ServerStatus[], mask: (text:
     why(s),
   ]);
   return (
-    (mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'STATE', 'LISTS', 'WHY'], mcpRows, mask)) +
+    (mcp.length === 0 ? 'No MCP servers configured.\n' : formatTable(['SERVER', 'SCOPE', 'STATE', 'PROTOCOL', 'LISTS', 'WHY'], mcpRows, mask)) +
     languageSection(['SERVER', 'SCOPE', 'STATE', 'LANGUAGES', 'CAPABILITIES', 'WHY'], lspRows, mask)
   );
 }

@@ -10,6 +10,8 @@ import { languagesOf } from '../model/lsp/lspConfig.js';
 import { serverKind } from '../model/serverKeys.js';
 import { GATED_SCOPES, type ApprovalState, type NotAllowedBy, type Reason, type Scope, type ServerKind, type TransportKind } from '../model/types.js';
 import { createApprovalsStore } from '../sinks/stores/approvalsStore.js';
+import { createSurfaceStore } from '../sinks/stores/surfaceStore.js';
+import type { EraVerdict } from '../model/connection.js';
 import { systemPathKeys } from '../platform/systemPathKeys.js';
 import type { McpLiveOptions } from './types.js';
 import { settingsPaths } from './settingsPaths.js';
@@ -47,6 +49,12 @@ export interface PlannedServer {
   approval?: ApprovalState;
   /** Problems that do not stop the entry, names only ("GITHUB_PAT is not set"); absent when none. */
   warnings?: string[];
+  /**
+   * The protocol era a connect found for this fingerprint (decision 380), from the surface record:
+   * `modern` with the revisions the server offered, or `legacy`; `decidedAt` ISO. Absent when no
+   * connect found one yet.
+   */
+  era?: { kind: 'modern' | 'legacy'; decidedAt: string; versions?: string[] };
 }
 
 export interface PlanReport {
@@ -69,6 +77,9 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
   if (allowedWarning !== undefined) notices.push({ type: 'log', level: 'warn', message: allowedWarning });
   const env = options.env ?? process.env;
   const { wanted, blocked } = desiredServers(desired, options.allowedMcpServerNames, env, cwd, home);
+  // Read only: what connects found (decision 380); an unusable file just shows no era.
+  const surfaces = createSurfaceStore(settingsPaths(options).surfaces);
+  await surfaces.load();
   const servers = Object.values(desired.servers)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((server): PlannedServer => {
@@ -94,6 +105,8 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
       if (resolution.resolved) {
         entry.transport = resolution.resolved.lsp?.transport ?? resolution.resolved.transport;
         entry.fingerprint = resolution.fingerprint.slice(0, 12);
+        const era = surfaces.get(resolution.fingerprint)?.era;
+        if (era !== undefined) entry.era = eraShown(era);
       }
       const lsp = resolution.resolved?.lsp;
       if (lsp !== undefined) entry.languages = languagesOf(lsp.view);
@@ -119,6 +132,15 @@ export async function planReport(options: McpLiveOptions = {}): Promise<PlanRepo
     servers,
     notices,
   };
+}
+
+/** A stored verdict as `plan` and `mcp get` show it. */
+function eraShown(era: EraVerdict): NonNullable<PlannedServer['era']> {
+  const decidedAt = new Date(era.decidedAt).toISOString();
+  if (era.kind === 'legacy') return { kind: 'legacy', decidedAt };
+  const offered = era.discover.supportedVersions;
+  const versions = Array.isArray(offered) ? offered.filter((v): v is string => typeof v === 'string') : [];
+  return { kind: 'modern', decidedAt, versions };
 }
 
 /** Every source read once (the watchers start and stop again), plus what they complained about. */

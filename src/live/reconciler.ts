@@ -603,6 +603,8 @@ export function serverEvent(s: ServerStatus, ts: number): ServerEvent {
   } else if (s.state === 'connected' || s.state === 'idle') {
     e.tools = s.tools.map((t) => t.name);
     e.prompts = s.prompts.map((p) => p.name);
+    if (s.protocolVersion !== undefined) e.protocolVersion = s.protocolVersion;
+    if (s.era !== undefined) e.era = s.era;
   }
   if (s.error !== undefined) e.error = s.error;
   return e;

@@ -3,6 +3,7 @@ import type { Connector } from '../model/connection.js';
 import type { LspDocuments } from '../sinks/lsp/documents.js';
 import type { LspConnector } from '../sinks/lsp/lspConnector.js';
 import { createMcpConnector, type StepUpAuthorizer } from '../sinks/mcp/connector.js';
+import { eraMemory } from '../sinks/mcp/eraMemory.js';
 import { lazyConnector } from '../sinks/mcp/lazyConnector.js';
 import type { OAuthManager } from '../sinks/remote/oauthManager.js';
 import type { SurfaceStore } from '../sinks/stores/surfaceStore.js';
@@ -32,7 +33,9 @@ export function sessionConnector({ options, oauth, documents, surfaces, schedule
   const stepUp: StepUpAuthorizer = (name, config, { signal }) =>
     oauth.authenticate(name, config, { signal: AbortSignal.any([signal, sessionEnded]), onAuthorizationUrl: (url) => announce(name, url) });
   const interactiveAuth = options.interactiveAuth ?? options.onAuthorizationUrl !== undefined;
-  const mcpConnector = options.pool?.connector ?? options.connector ?? createMcpConnector({ oauth, ...(interactiveAuth ? { stepUp } : {}) });
+  // Each server's era is learned once and kept with its surface record (decision 380).
+  const eras = eraMemory(surfaces);
+  const mcpConnector = options.pool?.connector ?? options.connector ?? createMcpConnector({ oauth, eras, ...(interactiveAuth ? { stepUp } : {}) });
   // Loaded with the first language server: the LSP library costs a session without one ~20 MB of
   // RSS and its load time (measured by the idle and cold-start benches).
   let lspConnector: Promise<LspConnector> | undefined;

@@ -122,7 +122,23 @@ export interface ServerIdentity {
   instructions?: string;
   /** What the server can do, one word each (a language server's `hover`, `definition` …), sorted. */
   capabilities?: readonly string[];
+  /**
+   * The MCP revision the connection negotiated (`2026-07-28`, `2025-11-25` …) and its era, with
+   * the verdict the connect used or found (decision 380); absent for a language server or a fake.
+   */
+  protocol?: { version: string; era: 'modern' | 'legacy'; verdict?: EraVerdict };
 }
+
+/**
+ * Which protocol era a server speaks, as learned once by a connect (decision 380) and kept with
+ * its surface record, per connection fingerprint: `modern` (2026-07-28 and later, no
+ * `initialize`) with the server's `server/discover` answer, or `legacy` (the 2025 `initialize`
+ * handshake). `decidedAt` is when a probe decided it (epoch ms): a connect that used the verdict
+ * keeps that date, so only a fresh probe renews it.
+ */
+export type EraVerdict =
+  | { kind: 'modern'; discover: Record<string, unknown>; decidedAt: number }
+  | { kind: 'legacy'; decidedAt: number };
 
 /** A form the server asks the user to fill in (`elicitation/create`, form mode). */
 export interface ElicitationForm {

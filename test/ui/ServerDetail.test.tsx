@@ -42,6 +42,15 @@ describe('ServerDetail', () => {
     expect(frame).toContain('09:05:08 connected 1 tool');
   });
 
+  it('says which MCP revision a connected server speaks, and its era (decision 380)', () => {
+    const modern = plain(render(<ServerDetail server={server('m', { protocolVersion: '2026-07-28', era: 'modern' })} stderr={[]} stderrLines={3} />).lastFrame());
+    expect(modern).toMatch(/protocol\s+2026-07-28 \(modern\)/);
+    const legacy = plain(render(<ServerDetail server={server('l', { protocolVersion: '2025-11-25', era: 'legacy' })} stderr={[]} stderrLines={3} />).lastFrame());
+    expect(legacy).toMatch(/protocol\s+2025-11-25 \(2025 era\)/);
+    const unknown = plain(render(<ServerDetail server={server('u', {})} stderr={[]} stderrLines={3} />).lastFrame());
+    expect(unknown).not.toContain('protocol');
+  });
+
   it('an idle server says why it has no process; withheld tools are named with how to review them', () => {
     const s = server('notes', {
       state: 'idle',

@@ -32,6 +32,9 @@ export interface ServerEvent extends Stamped {
   pid?: number;
   tools?: string[];
   prompts?: string[];
+  /** The MCP revision a connected (or idle) server speaks, and its era (decision 380). */
+  protocolVersion?: string;
+  era?: 'modern' | 'legacy';
   /** A connected language server's language ids and capability summary. */
   languages?: string[];
   capabilities?: string[];

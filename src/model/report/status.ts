@@ -77,6 +77,13 @@ export interface ServerStatus {
   resourceTemplates?: readonly ResourceTemplateInfo[];
   /** Name and version from the server's `initialize` answer, while connected. */
   serverInfo?: { name: string; version: string; title?: string };
+  /**
+   * The MCP revision the connection negotiated (`2026-07-28`, `2025-11-25` …), while connected
+   * (decision 380); absent for a language server.
+   */
+  protocolVersion?: string;
+  /** The protocol era of `protocolVersion`: `modern` (2026-07-28 and later, no `initialize`) or `legacy`. */
+  era?: 'modern' | 'legacy';
   /** The server's `instructions` from `initialize` (how to use it), while connected. */
   instructions?: string;
   /** A summary of what the server said it can do in `initialize`, while connected (language servers). */

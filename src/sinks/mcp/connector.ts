@@ -2,7 +2,6 @@ import { sharedSchemaValidator } from './schemaValidator.js';
 import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type {
   StreamableHTTPReconnectionOptions,
-  ClientCapabilities,
   CompleteRequestParams,
   CompleteResult,
 } from '@modelcontextprotocol/client';
@@ -25,6 +24,7 @@ import type {
   ElicitationAnswer,
   ElicitationForm,
   RequestOptions,
+  EraVerdict,
   ServerIdentity,
   ServerRequestHandlers,
 } from '../../model/connection.js';
@@ -50,6 +50,13 @@ import { firstDownloadNote } from '../../model/launch/launcherHint.js';
 import { connectionAttempt } from './connectionAttempt.js';
 import { describeProcessExit } from '../../process/serverProcess.js';
 import { fetchLists, listAll, type ListKind } from './serverLists.js';
+import { callDeadline, isRoundProgress } from './callDeadline.js';
+import type { EraMemory } from './eraMemory.js';
+import { ListenStream } from './listenStream.js';
+import { eraAfterFailure, negotiated, priorOf, probeFailureCause } from './eraConnect.js';
+import { TtlRefresh } from './ttlRefresh.js';
+import { clientCapabilities, handlersFor, identityOf } from './clientCapabilities.js';
+import { unknownResource } from './unknownResource.js';
 import { createTransport, describeRemoteFailure, isConnectionLost, isNetworkFailure, type McpTransport } from './transports.js';
 
 /**
@@ -95,6 +102,11 @@ export interface McpConnectorOptions {
    * authorization", as it always did.
    */
   stepUp?: StepUpAuthorizer;
+  /**
+   * The servers' protocol eras as earlier connects found them (decision 380): a connect with a
+   * fresh verdict runs no `server/discover` probe. Without it every connect probes.
+   */
+  eras?: EraMemory;
 }
 
 /** See {@link McpConnectorOptions.stepUp}. */
@@ -110,6 +122,18 @@ export type McpConnector = (...args: Parameters<Connector>) => Observable<McpCon
 export const DEFAULT_STDIN_GRACE_MS = 500;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 const DEFAULT_CLIENT_INFO = { name: 'mcp-live', version: '0.1.0' };
+/**
+ * How long the era probe of a stdio server waits for an answer (decision 380), at most half the
+ * connect deadline: a 2025-era server that ignores a request it does not know is taken for one
+ * after this — once, as the verdict is remembered. A remote server's probe waits the connect
+ * deadline: silence there is an outage, never an era.
+ */
+const STDIO_PROBE_MS = 3_000;
+/**
+ * The most `input_required` rounds mcp-live answers in one request (decision 382): a server that
+ * still asks after them gets no further answer, and the request fails saying so.
+ */
+export const MAX_INPUT_ROUNDS = 8;
 /** How long close() gives a Streamable HTTP server to end its session (a courtesy, not required). */
 const TERMINATE_SESSION_MS = 1_000;
 
@@ -205,6 +229,11 @@ class McpSession implements McpConnection {
   private readonly stopped = new AbortController();
   /** The next health check's ping (decision 241), while the connection is open. */
   private healthTimer?: NodeJS.Timeout;
+  private readonly eras?: EraMemory;
+  /** A modern connection's change notifications (decision 381). */
+  private listen?: ListenStream;
+  /** Per list, the refresh its `ttlMs` asks for (decision 381). */
+  private readonly ttl = new TtlRefresh((kind) => this.listChanged(kind), (kind) => this.changesTold(kind));
 
   constructor(
     private readonly name: string,
@@ -238,10 +267,17 @@ class McpSession implements McpConnection {
     });
     // The entry's `roots` (decision 243) decide what this server is offered, over the session's.
     const served = handlersFor(config, handlers);
+    this.eras = options.eras;
     this.client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
       capabilities: clientCapabilities(served, config.roots !== undefined),
       // One Ajv for every client, schemas compiled on first use (decision 263).
       jsonSchemaValidator: sharedSchemaValidator,
+      // Either era, probed unless a verdict is known (decision 380).
+      versionNegotiation: {
+        mode: 'auto',
+        ...(config.transport === 'stdio' ? { probe: { timeoutMs: Math.min(STDIO_PROBE_MS, Math.ceil(this.connectTimeoutMs / 2)) } } : {}),
+      },
+      inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
     });
     this.answerServerRequests(served);
     this.client.onclose = () => this.onTransportClosed();
@@ -326,11 +362,28 @@ class McpSession implements McpConnection {
   async open(): Promise<McpConnection> {
     // The helper's headers go with the very first request (decision 240); a helper that fails fails the connect.
     if (this.helperHeaders !== undefined) await this.refreshHeaders();
-    await this.client.connect(this.mcp.transport, { timeout: this.connectTimeoutMs });
-    this.server = identityOf(this.client.getServerVersion(), this.client.getInstructions());
-    const lists = await fetchLists(this.client, this.requestDeadline().ms);
+    const known = this.eras?.recall(this.config);
+    let lists: ServerLists;
+    try {
+      await this.client.connect(this.mcp.transport, { timeout: this.connectTimeoutMs, ...(known === undefined ? {} : { prior: priorOf(known) }) });
+      const { protocol, found } = negotiated(this.client, known, Date.now());
+      if (found && protocol?.verdict !== undefined) this.eras?.remember(this.name, this.config, protocol.verdict);
+      this.server = { ...identityOf(this.client.getServerVersion(), this.client.getInstructions()), ...(protocol === undefined ? {} : { protocol }) };
+      lists = await fetchLists(this.client, this.requestDeadline().ms, (kind, ttl) => this.ttl.listed(kind, ttl));
+    } catch (error) {
+      this.eraFailed(known, error);
+      throw error;
+    }
     if (this.state !== 'connecting') throw new Error(this.deathReason ?? 'connection closed');
     this.lists = lists;
+    if (this.client.getProtocolEra() === 'modern') {
+      this.listen = new ListenStream(this.client, {
+        refresh: (kinds) => kinds.forEach((kind) => this.listChanged(kind)),
+        lost: (error) => this.lose(error),
+        timeoutMs: this.connectTimeoutMs,
+      });
+      await this.listen.open();
+    }
     this.state = 'open';
     this.refreshing = this.refresh$
       .pipe(
@@ -342,7 +395,7 @@ class McpSession implements McpConnection {
         mergeMap((kind$) =>
           kind$.pipe(
             exhaustMapWithTrailing((kind) =>
-              from(listAll(this.client, kind, this.requestDeadline().ms)).pipe(
+              from(listAll(this.client, kind, this.requestDeadline().ms, (k, ttl) => this.ttl.listed(k, ttl))).pipe(
                 map((items): Partial<ServerLists> => ({ [kind]: items })),
                 catchError(() => EMPTY),
               ),
@@ -355,6 +408,23 @@ class McpSession implements McpConnection {
     this.changedWhileConnecting.clear();
     this.scheduleHealthCheck();
     return this;
+  }
+
+  /** What a failed connect says of the era (decision 380). */
+  private eraFailed(known: EraVerdict | undefined, error: unknown): void {
+    if (this.eras === undefined || this.authorizationNeeded(error) !== undefined) return;
+    const ended = this.mcp.kind === 'stdio' && this.mcp.transport.exit !== undefined;
+    const outcome = eraAfterFailure(error, known, ended, this.client);
+    if (outcome === 'forget') this.eras.forget(this.config);
+    else if (outcome === 'legacy') this.eras.remember(this.name, this.config, { kind: 'legacy', decidedAt: Date.now() });
+  }
+
+  /** Whether the server tells when `kind` changes: on its listen stream (modern), or unasked (`listChanged`, 2025). */
+  private changesTold(kind: ListKind): boolean {
+    if (this.listen !== undefined) return this.listen.covered.has(kind);
+    const caps = this.client.getServerCapabilities() ?? {};
+    const group = kind === 'tools' ? caps.tools : kind === 'prompts' ? caps.prompts : caps.resources;
+    return group?.listChanged === true;
   }
 
   /** Runs the helper (one run at a time) and sends its headers from now on; true when they changed. */
@@ -394,11 +464,14 @@ class McpSession implements McpConnection {
   private async checkHealth(check: HealthCheck): Promise<void> {
     this.healthTimer = undefined;
     if (this.state !== 'open') return;
+    // A 2026-07-28 server has no `ping` (decision 380): the cheapest request it has is `server/discover`.
+    const modern = this.client.getProtocolEra() === 'modern';
     try {
-      await this.client.ping({ timeout: Math.min(check.timeoutMs, MAX_TIMER_MS) });
+      const timeout = Math.min(check.timeoutMs, MAX_TIMER_MS);
+      await (modern ? this.client.discover({ timeout }) : this.client.ping({ timeout }));
     } catch (error) {
       if (this.state !== 'open') return;
-      if (isTimeout(error)) return this.end(new Error(`connection lost: no answer to ping within ${check.timeoutMs} ms (healthCheck)`));
+      if (isTimeout(error)) return this.end(new Error(`connection lost: no answer to ${modern ? 'server/discover' : 'ping'} within ${check.timeoutMs} ms (healthCheck)`));
       const needsAuth = this.authorizationNeeded(error);
       if (needsAuth) {
         if (needsAuth.why !== 'scope') return this.end(needsAuth);
@@ -412,6 +485,11 @@ class McpSession implements McpConnection {
   /** The error an attempt reports: why the server died if it did, else what went wrong, masked. */
   explain(error: unknown): Error {
     if (this.deathReason) return new Error(this.deathReason);
+    // A stdio server that ended during the era probe (decision 380): the SDK held the transport's
+    // close then, so the exit was not reported as a death; it is still the better message.
+    if (this.mcp.kind === 'stdio' && this.mcp.transport.exit !== undefined && error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) {
+      return new Error(this.describeLoss());
+    }
     const needsAuth = this.authorizationNeeded(error);
     if (needsAuth) return needsAuth;
     // The SDK's own request timer says "Request timed out"; one wording for every timeout, and
@@ -419,45 +497,82 @@ class McpSession implements McpConnection {
     if (isTimeout(error)) {
       return new Error(this.requestDeadline().message);
     }
+    if (error instanceof SdkError && error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
+      return new Error(`the server still asked for input after ${MAX_INPUT_ROUNDS} rounds; mcp-live answers at most ${MAX_INPUT_ROUNDS} in one request`);
+    }
     const explained = new Error(this.redact(this.describe(error)));
     // The server's own JSON-RPC error keeps its code, for a gateway that passes it on (decision 115).
     return error instanceof ProtocolError ? Object.assign(explained, { code: error.code }) : explained;
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<unknown> {
-    const { signal, onProgress, meta } = options;
+    const { onProgress, meta } = options;
     const ms = Math.min(deadline(options.timeout, this.timeoutMs), MAX_TIMER_MS);
-    return this.request(
-      (timeout) =>
-        // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
-        // reason. Progress is always asked for, so that a server that reports it keeps a long call
-        // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
-        this.client.callTool({ name: tool, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }, {
-          timeout,
-          signal,
-          resetTimeoutOnProgress: true,
-          onprogress: ({ progress, total, message }) => onProgress?.(withoutUndefined({ progress, total, message })),
-        }),
-      ms,
-      signal,
-      options.timeout === undefined ? undefined : callTimedOut(ms),
-    );
+    const words = options.timeout === undefined ? undefined : callTimedOut(ms);
+    // One deadline over every round of the call (decision 382); the SDK's own per-round timer stays.
+    const whole = callDeadline(ms, words ?? timedOut(ms, 'timeout'), options.signal);
+    try {
+      return await this.request(
+        (timeout) =>
+          // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
+          // reason. Progress is always asked for, so that a server that reports it keeps a long call
+          // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
+          this.client.callTool({ name: tool, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }, {
+            timeout,
+            signal: whole.signal,
+            resetTimeoutOnProgress: true,
+            onprogress: ({ progress, total, message }) => {
+              if (isRoundProgress(message)) return;
+              whole.progressed();
+              onProgress?.(withoutUndefined({ progress, total, message }));
+            },
+          }),
+        ms,
+        // The caller's own: its abort is a cancel; the deadline's is worded as a timeout.
+        options.signal,
+        words,
+      );
+    } finally {
+      whole.done();
+    }
   }
 
-  getPrompt(prompt: string, args: Record<string, string>, { signal }: RequestOptions = {}): Promise<unknown> {
-    return this.request((timeout) => this.client.getPrompt({ name: prompt, arguments: args }, { timeout, signal }), this.timeoutMs, signal);
+  async getPrompt(prompt: string, args: Record<string, string>, { signal }: RequestOptions = {}): Promise<unknown> {
+    const whole = callDeadline(this.timeoutMs, timedOut(this.timeoutMs, 'timeout'), signal);
+    try {
+      return await this.request((timeout) => this.client.getPrompt({ name: prompt, arguments: args }, { timeout, signal: whole.signal }), this.timeoutMs, signal);
+    } finally {
+      whole.done();
+    }
   }
 
-  readResource(uri: string, { signal }: RequestOptions = {}): Promise<unknown> {
-    return this.request((timeout) => this.client.readResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
+  async readResource(uri: string, { signal }: RequestOptions = {}): Promise<unknown> {
+    const whole = callDeadline(this.timeoutMs, timedOut(this.timeoutMs, 'timeout'), signal);
+    try {
+      // Never served from the SDK's cache: a read asks the server (its ttlMs is for lists here).
+      return await this.request((timeout) => this.client.readResource({ uri }, { timeout, signal: whole.signal, cacheMode: 'bypass' }), this.timeoutMs, signal);
+    } catch (error) {
+      throw unknownResource(error, uri, this.name) ?? error;
+    } finally {
+      whole.done();
+    }
   }
 
+  /** 2025: `resources/subscribe`; 2026-07-28: the URI joins the listen stream's filter (decision 381). */
   async subscribeResource(uri: string, { signal }: RequestOptions = {}): Promise<void> {
+    if (this.listen !== undefined) return this.listenTo(uri, true);
     await this.request((timeout) => this.client.subscribeResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
   }
 
   async unsubscribeResource(uri: string, { signal }: RequestOptions = {}): Promise<void> {
+    if (this.listen !== undefined) return this.listenTo(uri, false);
     await this.request((timeout) => this.client.unsubscribeResource({ uri }, { timeout, signal }), this.timeoutMs, signal);
+  }
+
+  private async listenTo(uri: string, wanted: boolean): Promise<void> {
+    if (this.state !== 'open') throw this.notConnected();
+    if (this.client.getServerCapabilities()?.resources?.subscribe !== true) throw new Error(`server "${this.name}" cannot subscribe to resources`);
+    await this.listen!.subscribe(uri, wanted);
   }
 
   complete(params: CompleteRequestParams, { signal }: RequestOptions = {}): Promise<CompleteResult> {
@@ -631,6 +746,8 @@ class McpSession implements McpConnection {
   private stopWork(): void {
     clearTimeout(this.healthTimer);
     this.healthTimer = undefined;
+    this.ttl.stop();
+    this.listen?.close();
     this.stopped.abort(new Error(`server "${this.name}" is not connected`));
   }
 
@@ -641,7 +758,7 @@ class McpSession implements McpConnection {
 
   /** A failure in words; a remote server that could not be reached is named by its host. */
   private describe(error: unknown): string {
-    return describeRemoteFailure(error, this.mcp.kind === 'stdio' ? undefined : this.config.url);
+    return describeRemoteFailure(probeFailureCause(error), this.mcp.kind === 'stdio' ? undefined : this.config.url);
   }
 
   /** The timeout of a request sent now: the connect deadline while connecting, else `timeout`. */
@@ -667,38 +784,6 @@ class McpSession implements McpConnection {
     if (this.state === 'connecting') this.changedWhileConnecting.add(kind);
     else if (this.state === 'open') this.refresh$.next(kind);
   }
-}
-
-/**
- * What the client offers, from the handlers it has: form elicitation with the schema's defaults
- * applied to what the user left out, roots (the session's may change; an entry's own list is
- * fixed — a change reconnects), sampling only with a model.
- */
-function clientCapabilities({ elicit, sample, roots }: ServerRequestHandlers, fixedRoots = false): ClientCapabilities {
-  return {
-    ...(elicit ? { elicitation: { form: { applyDefaults: true } } } : {}),
-    ...(roots ? { roots: fixedRoots ? {} : { listChanged: true } } : {}),
-    ...(sample ? { sampling: {} } : {}),
-  };
-}
-
-/**
- * The session's handlers as one server gets them (decision 243): an entry's `roots: false` takes
- * the roots capability away (a server given its directories in its args keeps them), a list of
- * its own answers `roots/list` instead of the session's, absent leaves the session's.
- */
-function handlersFor(config: ResolvedServerConfig, handlers: ServerRequestHandlers): ServerRequestHandlers {
-  const own = config.roots;
-  if (own === undefined) return handlers;
-  const { roots: _session, ...rest } = handlers;
-  return own === false ? rest : { ...rest, roots: () => own };
-}
-
-function identityOf(info: { name: string; version: string; title?: string } | undefined, instructions: string | undefined): ServerIdentity {
-  return withoutUndefined({
-    info: info === undefined ? undefined : withoutUndefined({ name: info.name, version: info.version, title: info.title }),
-    instructions: instructions === undefined || instructions === '' ? undefined : instructions,
-  });
 }
 
 function isTimeout(error: unknown): boolean {

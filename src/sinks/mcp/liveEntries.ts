@@ -53,10 +53,12 @@ export type ListKey = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 export const LIST_KEYS: readonly ListKey[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 
 /** What a server that is not connected shows: no lists, and nothing of what it said in `initialize`. */
-export const NOT_CONNECTED: Pick<ServerStatus, ListKey | 'serverInfo' | 'instructions' | 'capabilities' | 'idle' | 'withheld'> = {
+export const NOT_CONNECTED: Pick<ServerStatus, ListKey | 'serverInfo' | 'protocolVersion' | 'era' | 'instructions' | 'capabilities' | 'idle' | 'withheld'> = {
   ...EMPTY_LISTS,
   resourceTemplates: undefined,
   serverInfo: undefined,
+  protocolVersion: undefined,
+  era: undefined,
   instructions: undefined,
   capabilities: undefined,
   idle: undefined,

@@ -26,6 +26,7 @@ import {
   type Connection,
   type ConnectionActivity,
   type Connector,
+  type ServerIdentity,
   type ServerRequestHandlers,
 } from '../../model/connection.js';
 import { serverWarnings, type Blocked, type WantedServer } from '../../model/reconcile/plan.js';
@@ -363,6 +364,7 @@ export class ServerLifecycle {
             pid: conn.pid,
             error: undefined,
             serverInfo: conn.server?.info,
+            ...protocolPatch(conn.server),
             instructions: offeredInstructions(conn.server, e.withheld),
             capabilities: conn.server?.capabilities,
             ...this.catalog.listsPatch(name, e),
@@ -384,7 +386,9 @@ export class ServerLifecycle {
           const identity = e.conn?.server;
           this.board.update(name, {
             ...this.catalog.listsPatch(name, e),
-            ...(identity === undefined ? {} : { serverInfo: identity.info, instructions: offeredInstructions(identity, e.withheld), capabilities: identity.capabilities }),
+            ...(identity === undefined
+              ? {}
+              : { serverInfo: identity.info, ...protocolPatch(identity), instructions: offeredInstructions(identity, e.withheld), capabilities: identity.capabilities }),
           });
         },
         error: (err: unknown) => {
@@ -575,4 +579,10 @@ function errorMessage(err: unknown): string {
 function pidChange(before: number | undefined, after: number | undefined): string {
   if (before === undefined && after === undefined) return '';
   return ` (pid ${before ?? '?'} → ${after ?? '?'})`;
+}
+
+/** The revision and era a connection speaks (decision 380), for its status; both absent when it says none. */
+function protocolPatch(identity: ServerIdentity | undefined): Pick<ServerStatus, 'protocolVersion' | 'era'> {
+  const protocol = identity?.protocol;
+  return { protocolVersion: protocol?.version, era: protocol?.era };
 }

@@ -9,11 +9,17 @@ export type ListKind = keyof ServerLists;
 /** Guards against a server that hands out cursors forever. */
 const MAX_LIST_PAGES = 100;
 
+/**
+ * How long the server said a list stays fresh (`ttlMs`, 2026-07-28), or undefined when it said
+ * nothing (or 0: stale at once, which asks for no refresh either — decision 381).
+ */
+export type ListTtl = (kind: ListKind, ttlMs: number | undefined) => void;
+
 /** The lists the server advertises; a list the server answers with an error counts as empty. */
-export async function fetchLists(client: Client, timeoutMs: number): Promise<ServerLists> {
+export async function fetchLists(client: Client, timeoutMs: number, ttl?: ListTtl): Promise<ServerLists> {
   const capabilities = client.getServerCapabilities() ?? {};
   const fetch = (kind: ListKind, advertised: unknown) =>
-    advertised ? listAll(client, kind, timeoutMs).catch(emptyOnServerError) : Promise.resolve([]);
+    advertised ? listAll(client, kind, timeoutMs, ttl).catch(emptyOnServerError) : Promise.resolve([]);
   const [tools, prompts, resources, resourceTemplates] = await Promise.all([
     fetch('tools', capabilities.tools),
     fetch('prompts', capabilities.prompts),
@@ -23,17 +29,24 @@ export async function fetchLists(client: Client, timeoutMs: number): Promise<Ser
   return { tools, prompts, resources, resourceTemplates } as ServerLists;
 }
 
-/** Every page of one list (up to {@link MAX_LIST_PAGES}), each request within `timeoutMs`. */
-export function listAll(client: Client, kind: 'tools', timeoutMs: number): Promise<ToolInfo[]>;
-export function listAll(client: Client, kind: ListKind, timeoutMs: number): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]>;
-export async function listAll(client: Client, kind: ListKind, timeoutMs: number): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]> {
-  const options = { timeout: timeoutMs };
-  const pages = async <T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) => {
+/**
+ * Every page of one list (up to {@link MAX_LIST_PAGES}), each request within `timeoutMs`. Always
+ * from the server, never from the SDK's response cache: a list is asked for only when it may have
+ * changed (connect, a change notification, its `ttlMs` run out), and then the server's answer is
+ * the one wanted (the cache is still written, for the SDK's own use of the tools' schemas).
+ */
+export function listAll(client: Client, kind: 'tools', timeoutMs: number, ttl?: ListTtl): Promise<ToolInfo[]>;
+export function listAll(client: Client, kind: ListKind, timeoutMs: number, ttl?: ListTtl): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]>;
+export async function listAll(client: Client, kind: ListKind, timeoutMs: number, ttl?: ListTtl): Promise<ToolInfo[] | PromptInfo[] | ResourceInfo[] | ResourceTemplateInfo[]> {
+  const options = { timeout: timeoutMs, cacheMode: 'refresh' as const };
+  const pages = async <T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string; ttlMs?: unknown }>) => {
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let i = 0; i < MAX_LIST_PAGES; i++) {
       const result = await page(cursor);
+      // The first page's hint is the list's (the SDK keeps it on the pages it joins).
+      if (i === 0) ttl?.(kind, typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) && result.ttlMs > 0 ? result.ttlMs : undefined);
       items.push(...result.items);
       cursor = result.nextCursor;
       if (!cursor || seen.has(cursor)) break;
@@ -45,22 +58,22 @@ export async function listAll(client: Client, kind: ListKind, timeoutMs: number)
     case 'tools':
       return pages(async (cursor) => {
         const r = await client.listTools(cursor ? { cursor } : undefined, options);
-        return { items: r.tools.map(toToolInfo), nextCursor: r.nextCursor };
+        return { items: r.tools.map(toToolInfo), nextCursor: r.nextCursor, ttlMs: (r as { ttlMs?: unknown }).ttlMs };
       });
     case 'prompts':
       return pages(async (cursor) => {
         const r = await client.listPrompts(cursor ? { cursor } : undefined, options);
-        return { items: r.prompts.map(toPromptInfo), nextCursor: r.nextCursor };
+        return { items: r.prompts.map(toPromptInfo), nextCursor: r.nextCursor, ttlMs: (r as { ttlMs?: unknown }).ttlMs };
       });
     case 'resources':
       return pages(async (cursor) => {
         const r = await client.listResources(cursor ? { cursor } : undefined, options);
-        return { items: r.resources.map(toResourceInfo), nextCursor: r.nextCursor };
+        return { items: r.resources.map(toResourceInfo), nextCursor: r.nextCursor, ttlMs: (r as { ttlMs?: unknown }).ttlMs };
       });
     case 'resourceTemplates':
       return pages(async (cursor) => {
         const r = await client.listResourceTemplates(cursor ? { cursor } : undefined, options);
-        return { items: r.resourceTemplates.map(toResourceTemplateInfo), nextCursor: r.nextCursor };
+        return { items: r.resourceTemplates.map(toResourceTemplateInfo), nextCursor: r.nextCursor, ttlMs: (r as { ttlMs?: unknown }).ttlMs };
       });
   }
 }

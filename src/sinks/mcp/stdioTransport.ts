@@ -71,6 +71,15 @@ export class StdioProcessTransport implements Transport {
     return this.process.pid;
   }
 
+  /**
+   * Always null: the child's stderr goes to the {@link StderrRing}. The SDK knows a stdio transport
+   * by a `stderr` and a `pid`: so known, its era probe (decision 380) takes a silent server for a
+   * 2025-era one instead of failing, and runs on this one process (never a second).
+   */
+  get stderr(): null {
+    return null;
+  }
+
   /** How the child ended, once it has. */
   get exit(): ProcessExit | undefined {
     return this.process.exit;

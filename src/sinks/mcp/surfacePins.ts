@@ -13,6 +13,7 @@ import {
   type PinDifference,
   type SurfacePin,
 } from '../../model/tools/surfacePin.js';
+import { sameVerdict } from '../../model/tools/eraVerdict.js';
 import { GATED_SCOPES, type ServerLists } from '../../model/types.js';
 import type { SurfaceRecord, SurfaceStore } from '../stores/surfaceStore.js';
 import type { PinOutcome, PinRecord, PinStore } from '../stores/pinStore.js';
@@ -126,10 +127,12 @@ export class SurfacePins {
     const hash = surfaceHash(surface);
     const record = this.deps.store.get(server.fingerprint);
     const pinning = this.pinning(server);
+    // The era the connection found (decision 380), else the one recorded: a new verdict is written.
+    const era = identity?.protocol?.verdict ?? record?.era;
     // A surface seen again a day later is seen anew: the cache drops the least recently seen first.
-    if (record?.hash !== hash || this.deps.now() - record.seenAt > SEEN_AGAIN_MS) {
+    if (record?.hash !== hash || this.deps.now() - record.seenAt > SEEN_AGAIN_MS || !sameVerdict(era, record.era)) {
       // The approved text stays beside the record, whoever shows this fingerprint now.
-      const kept = record?.pinned !== undefined ? { pinned: record.pinned } : {};
+      const kept = { ...(record?.pinned !== undefined ? { pinned: record.pinned } : {}), ...(era !== undefined ? { era } : {}) };
       this.deps.store.put({ name: server.name, fingerprint: server.fingerprint, hash, surface, seenAt: this.deps.now(), ...kept });
     }
     if (!pinning) {
@@ -291,6 +294,7 @@ export class SurfacePins {
       surface: record?.surface ?? surface,
       seenAt: now,
       pinned: { hash, surface, approvedAt: now },
+      ...(record?.era === undefined ? {} : { era: record.era }),
     });
   }
 

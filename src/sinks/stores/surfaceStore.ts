@@ -1,6 +1,8 @@
 import { formatBytes } from '../../model/formatBytes.js';
 import { isServerSurface } from '../../model/tools/surface.js';
 import { type ServerSurface } from '../../model/tools/surfaceTypes.js';
+import type { EraVerdict } from '../../model/connection.js';
+import { eraVerdictOf } from '../../model/tools/eraVerdict.js';
 import { terminalSafe } from '../../model/terminalText.js';
 import { getOwn, isPlainObject, setOwn } from '../../model/ownProperties.js';
 import { describeReadError } from '../../files/readJsonc.js';
@@ -32,6 +34,11 @@ export interface SurfaceRecord {
    * were kept then: one without a pin in the pin file is moved there (decision 310).
    */
   pinned?: { hash: string; surface: ServerSurface; approvedAt: number };
+  /**
+   * The protocol era the server was found to speak (decision 380): a connect while it is fresh
+   * runs no probe. A malformed one is dropped alone: it is a cache, the next connect probes again.
+   */
+  era?: EraVerdict;
 }
 
 export interface SurfaceStore {
@@ -99,6 +106,8 @@ export function surfaceRecordOf(key: string, value: unknown): SurfaceRecord | un
   const pinned = getOwn(value, 'pinned');
   if (typeof name !== 'string' || getOwn(value, 'fingerprint') !== key || !isHash(hash) || !isTime(seenAt) || !isServerSurface(surface)) return undefined;
   const record: SurfaceRecord = { name, fingerprint: key, hash, surface, seenAt };
+  const era = eraVerdictOf(getOwn(value, 'era'));
+  if (era !== undefined) record.era = era;
   if (pinned === undefined) return record;
   if (!isPlainObject(pinned)) return undefined;
   const pinnedHash = getOwn(pinned, 'hash');

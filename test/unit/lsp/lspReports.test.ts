@@ -18,7 +18,7 @@ describe('status with language servers', () => {
   const statuses = (extra: ServerStatus[] = []) =>
     fakeLive({
       servers: [
-        server('alpha', { tools: [tool('alpha', 'echo')] }),
+        server('alpha', { tools: [tool('alpha', 'echo')], protocolVersion: '2026-07-28', era: 'modern' }),
         languageServer('typescript', { pid: 77, capabilities: ['definition', 'hover', 'references'] }),
         languageServer('ruby', { state: 'blocked', reason: 'excluded', languages: ['ruby'] }),
         ...extra,
@@ -29,7 +29,7 @@ describe('status with language servers', () => {
     const { out, text } = collect();
     expect(await runStatus(statuses().live, false, out, {})).toBe(0);
     const [mcp = '', lsp = ''] = text().split('\nLanguage servers (lsp:NAME in commands):\n');
-    expect(mcp).toMatch(/^SERVER\s+SCOPE\s+STATE\s+LISTS\s+WHY\nalpha\s+user\s+connected\s+1 tool, 0 prompts\n$/);
+    expect(mcp).toMatch(/^SERVER\s+SCOPE\s+STATE\s+PROTOCOL\s+LISTS\s+WHY\nalpha\s+user\s+connected\s+2026-07-28\s+1 tool, 0 prompts\n$/);
     expect(lsp).toMatch(/^SERVER\s+SCOPE\s+STATE\s+LANGUAGES\s+CAPABILITIES\s+WHY\n/);
     expect(lsp).toMatch(/\ntypescript\s+project\s+connected\s+javascript, typescript\s+3\n/);
     expect(lsp).toMatch(/\nruby\s+project\s+blocked\s+ruby\s+excluded by lsp\.excluded\n/);
@@ -53,7 +53,8 @@ describe('status with language servers', () => {
     await runStatus(statuses().live, true, out, {});
     const report = JSON.parse(text()) as { servers: ({ name: string } & Record<string, unknown>)[] };
     const byName = Object.fromEntries(report.servers.map((s) => [s.name, s]));
-    expect(byName.alpha).toMatchObject({ kind: 'mcp', tools: ['mcp__alpha__echo'] });
+    expect(byName.alpha).toMatchObject({ kind: 'mcp', tools: ['mcp__alpha__echo'], protocolVersion: '2026-07-28', era: 'modern' });
+    expect(byName['lsp:typescript']).not.toHaveProperty('protocolVersion');
     expect(byName.alpha).not.toHaveProperty('languages');
     expect(byName['lsp:typescript']).toMatchObject({
       kind: 'lsp',

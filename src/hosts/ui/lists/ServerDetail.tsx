@@ -161,6 +161,13 @@ export function StatusFields({ server: s }: { server: ServerStatus }) {
           {s.serverInfo.title ?? s.serverInfo.name} {s.serverInfo.version}
         </Field>
       )}
+      {s.protocolVersion !== undefined && (
+        // Which revision it speaks (decision 380): 2026-07-28 and later have no initialize.
+        <Field label="protocol">
+          {s.protocolVersion}
+          {s.era !== undefined && <Text color="gray">{` (${s.era === 'modern' ? 'modern' : '2025 era'})`}</Text>}
+        </Field>
+      )}
       {s.state === 'idle' ? (
         // Not a problem (decision 196): no process now, its tools listed; a request starts it.
         <Field label="idle">
