@@ -207,7 +207,7 @@ let authInFlight = false;
 /** idle → working (a step sent) → (retry-pending → working) → done */
 let phase = 'idle';
 /** The steps still to run (`plan.steps`, with `callEveryListed` expanded once listed); the first is the one in flight. */
-let steps = [...(plan?.steps ?? [])];
+const steps = [...(plan?.steps ?? [])];
 let answered = 0;
 let lastAnswer;
 /** The step-up retry of the step in flight: once per step. */
