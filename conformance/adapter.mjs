@@ -7,7 +7,8 @@
  * It proves mcp-live, not itself: it drives only mcp-live's public CLI the way a user would.
  * It writes the server into a fresh user settings file (user scope: no approval), runs
  * `mcp-live --json` on a fresh workspace and answers its NDJSON events — `auth` when the server
- * needs authorization, the scenario's tool call once it is connected, accept on every
+ * needs authorization, the scenario's work once it is connected (its tool calls, prompts and
+ * resources, one after another, as a user or an agent would ask for them), accept on every
  * elicitation. For OAuth it plays the user's browser and nothing more: it opens the
  * `auth-required` URL and follows the redirects to mcp-live's own loopback callback. All
  * protocol work (discovery, registration, PKCE, tokens, step-up, retries) is mcp-live's. Where a
@@ -92,29 +93,75 @@ function oauthFor(name, context) {
 }
 
 /**
- * The tool the scenario is about and its arguments, found by its unqualified name among the
- * server's qualified ones (`mcp__conf__add_numbers`). `optional`: the scenario passes without it
- * (auth scenarios: connecting and listing is the test, `test-tool` where the server has it).
- * `echoSchemaOf`: the arguments are `{ schema }`, the input schema mcp-live lists for that tool.
+ * The scenario's work once the server is connected: `steps`, run one after another, each
+ * answered before the next is sent. A step is
+ *   { call: TOOL, args }             `call`, the tool found by its unqualified name among the
+ *                                    server's qualified ones (`mcp__conf__add_numbers`);
+ *   { call: TOOL, echoSchemaOf: T }  the same with `{ schema }`, the input schema mcp-live lists
+ *                                    for tool T (`{"cmd":"tools","schemas":true}`);
+ *   { callEveryListed: argsFor }     a call of every tool mcp-live offers of the server, in
+ *                                    its order, with `argsFor(tool)`: what an agent could call;
+ *   { prompt: NAME, args }           `get-prompt`;
+ *   { read: URI }                    `read-resource`.
+ * `optional`: the scenario passes without the first step's tool (auth scenarios: connecting and
+ * listing is the test, `test-tool` where the server has it). `whileAsked`: a step sent when the
+ * first elicitation arrives, answered before the elicitation is: a request between two rounds
+ * of a multi-round-trip call. No plan: connecting (and the lists mcp-live fetches on its own)
+ * is the whole test.
  */
-function workFor(name) {
+function planFor(name, context) {
+  const call = (tool, args = {}) => ({ call: tool, args });
   switch (name) {
     case 'tools_call':
-      return { tool: 'add_numbers', args: { a: 2, b: 3 } };
+      return { steps: [call('add_numbers', { a: 2, b: 3 })] };
     case 'elicitation-sep1034-client-defaults':
-      return { tool: 'test_client_elicitation_defaults', args: {} };
+      return { steps: [call('test_client_elicitation_defaults')] };
     case 'sse-retry':
       // Its server closes the call's SSE stream after a priming event with `retry: 500` and
       // answers on the GET stream the client must reopen (with Last-Event-ID) after that delay.
-      return { tool: 'test_reconnection', args: {} };
+      return { steps: [call('test_reconnection')] };
     case 'json-schema-2020-12-preservation':
       // Its server lists a tool whose input schema uses JSON Schema 2020-12 ($schema, $defs,
       // $anchor, allOf/anyOf, if/then/else, additionalProperties) and an echo tool: the schema as
       // mcp-live hands it to an agent goes back through the echo, and the scenario compares it
       // with the one it served, keyword by keyword.
-      return { tool: 'json_schema_echo', echoSchemaOf: 'json_schema_2020_12_tool' };
+      return { steps: [{ call: 'json_schema_echo', echoSchemaOf: 'json_schema_2020_12_tool' }] };
+    case 'request-metadata':
+      // Every request mcp-live sends is judged (the MCP-Protocol-Version header, the `_meta`
+      // envelope); the first is refused with an unsupported-version error it must retry past.
+      // Connecting and the lists it fetches are the requests; its tool list is empty.
+      return undefined;
+    case 'sep-2322-client-request-state':
+      // Multi-round-trip calls: one whose input_required result carries requestState (echoed
+      // byte for byte on the retry, under a new JSON-RPC id), one without (none sent back), one
+      // answered without resultType (complete: no retry); an unrelated call between the rounds
+      // of the first must carry neither inputResponses nor requestState.
+      return {
+        steps: [call('test_mrtr_echo_state'), call('test_mrtr_no_state'), call('test_mrtr_no_result_type')],
+        whileAsked: call('test_mrtr_unrelated'),
+      };
+    case 'http-standard-headers':
+      // Mcp-Method on every POST, Mcp-Name on the named ones: a call of each tool (one with a
+      // hyphen in its name), the prompt, and both resources (a percent-encoded path, a query).
+      return {
+        steps: [
+          call('test_headers'),
+          call('my-hyphenated-tool'),
+          { prompt: 'test_prompt', args: {} },
+          { read: 'file:///path/to/file%20name.txt' },
+          { read: 'https://example.com/resource?id=123' },
+        ],
+      };
+    case 'http-custom-headers':
+      // The calls the scenario names in its context: arguments marked `x-mcp-header` go out as
+      // Mcp-Param-* headers too (Base64 where a value is not plain ASCII), null ones not at all.
+      return { steps: (context.toolCalls ?? []).map((c) => call(c.name, c.arguments ?? {})) };
+    case 'http-invalid-tool-headers':
+      // One valid tool among eleven whose `x-mcp-header` is malformed: mcp-live must offer only
+      // the valid one. Every tool it offers is called, so one it should have left out is caught.
+      return { steps: [{ callEveryListed: (tool) => (tool === 'valid_tool' ? { region: 'us-west1' } : {}) }] };
     default:
-      return name.startsWith('auth/') ? { tool: 'test-tool', args: {}, optional: true } : undefined;
+      return name.startsWith('auth/') ? { steps: [call('test-tool')], optional: true } : undefined;
   }
 }
 
@@ -134,7 +181,7 @@ function withoutQuery(url) {
 
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
 const { oauth, env: secrets } = oauthFor(scenario, context);
-const work = workFor(scenario);
+const plan = planFor(scenario, context);
 
 const home = mkdtempSync(join(tmpdir(), 'mcp-live-conf-home-'));
 const workspace = mkdtempSync(join(tmpdir(), 'mcp-live-conf-ws-'));
@@ -157,9 +204,16 @@ createInterface({ input: child.stderr }).on('line', (line) => console.error('[mc
 let nextId = 1;
 let authAttempts = 0;
 let authInFlight = false;
-/** idle → (listing →) calling → (retry-pending → calling) → done */
+/** idle → working (a step sent) → (retry-pending → working) → done */
 let phase = 'idle';
+/** The steps still to run (`plan.steps`, with `callEveryListed` expanded once listed); the first is the one in flight. */
+const steps = [...(plan?.steps ?? [])];
+let answered = 0;
+let lastAnswer;
+/** The step-up retry of the step in flight: once per step. */
 let retried = false;
+/** An elicitation held until the `whileAsked` step is answered. */
+let heldElicitation;
 let state = 'unknown';
 let tools = [];
 let finished = false;
@@ -206,34 +260,46 @@ function startAuth() {
   send({ cmd: 'auth', server: SERVER, id: `auth-${nextId++}` });
 }
 
-function callWork() {
-  if (!work) return finish(0, 'connected; nothing to call');
-  const tool = qualified(tools, work.tool);
+const describe = (step) => (step.prompt ? `prompt ${step.prompt}` : step.read ? `resource ${step.read}` : step.call ? `tool ${step.call}` : 'tools listed');
+
+/** Sends the first step, or finishes when none is left. */
+function runStep() {
+  const step = steps[0];
+  if (step === undefined) {
+    phase = 'done';
+    if (!plan) return finish(0, 'connected; nothing to call');
+    return finish(0, `${answered} step(s) answered; last: ${JSON.stringify(lastAnswer).slice(0, 200)}`);
+  }
+  phase = 'working';
+  const id = `step-${nextId++}`;
+  if (step.callEveryListed !== undefined || step.echoSchemaOf !== undefined) return send({ cmd: 'tools', schemas: true, id });
+  if (step.prompt !== undefined) return send({ cmd: 'get-prompt', server: SERVER, name: step.prompt, args: step.args, id });
+  if (step.read !== undefined) return send({ cmd: 'read-resource', server: SERVER, uri: step.read, id });
+  const tool = qualified(tools, step.call);
   if (!tool) {
-    if (work.optional) return finish(0, `connected; tools listed (${tools.length}), no ${work.tool}`);
-    return finish(1, `tool ${work.tool} not among ${JSON.stringify(tools)}`);
+    if (plan.optional && answered === 0) return finish(0, `connected; tools listed (${tools.length}), no ${step.call}`);
+    return finish(1, `tool ${step.call} not among ${JSON.stringify(tools)}`);
   }
-  if (work.echoSchemaOf !== undefined) {
-    phase = 'listing';
-    send({ cmd: 'tools', schemas: true, id: `tools-${nextId++}` });
-    return undefined;
-  }
-  call(tool, work.args);
+  return send({ cmd: 'call', tool, args: step.args, id });
 }
 
-function call(tool, args) {
-  phase = 'calling';
-  send({ cmd: 'call', tool, args, id: `call-${nextId++}` });
-}
-
-/** The answer to `tools` with schemas: the echo call with the input schema of `echoSchemaOf`, as listed. */
-function onToolsListed(event) {
-  if (!event.ok) return finish(1, `tools failed: ${event.error}`);
-  const listed = Array.isArray(event.data?.tools) ? event.data.tools : [];
-  const source = listed.find((t) => t.server === SERVER && t.tool === work.echoSchemaOf);
-  if (source?.inputSchema === undefined) return finish(1, `no input schema listed for ${work.echoSchemaOf} among ${JSON.stringify(listed.map((t) => t.name))}`);
-  log(`schema of ${work.echoSchemaOf}: keys ${Object.keys(source.inputSchema).join(',')}`);
-  return call(qualified(tools, work.tool), { schema: source.inputSchema });
+/**
+ * The answer to `tools` with schemas, for the step that asked: `callEveryListed` becomes a call
+ * of each of the server's tools; `echoSchemaOf` becomes the echo call with that tool's input
+ * schema, as listed.
+ */
+function onToolsListed(step, event) {
+  const listed = (Array.isArray(event.data?.tools) ? event.data.tools : []).filter((t) => t.server === SERVER);
+  if (step.callEveryListed !== undefined) {
+    log(`offered: ${JSON.stringify(listed.map((t) => t.tool))}`);
+    steps.splice(0, 1, ...listed.map((t) => ({ call: t.tool, args: step.callEveryListed(t.tool) })));
+    return runStep();
+  }
+  const source = listed.find((t) => t.tool === step.echoSchemaOf);
+  if (source?.inputSchema === undefined) return finish(1, `no input schema listed for ${step.echoSchemaOf} among ${JSON.stringify(listed.map((t) => t.name))}`);
+  log(`schema of ${step.echoSchemaOf}: keys ${Object.keys(source.inputSchema).join(',')}`);
+  steps[0] = { call: step.call, args: { schema: source.inputSchema } };
+  return runStep();
 }
 
 /** Plays the browser: opens the authorization URL and follows its redirects to mcp-live's callback. */
@@ -254,8 +320,8 @@ function onServer(event) {
   if (event.state === 'needs_auth') return startAuth();
   if (event.state === 'error' && !authInFlight) return finish(1, `server ${SERVER} ended in error: ${event.error ?? ''}`);
   if (event.state !== 'connected') return;
-  if (phase === 'idle') return callWork();
-  if (phase === 'retry-pending' && !authInFlight) callWork();
+  if (phase === 'idle') return runStep();
+  if (phase === 'retry-pending' && !authInFlight) runStep();
 }
 
 function onResult(event) {
@@ -270,21 +336,48 @@ function onResult(event) {
     }
     // The token is stored and the server reconnects: the retry waits for its `connected`,
     // unless it already is (a reconnect that came before this answer).
-    if (phase === 'retry-pending' && state === 'connected') callWork();
+    if (phase === 'retry-pending' && state === 'connected') runStep();
     return undefined;
   }
-  if (id.startsWith('tools-')) return onToolsListed(event);
-  if (!id.startsWith('call-')) return undefined;
+  if (id.startsWith('asked-')) return onAskedAnswered(event);
+  if (!id.startsWith('step-')) return undefined;
+  const step = steps[0];
+  if (step === undefined) return undefined;
+  if (event.ok && (step.callEveryListed !== undefined || step.echoSchemaOf !== undefined)) return onToolsListed(step, event);
   if (event.ok) {
-    phase = 'done';
-    return finish(0, `call answered: ${JSON.stringify(event.data).slice(0, 200)}`);
+    answered++;
+    lastAnswer = event.data;
+    steps.shift();
+    retried = false;
+    return runStep();
   }
   if (!retried && NEEDS_AUTH_ERROR.test(String(event.error))) {
     retried = true;
     phase = 'retry-pending';
     return startAuth();
   }
-  return finish(1, `call failed: ${event.error}`);
+  return finish(1, `${describe(step)} failed: ${event.error}`);
+}
+
+/** Accepts an elicitation (`"content":{}`: the form's defaults). */
+const accept = (event) => send({ cmd: 'elicit', id: event.id, action: 'accept', content: {} });
+
+/**
+ * An elicitation: accepted — except the first one of a plan with `whileAsked`, which is held
+ * while that step is sent and answered (a request between two rounds of a multi-round-trip call).
+ */
+function onElicitation(event) {
+  log('←', `elicitation ${event.id}: ${event.message}`);
+  if (plan?.whileAsked === undefined || heldElicitation !== undefined) return accept(event);
+  heldElicitation = event;
+  const tool = qualified(tools, plan.whileAsked.call);
+  if (!tool) return finish(1, `tool ${plan.whileAsked.call} not among ${JSON.stringify(tools)}`);
+  return send({ cmd: 'call', tool, args: plan.whileAsked.args, id: `asked-${nextId++}` });
+}
+
+function onAskedAnswered(event) {
+  if (!event.ok) return finish(1, `${describe(plan.whileAsked)} (sent while an elicitation was open) failed: ${event.error}`);
+  return accept(heldElicitation);
 }
 
 const handlers = {
@@ -293,10 +386,7 @@ const handlers = {
     log('←', `auth-required ${withoutQuery(event.url)}`);
     void openInBrowser(event.url);
   },
-  elicitation: (event) => {
-    log('←', `elicitation ${event.id}: ${event.message}`);
-    send({ cmd: 'elicit', id: event.id, action: 'accept', content: {} });
-  },
+  elicitation: onElicitation,
   result: onResult,
 };
 
