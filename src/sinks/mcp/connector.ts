@@ -140,11 +140,18 @@ const TERMINATE_SESSION_MS = 1_000;
 export function createMcpConnector(options: McpConnectorOptions = {}): McpConnector {
   return (name, config, handlers = {}, ended) => {
     const attempt = connectionAttempt(() => {
-      const session = new McpSession(name, config, options, handlers);
+      let session = new McpSession(name, config, options, handlers);
       const ms = session.connectTimeoutMs;
       return {
         deadlineMs: ms,
-        open: () => session.open(),
+        // A 2025-era stdio server that ends on the era probe is now known as one: the same attempt
+        // starts it again, straight to initialize, so its first connect does not fail (decision 366).
+        open: () =>
+          session.open().catch((error: unknown) => {
+            if (!session.endedOnProbe) throw error;
+            session = new McpSession(name, config, options, handlers);
+            return session.open();
+          }),
         timedOut: () => new Error(session.connectTimedOut()),
         explain: (error) => session.explain(error),
         abort: () => session.abort(),
@@ -230,6 +237,8 @@ class McpSession implements McpConnection {
   /** The next health check's ping (decision 241), while the connection is open. */
   private healthTimer?: NodeJS.Timeout;
   private readonly eras?: EraMemory;
+  /** The server ended on the era probe and is now remembered as a 2025-era one (decision 366). */
+  endedOnProbe = false;
   /** A modern connection's change notifications (decision 381). */
   private listen?: ListenStream;
   /** Per list, the refresh its `ttlMs` asks for (decision 381). */
@@ -416,7 +425,10 @@ class McpSession implements McpConnection {
     const ended = this.mcp.kind === 'stdio' && this.mcp.transport.exit !== undefined;
     const outcome = eraAfterFailure(error, known, ended, this.client);
     if (outcome === 'forget') this.eras.forget(this.config);
-    else if (outcome === 'legacy') this.eras.remember(this.name, this.config, { kind: 'legacy', decidedAt: Date.now() });
+    else if (outcome === 'legacy') {
+      this.eras.remember(this.name, this.config, { kind: 'legacy', decidedAt: Date.now() });
+      this.endedOnProbe = true;
+    }
   }
 
   /** Whether the server tells when `kind` changes: on its listen stream (modern), or unasked (`listChanged`, 2025). */
