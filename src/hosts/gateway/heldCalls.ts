@@ -40,6 +40,11 @@ import { GatewayError } from './gatewayError.js';
 
 /** How long a held call waits for the retry that answers it; then its backend call is cancelled. */
 export const HELD_CALL_TTL_MS = 10 * 60_000;
+/**
+ * The most calls one gateway process holds for clients' answers (decision 367): past it the one
+ * waiting longest is cancelled, so clients that never come back cannot grow the gateway's memory.
+ */
+export const MAX_HELD_CALLS = 64;
 
 const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
@@ -225,7 +230,10 @@ export class HeldCalls {
   private readonly process = randomBytes(6).toString('base64url');
   private readonly held = new Map<string, HeldCall>();
 
-  constructor(private readonly ttlMs = HELD_CALL_TTL_MS) {}
+  constructor(
+    private readonly ttlMs = HELD_CALL_TTL_MS,
+    private readonly maxHeld = MAX_HELD_CALLS,
+  ) {}
 
   /**
    * One round of a modern client's request `key`: the first starts the backend call (`start`),
@@ -256,6 +264,10 @@ export class HeldCalls {
   }
 
   private park(call: HeldCall): void {
+    for (const oldest of this.held.values()) {
+      if (this.held.size < this.maxHeld) break;
+      this.drop(oldest, new Error(`too many calls wait for their clients' answers at this gateway (at most ${this.maxHeld}); this one waited longest`));
+    }
     this.held.set(call.id, call);
     call.expiry = setTimeout(() => this.drop(call, new Error('the client did not answer in time')), this.ttlMs);
     call.expiry.unref();

@@ -8,6 +8,13 @@ import { bearerMatches } from './gatewayToken.js';
 import { SessionEventStore } from './sessionEventStore.js';
 import { modernLeg } from './modernEndpoint.js';
 
+/**
+ * The most 2025-era sessions the endpoint keeps (decision 367). Each holds a server, its client's
+ * state and up to 1 MiB of SSE events; a client that never ends its session must not make the
+ * gateway's memory grow without bound.
+ */
+const MAX_HTTP_SESSIONS = 64;
+
 /** The MCP endpoint's path. */
 const GATEWAY_HTTP_PATH = '/mcp';
 
@@ -38,8 +45,9 @@ export interface HttpEndpoint {
  */
 export async function listenHttp(
   gateway: Pick<Gateway, 'connect' | 'requestServer' | 'changes$' | 'listening'>,
-  options: { port: number; token: string },
+  options: { port: number; token: string; maxSessions?: number },
 ): Promise<HttpEndpoint> {
+  const maxSessions = options.maxSessions ?? MAX_HTTP_SESSIONS;
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const modern = modernLeg(gateway, MAX_BODY_BYTES);
   let port = options.port;
@@ -62,6 +70,9 @@ export async function listenHttp(
     if (typeof sessionId === 'string') {
       const transport = sessions.get(sessionId);
       if (!transport) return refuse(res, 404, 'session not found: it ended; initialize a new one');
+      // Most recently used last: the session a full endpoint ends first is the one idle longest.
+      sessions.delete(sessionId);
+      sessions.set(sessionId, transport);
       return transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return refuse(res, 400, 'bad request: no mcp-session-id; a session begins with a POST of initialize');
@@ -73,6 +84,12 @@ export async function listenHttp(
   };
 
   const startSession = async (req: IncomingMessage, res: ServerResponse, initialize: unknown): Promise<void> => {
+    // Full (decision 367): the session idle longest ends; its client gets 404 and initializes anew.
+    for (const [id, idle] of sessions) {
+      if (sessions.size < maxSessions) break;
+      sessions.delete(id);
+      await idle.close().catch(() => undefined);
+    }
     const eventStore = new SessionEventStore<JSONRPCMessage>();
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -168,6 +168,25 @@ describe('HeldCalls: a backend’s questions to a modern client as input_require
     expect(seen).toEqual([false, false, true, false]);
   });
 
+  it('at most maxHeld calls are held: one more cancels the one waiting longest (decision 367)', async () => {
+    const held = new HeldCalls(60_000, 2);
+    const signals: AbortSignal[] = [];
+    const states: string[] = [];
+    for (const key of ['a', 'b', 'c']) {
+      const asked = asInputRequired(
+        await held.round(round().ctx, key, (call) => {
+          signals.push(call.signal);
+          return call.elicit(FORM, new AbortController().signal);
+        }),
+      );
+      states.push(asked.requestState!);
+    }
+    expect(signals.map((s) => s.aborted)).toEqual([true, false, false]);
+    expect(String(signals[0]!.reason)).toContain('at most 2');
+    await expect(held.round(round({ state: states[0] }).ctx, 'a', () => Promise.resolve(''))).rejects.toMatchObject({ code: -32602 });
+    held.close();
+  });
+
   it('close() cancels every held call', async () => {
     const held = new HeldCalls();
     let backendSignal: AbortSignal | undefined;
