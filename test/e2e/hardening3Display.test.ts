@@ -81,7 +81,7 @@ describe.concurrent('what the reviewer sees is what runs', () => {
       // Two sessions of their own, each with its own servers: side by side.
       const [status, json] = await Promise.all([runCli(ws, ['status', '--cwd', ws.cwd]), runCli(ws, ['status', '--json', '--cwd', ws.cwd])]);
       expectNoRawControls(status.stdout + status.stderr, 'status');
-      expect(status.stdout).toMatch(/hostile\s+user\s+connected\s+1 tool, 0 prompts/);
+      expect(status.stdout).toMatch(/hostile\s+user\s+connected\s+2025-11-25\s+1 tool, 0 prompts/);
       expect(status.stdout).toMatch(/dying\s+user\s+error/);
       expect(status.stdout).toContain('\\x1b]52;c;Y3VybCBldmlsfHNo\\x07');
 

@@ -1,5 +1,5 @@
 import { sharedSchemaValidator } from './schemaValidator.js';
-import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type {
   StreamableHTTPReconnectionOptions,
   CompleteRequestParams,
@@ -21,15 +21,13 @@ import type {
   CallToolOptions,
   Connection,
   Connector,
-  ElicitationAnswer,
-  ElicitationForm,
   RequestOptions,
   EraVerdict,
   ServerIdentity,
   ServerRequestHandlers,
 } from '../../model/connection.js';
 import { NeedsAuthorization } from '../../model/connection.js';
-import { createServerMasker, maskingReplacer } from '../../model/settings/secrets.js';
+import { createServerMasker } from '../../model/settings/secrets.js';
 import { mergeHelperHeaders, runHeadersHelper } from '../remote/headersHelper.js';
 import type { OAuthManager } from '../remote/oauthManager.js';
 import type { McpOAuthProvider } from '../remote/oauthProvider.js';
@@ -54,6 +52,8 @@ import { callDeadline, isRoundProgress } from './callDeadline.js';
 import type { EraMemory } from './eraMemory.js';
 import { ListenStream } from './listenStream.js';
 import { eraAfterFailure, negotiated, priorOf, probeFailureCause } from './eraConnect.js';
+import { answerServerRequests } from './serverRequests.js';
+import { MAX_TIMER_MS } from './timerLimit.js';
 import { TtlRefresh } from './ttlRefresh.js';
 import { clientCapabilities, handlersFor, identityOf } from './clientCapabilities.js';
 import { unknownResource } from './unknownResource.js';
@@ -177,13 +177,6 @@ function callTimedOut(ms: number): string {
   return `timed out after ${ms} ms (raise the call's "timeout")`;
 }
 
-/** The answer to `sampling/createMessage` of a session without an `onSampling` hook. */
-const NO_MODEL =
-  'mcp-live has no model to sample with; a host that has one serves sampling/createMessage through the onSampling option of createMcpLive';
-
-/** Node's timers fire at once past this many ms, so no per-call timeout goes beyond it. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /** A deadline from a config, or the default when it is missing or not a positive number. */
 function deadline(ms: number | undefined, fallback: number): number {
   return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : fallback;
@@ -288,7 +281,7 @@ class McpSession implements McpConnection {
       },
       inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
     });
-    this.answerServerRequests(served);
+    answerServerRequests(this.client, { name: this.name, timeoutMs: this.timeoutMs, redact: this.redact }, served);
     this.client.onclose = () => this.onTransportClosed();
     this.client.onerror = (error) => this.onTransportError(error);
     this.client.setNotificationHandler('notifications/tools/list_changed', () => this.listChanged('tools'));
@@ -296,70 +289,6 @@ class McpSession implements McpConnection {
     this.client.setNotificationHandler('notifications/resources/list_changed', () => {
       this.listChanged('resources');
       this.listChanged('resourceTemplates');
-    });
-  }
-
-  /**
-   * The server's own requests, each answered by the session's handler; a request without one
-   * gets a JSON-RPC error (the capability is not advertised, but a server may ask anyway).
-   */
-  private answerServerRequests({ elicit, sample, roots, log, resourceUpdated }: ServerRequestHandlers): void {
-    if (log) {
-      // A server may log what its entry gave it (a token in a URL it fetched): masked like its stderr.
-      this.client.setNotificationHandler('notifications/message', ({ params }) =>
-        log(this.name, JSON.parse(JSON.stringify(params, maskingReplacer(this.redact))) as typeof params),
-      );
-    }
-    if (resourceUpdated) {
-      this.client.setNotificationHandler('notifications/resources/updated', ({ params }) => resourceUpdated(this.name, params.uri));
-    }
-    if (elicit) {
-      this.client.setRequestHandler('elicitation/create', async ({ params }, ctx) => {
-        if (params.mode === 'url') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'mcp-live answers form-mode elicitation only');
-        const form = { message: params.message, requestedSchema: params.requestedSchema };
-        const answer = await this.elicitWithin(elicit, form, ctx.mcpReq.signal);
-        // Accepting with nothing filled in still carries `{}`: the SDK then fills in the schema's
-        // defaults (the `applyDefaults` we advertise), which it skips when `content` is absent.
-        return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : { action: answer.action };
-      });
-    }
-    if (sample) {
-      this.client.setRequestHandler('sampling/createMessage', ({ params }, ctx) =>
-        sample(this.name, params, { signal: ctx.mcpReq.signal }),
-      );
-    }
-    if (roots) this.client.setRequestHandler('roots/list', () => ({ roots: [...roots()] }));
-    this.client.fallbackRequestHandler = ({ method }) => {
-      const why = method === 'sampling/createMessage' ? NO_MODEL : `mcp-live does not answer ${method}`;
-      return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, why));
-    };
-  }
-
-  /**
-   * Asks the handler, within the entry's `timeout`: a form nobody answers in time is cancelled,
-   * and so is one the server cancels or whose connection goes away (the handler sees `signal`).
-   */
-  private elicitWithin(
-    elicit: NonNullable<ServerRequestHandlers['elicit']>,
-    form: ElicitationForm,
-    serverSignal: AbortSignal,
-  ): Promise<ElicitationAnswer> {
-    const ms = Math.min(this.timeoutMs, MAX_TIMER_MS);
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new Error(`not answered within ${ms} ms: cancelled (raise "timeout" in the server's entry)`)),
-      ms,
-    );
-    const stop = (): void => controller.abort(serverSignal.reason);
-    serverSignal.addEventListener('abort', stop, { once: true });
-    const cancelled = new Promise<ElicitationAnswer>((resolve) =>
-      controller.signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true }),
-    );
-    return Promise.race([elicit(this.name, form, { signal: controller.signal, timeoutMs: ms }), cancelled]).finally(() => {
-      clearTimeout(timer);
-      serverSignal.removeEventListener('abort', stop);
-      // Whatever answered, the handler's form is over: a queue waiting on the signal lets go of it.
-      controller.abort(new Error('answered'));
     });
   }
 

@@ -1,7 +1,7 @@
 import type { ListKind } from './serverLists.js';
+import { MAX_TIMER_MS } from './timerLimit.js';
 
 /** Node's timers fire at once past this many ms. */
-const MAX_TIMER_MS = 2_147_483_647;
 /** A list's `ttlMs` is honoured, but never refreshed more often than this. */
 export const MIN_TTL_REFRESH_MS = 1_000;
 
