@@ -103,6 +103,8 @@ function oauthFor(name, context) {
  *                                    its order, with `argsFor(tool)`: what an agent could call;
  *   { prompt: NAME, args }           `get-prompt`;
  *   { read: URI }                    `read-resource`.
+ * A step's `refusal` (a pattern): a call error it matches answers the step as a result would —
+ * the scenario judges what the server saw, and mcp-live may refuse what the server sent.
  * `optional`: the scenario passes without the first step's tool (auth scenarios: connecting and
  * listing is the test, `test-tool` where the server has it). `whileAsked`: a step sent when the
  * first elicitation arrives, answered before the elicitation is: a request between two rounds
@@ -134,10 +136,16 @@ function planFor(name, context) {
     case 'sep-2322-client-request-state':
       // Multi-round-trip calls: one whose input_required result carries requestState (echoed
       // byte for byte on the retry, under a new JSON-RPC id), one without (none sent back), one
-      // answered without resultType (complete: no retry); an unrelated call between the rounds
-      // of the first must carry neither inputResponses nor requestState.
+      // answered without resultType (never retried); an unrelated call between the rounds of the
+      // first must carry neither inputResponses nor requestState. The server speaks 2026-07-28,
+      // whose results must carry resultType: mcp-live ends that call with an error saying so
+      // (decision 376) and goes on, which the step takes as its answer.
       return {
-        steps: [call('test_mrtr_echo_state'), call('test_mrtr_no_state'), call('test_mrtr_no_result_type')],
+        steps: [
+          call('test_mrtr_echo_state'),
+          call('test_mrtr_no_state'),
+          { ...call('test_mrtr_no_result_type'), refusal: /missing required resultType/ },
+        ],
         whileAsked: call('test_mrtr_unrelated'),
       };
     case 'http-standard-headers':
@@ -344,9 +352,11 @@ function onResult(event) {
   const step = steps[0];
   if (step === undefined) return undefined;
   if (event.ok && (step.callEveryListed !== undefined || step.echoSchemaOf !== undefined)) return onToolsListed(step, event);
-  if (event.ok) {
+  const refused = !event.ok && step.refusal?.test(String(event.error)) === true;
+  if (refused) log(`${describe(step)}: refused as the plan allows: ${event.error}`);
+  if (event.ok || refused) {
     answered++;
-    lastAnswer = event.data;
+    lastAnswer = event.ok ? event.data : { refused: event.error };
     steps.shift();
     retried = false;
     return runStep();

@@ -33,7 +33,8 @@ export interface OAuthManager {
   provider(name: string, config: ResolvedServerConfig): McpOAuthProvider | undefined;
   /**
    * Authorizes `name` now: a machine grant fetches its token; otherwise a new authorization in
-   * the user's browser, with the scope the server asked for last. Resolves once the token is
+   * the user's browser, with the scope the server asked for last (after a step-up, with the
+   * scope asked for before too, decision 375). Resolves once the token is
    * stored; the caller then reconnects the server.
    */
   authenticate(name: string, config: ResolvedServerConfig, options: AuthenticateOptions): Promise<void>;
@@ -70,7 +71,7 @@ export function createOAuthManager(store: OAuthTokenStore): OAuthManager {
     const serverUrl = config.url!;
     const fetchFn = oauth.observe();
     if (oauth.nonInteractive) {
-      await auth(oauth, { serverUrl, scope: oauth.challenge.scope, resourceMetadataUrl: oauth.challenge.resourceMetadataUrl, fetchFn });
+      await auth(oauth, { serverUrl, scope: await oauth.authorizationScope(), resourceMetadataUrl: oauth.challenge.resourceMetadataUrl, fetchFn });
       return;
     }
     // One flow per server (decision 187): a second one would replace the first's verifier.
@@ -94,7 +95,8 @@ export function createOAuthManager(store: OAuthTokenStore): OAuthManager {
       throw error;
     }
     try {
-      const { scope, resourceMetadataUrl } = oauth.challenge;
+      const { resourceMetadataUrl } = oauth.challenge;
+      const scope = await oauth.authorizationScope();
       const first = await auth(flow, { serverUrl, scope, resourceMetadataUrl, fetchFn });
       if (first === 'AUTHORIZED' || !published) return;
       const answer = await callback.response(state, { timeoutMs: options.timeoutMs, signal: options.signal });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createPrivateKeyJwtAuth, auth, extractWWWAuthenticateParams, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
+import { createPrivateKeyJwtAuth, auth, computeScopeUnion, extractWWWAuthenticateParams, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
 import type {
   OAuthClientProvider,
   OAuthClientInformationContext,
@@ -86,6 +86,8 @@ interface ServerOAuthState {
   issuer?: string;
   /** An interactive authorization is open (decision 187). */
   flowOpen: boolean;
+  /** The scope the server's last authorization asked for (its URL's, or a machine grant's token request). */
+  requested?: string;
 }
 
 /**
@@ -153,6 +155,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   set challenge(challenge: Challenge) {
     this.shared.challenge = challenge;
+  }
+
+  /**
+   * The scope a new authorization asks for: the last challenge's; after a step-up (403
+   * `insufficient_scope`), the union of what was asked for before (the last authorization's
+   * scope, and the stored token's granted scope) and what the server challenges now, so the new
+   * token keeps what the old one allowed (decision 375). The challenge itself keeps the scope
+   * the server named: a token covering that ends the step-up.
+   */
+  async authorizationScope(): Promise<string | undefined> {
+    const { stepUp, scope } = this.challenge;
+    if (stepUp !== true) return scope;
+    const granted = (await this.record())?.tokens?.scope;
+    return computeScopeUnion(this.shared.requested, granted, scope);
   }
 
   /** Whether an interactive authorization of this server is open. */
@@ -290,6 +306,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // Gemini CLI's `audiences`: the APIs the token is for, as the authorization server's `audience`.
     const audiences = this.settings?.audiences ?? [];
     if (audiences.length > 0) url.searchParams.set('audience', audiences.join(' '));
+    this.shared.requested = url.searchParams.get('scope') ?? undefined;
     this.interactive.onAuthorizationUrl(url);
   }
 
@@ -373,6 +390,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    if (this.nonInteractive) this.shared.requested = scope;
     switch (this.settings?.grantType) {
       case 'client_credentials':
         return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });

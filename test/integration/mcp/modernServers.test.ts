@@ -225,6 +225,44 @@ describe.concurrent('servers of the 2026-07-28 era', () => {
     expect((await lost).message).toBe(`connection lost: no answer to server/discover within ${deadline(500)} ms (healthCheck)`);
   });
 
+  it('a result without resultType from a server that speaks 2026-07-28 is a clear error of that call; the connection goes on (decision 376)', async ({ scope }) => {
+    const calls: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const { id, method, params } = JSON.parse(body || '{}') as { id?: number; method?: string; params?: { name?: string } };
+        if (id === undefined) return void res.writeHead(202).end();
+        const answer = (result: object): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+        const cacheable = { resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
+        switch (method) {
+          case 'server/discover':
+            return answer({ ...cacheable, supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'bare', version: '1.0.0' } });
+          case 'tools/list':
+            return answer({ ...cacheable, tools: ['bare', 'echo'].map((name) => ({ name, inputSchema: { type: 'object' } })) });
+          case 'tools/call':
+            calls.push(params?.name ?? '');
+            // `bare` leaves resultType out, as only a server of an earlier revision may.
+            return answer(params?.name === 'bare' ? { content: [{ type: 'text', text: 'bare' }] } : { resultType: 'complete', content: [{ type: 'text', text: 'echoed' }] });
+          default:
+            return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `no ${method}` } }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    scope.atEnd(() => new Promise((resolve) => server.close(resolve)));
+    const config = remoteServer('http', `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`);
+    const connection = scope.closes(await connectOnce(createMcpConnector()('bare', config)));
+    expect(connection.server?.protocol).toMatchObject({ version: '2026-07-28', era: 'modern' });
+    let lost: unknown;
+    connection.lists$.subscribe({ error: (error: unknown) => (lost = error) });
+    await expect(connection.callTool('bare', {})).rejects.toThrow(/missing required resultType/);
+    // Taken as is: not retried as if more input were asked for, and nothing else ends.
+    expect(textOf(await connection.callTool('echo', {}))).toBe('echoed');
+    expect(calls).toEqual(['bare', 'echo']);
+    expect(lost).toBeUndefined();
+  });
+
   it('a 401 on the probe fails closed: no 2025 handshake is tried and no era is remembered', async ({ scope }) => {
     const methods: string[] = [];
     const wall = createServer((req, res) => {

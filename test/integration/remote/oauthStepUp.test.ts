@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpLive } from '../../../src/live/createMcpLive.js';
 import { type McpLive, type McpLiveOptions } from '../../../src/live/types.js';
 import { playBrowser, startOAuthFixture, type OAuthFixture } from '../../fixtures/oauth/authServer.js';
+import type { OAuthFixtureOptions } from '../../fixtures/oauth/fixtureOptions.js';
 import { noLeftoversAfterAll, until } from '../workspace.js';
 import { deadline } from '../../deadlines.js';
 
@@ -32,8 +33,13 @@ afterEach(async () => {
 });
 noLeftoversAfterAll();
 
-async function session(options: Partial<McpLiveOptions>): Promise<McpLive> {
-  oauth = await startOAuthFixture({ scopesSupported: ['mcp', 'tools:call'], wwwAuthenticateScope: 'mcp', requiredScopes: { 'tools/call': ['mcp', 'tools:call'] } });
+async function session(options: Partial<McpLiveOptions>, fixture: Partial<OAuthFixtureOptions> = {}): Promise<McpLive> {
+  oauth = await startOAuthFixture({
+    scopesSupported: ['mcp', 'tools:call'],
+    wwwAuthenticateScope: 'mcp',
+    requiredScopes: { 'tools/call': ['mcp', 'tools:call'] },
+    ...fixture,
+  });
   home = await mkdtemp(join(tmpdir(), 'mcp-live-stepup-'));
   await mkdir(join(home, '.qwen'), { recursive: true });
   await mkdir(join(home, 'work'));
@@ -67,6 +73,27 @@ describe('step-up during a call', () => {
     expect(states.filter((s) => s !== 'connected')).toEqual([]);
     expect(await l.tools.call('mcp__remote__echo', { text: 'again' })).toMatchObject({ content: [{ text: 'again' }] });
     expect(oauth!.authorizeRequests).toHaveLength(2);
+  }, deadline(30_000));
+
+  it('a challenge naming only the new scope: the authorization asks for it with the scope asked for before (decision 375)', async () => {
+    // Listing needs `mcp`, calling `tools:call`; the 403 names `tools:call` alone.
+    const l = await session({ interactiveAuth: true }, { requiredScopes: { 'tools/list': ['mcp'], 'tools/call': ['tools:call'] } });
+    const opened: Promise<number>[] = [];
+    l.events$.pipe(filter((e) => e.type === 'auth-required')).subscribe((e) => opened.push(playBrowser(e.url)));
+
+    expect(await l.tools.call('mcp__remote__whoami', {})).toMatchObject({ content: [{ type: 'text', text: 'mcp tools:call' }] });
+    expect(await Promise.all(opened)).toEqual([200]);
+    expect(oauth!.authorizeRequests.map((r) => r.scope)).toEqual(['mcp', 'mcp tools:call']);
+    // The new token still lists: nothing the first one allowed was lost.
+    const mark = oauth!.mcpRequests.length;
+    const states: string[] = [];
+    const watching = l.servers.list$.subscribe((all) => states.push(all.find((s) => s.name === 'remote')?.state ?? 'gone'));
+    expect(l.servers.reconnect('remote')).toBe(true);
+    await until(l, 'remote', (s) => s.state === 'connected' && states.some((state) => state !== 'connected'));
+    watching.unsubscribe();
+    const lists = oauth!.mcpRequests.slice(mark).filter((r) => r.method === 'tools/list');
+    expect(lists.length).toBeGreaterThan(0);
+    expect(lists.every((r) => r.authorized)).toBe(true);
   }, deadline(30_000));
 
   it('a host with onAuthorizationUrl is an interactive surface by default', async () => {
