@@ -70,6 +70,8 @@ export interface McpLiveOptions extends SettingsLocations, PipelineOptions {
   /**
    * A server's log messages (`notifications/message`), as it sent them with the secrets of its
    * entry masked: for a host that shows them or passes them on (the gateway, decision 117).
+   * Every level comes, the host filters (decision 369): with it, a 2026-07-28 server's requests
+   * ask for its log messages, which such a server sends only when asked.
    */
   onServerLog?: (server: string, message: LoggingMessageNotification['params']) => void;
   /** `notifications/resources/updated` of a resource subscribed to with {@link McpLiveResources.subscribe}. */

@@ -6,7 +6,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTran
 import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { linuxOnly } from '../platforms.js';
 import { CLI, CliSession, FIXTURES, processesMentioning, runCli, type Workspace } from './cliSession.js';
@@ -15,7 +15,7 @@ import { gatewayEnv, gatewayRoots, gatewayWorkspace, trackClient } from './serve
 /**
  * `mcp-live serve` for clients of the 2026-07-28 revision (decisions 387-391): the SDK's v2
  * `Client` pinned to that revision over HTTP and over a `serve --stdio` relay, next to a 2025
- * client of the v1 SDK on the same gateway; what a backend asks crosses between the eras; two
+ * client of the v1 SDK on the same gateway; what a backend asks or logs crosses between the eras; two
  * gateway processes behind a round-robin proxy serve one modern client.
  */
 
@@ -197,6 +197,24 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       expect((await rawPost(url, { ...modernHeaders(token, 'tools/list'), Authorization: 'Bearer wrong' }, list)).status).toBe(401);
       expect((await rawPost(url, { ...modernHeaders(token, 'tools/list'), Origin: 'http://evil.example' }, list)).status).toBe(403);
       expect((await rawPost(url, { ...modernHeaders(token, 'tools/list'), Host: `evil.example:${new URL(url).port}` }, list)).status).toBe(403);
+      expect(await session.stop()).toBe(0);
+    });
+
+    it('a modern backend’s log messages reach the 2025 clients whose call it serves, each filtered by its own logging/setLevel', async ({ onTestFinished }) => {
+      const w = gatewayWorkspace(onTestFinished);
+      w.write(w.userSettings, { mcpServers: { m: fixture(w, 'modern-server.mjs') } });
+      const { session, url, token } = await httpGateway(w);
+      const heard = async (level?: 'warning'): Promise<{ asked: string; levels: string[] }> => {
+        const client = await legacyHttpClient(w, url, token);
+        const levels: string[] = [];
+        client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void levels.push(params.level));
+        if (level) await client.setLoggingLevel(level);
+        const asked = text(await client.callTool({ name: 'm__log', arguments: {} }));
+        return { asked, levels };
+      };
+      // The backend is asked for every level (decision 369); each client hears what its own level lets through.
+      expect(await heard()).toEqual({ asked: 'logLevel=debug', levels: ['debug', 'info', 'error'] });
+      expect(await heard('warning')).toEqual({ asked: 'logLevel=debug', levels: ['error'] });
       expect(await session.stop()).toBe(0);
     });
 

@@ -52,7 +52,7 @@ import { callDeadline, isRoundProgress } from './callDeadline.js';
 import type { EraMemory } from './eraMemory.js';
 import { ListenStream } from './listenStream.js';
 import { eraAfterFailure, negotiated, priorOf, probeFailureCause } from './eraConnect.js';
-import { answerServerRequests } from './serverRequests.js';
+import { answerServerRequests, withLogLevel } from './serverRequests.js';
 import { MAX_TIMER_MS } from './timerLimit.js';
 import { TtlRefresh } from './ttlRefresh.js';
 import { clientCapabilities, handlersFor, identityOf } from './clientCapabilities.js';
@@ -236,6 +236,8 @@ class McpSession implements McpConnection {
   private listen?: ListenStream;
   /** Per list, the refresh its `ttlMs` asks for (decision 381). */
   private readonly ttl = new TtlRefresh((kind) => this.listChanged(kind), (kind) => this.changesTold(kind));
+  /** The session hears the server's log messages: a modern server is asked for them (decision 369). */
+  private readonly hearsLogs: boolean;
 
   constructor(
     private readonly name: string,
@@ -282,6 +284,7 @@ class McpSession implements McpConnection {
       inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
     });
     answerServerRequests(this.client, { name: this.name, timeoutMs: this.timeoutMs, redact: this.redact }, served);
+    this.hearsLogs = served.log !== undefined;
     this.client.onclose = () => this.onTransportClosed();
     this.client.onerror = (error) => this.onTransportError(error);
     this.client.setNotificationHandler('notifications/tools/list_changed', () => this.listChanged('tools'));
@@ -458,7 +461,7 @@ class McpSession implements McpConnection {
           // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
           // reason. Progress is always asked for, so that a server that reports it keeps a long call
           // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
-          this.client.callTool({ name: tool, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }, {
+          this.client.callTool({ name: tool, arguments: args, ...this.meta(meta) }, {
             timeout,
             signal: whole.signal,
             resetTimeoutOnProgress: true,
@@ -481,7 +484,7 @@ class McpSession implements McpConnection {
   async getPrompt(prompt: string, args: Record<string, string>, { signal }: RequestOptions = {}): Promise<unknown> {
     const whole = callDeadline(this.timeoutMs, timedOut(this.timeoutMs, 'timeout'), signal);
     try {
-      return await this.request((timeout) => this.client.getPrompt({ name: prompt, arguments: args }, { timeout, signal: whole.signal }), this.timeoutMs, signal);
+      return await this.request((timeout) => this.client.getPrompt({ name: prompt, arguments: args, ...this.meta() }, { timeout, signal: whole.signal }), this.timeoutMs, signal);
     } finally {
       whole.done();
     }
@@ -491,7 +494,7 @@ class McpSession implements McpConnection {
     const whole = callDeadline(this.timeoutMs, timedOut(this.timeoutMs, 'timeout'), signal);
     try {
       // Never served from the SDK's cache: a read asks the server (its ttlMs is for lists here).
-      return await this.request((timeout) => this.client.readResource({ uri }, { timeout, signal: whole.signal, cacheMode: 'bypass' }), this.timeoutMs, signal);
+      return await this.request((timeout) => this.client.readResource({ uri, ...this.meta() }, { timeout, signal: whole.signal, cacheMode: 'bypass' }), this.timeoutMs, signal);
     } catch (error) {
       throw unknownResource(error, uri, this.name) ?? error;
     } finally {
@@ -517,7 +520,13 @@ class McpSession implements McpConnection {
   }
 
   complete(params: CompleteRequestParams, { signal }: RequestOptions = {}): Promise<CompleteResult> {
-    return this.request((timeout) => this.client.complete(params, { timeout, signal }), this.timeoutMs, signal);
+    return this.request((timeout) => this.client.complete({ ...params, ...this.meta(params._meta) }, { timeout, signal }), this.timeoutMs, signal);
+  }
+
+  /** A request's `_meta`: the caller's, with the log level a modern server logs at (decision 369). */
+  private meta(own?: Record<string, unknown>): { _meta?: Record<string, unknown> } {
+    const meta = withLogLevel(this.client, this.hearsLogs, own);
+    return meta === undefined ? {} : { _meta: meta };
   }
 
   /**

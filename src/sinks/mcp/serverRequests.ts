@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, type Client, type LoggingLevel } from '@modelcontextprotocol/client';
 import type { ElicitationAnswer, ElicitationForm, ServerRequestHandlers } from '../../model/connection.js';
 import { maskingReplacer } from '../../model/settings/secrets.js';
 import { MAX_TIMER_MS } from './timerLimit.js';
@@ -48,6 +48,24 @@ export function answerServerRequests(client: Client, server: AskingServer, { eli
     const why = method === 'sampling/createMessage' ? NO_MODEL : `mcp-live does not answer ${method}`;
     return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, why));
   };
+}
+
+/**
+ * The level a request to a 2026-07-28 server asks its log messages at, when the session hears
+ * them (decision 369): all of them. Such a server logs only to a request whose `_meta` names a
+ * level (`io.modelcontextprotocol/logLevel`), and the SDK's client names none; those who hear the
+ * messages filter them by their own level, as they do a 2025 server's, which is never asked for
+ * a level either.
+ */
+const LOG_LEVEL_ASKED: LoggingLevel = 'debug';
+
+/**
+ * A request's `_meta`: the caller's (`meta`), with the log level asked for on a connection in the
+ * modern era when the session has a log handler (decision 369); `undefined` when there is none.
+ */
+export function withLogLevel(client: Client, hearsLogs: boolean, meta?: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (!hearsLogs || client.getProtocolEra() !== 'modern') return meta;
+  return { [LOG_LEVEL_META_KEY]: LOG_LEVEL_ASKED, ...meta };
 }
 
 /**

@@ -71,7 +71,7 @@ describe.concurrent('servers of the 2026-07-28 era', () => {
     const connection = scope.closes(await connectOnce(createMcpConnector({ eras })('modern', config)));
     expect(connection.server?.protocol).toMatchObject({ version: '2026-07-28', era: 'modern', verdict: { kind: 'modern' } });
     expect(connection.server?.info).toEqual({ name: 'modern-fixture', version: '2.0.0' });
-    expect(connection.lists.tools.map((t) => t.name)).toEqual(['echo', 'confirm', 'rounds', 'add-tool', 'touch', 'where', 'summarize', 'calls']);
+    expect(connection.lists.tools.map((t) => t.name)).toEqual(['echo', 'confirm', 'rounds', 'add-tool', 'touch', 'where', 'summarize', 'log', 'calls']);
     expect(connection.lists.resources.map((r) => r.uri)).toEqual(['modern://note']);
     expect(textOf(await connection.callTool('echo', { text: 'hi' }))).toBe('hi');
     // The verdict is remembered: the next connect uses it.
@@ -192,6 +192,18 @@ describe.concurrent('servers of the 2026-07-28 era', () => {
     const connection = scope.closes(await connectOnce(createMcpConnector()('m', nodeServer(MODERN), handlers)));
     expect(textOf(await connection.callTool('where', {}))).toBe('file:///work/a');
     expect(textOf(await connection.callTool('summarize', {}))).toBe('model said: short');
+  });
+
+  it.for(['stdio', 'http'] as const)('a modern server over %s logs to a session that hears its logs: every level is asked for; without a log handler none is', async (kind, { scope }) => {
+    const config = kind === 'stdio' ? nodeServer(MODERN) : remoteServer('http', await startModernHttp(scope));
+    const heard: { server: string; level: string; data: unknown }[] = [];
+    const handlers: ServerRequestHandlers = { log: (server, { level, data }) => heard.push({ server, level, data }) };
+    const listening = scope.closes(await connectOnce(createMcpConnector()('m', config, handlers)));
+    expect(textOf(await listening.callTool('log', {}))).toBe('logLevel=debug');
+    // Sent with the call, ahead of its result.
+    expect(heard).toEqual(['debug', 'info', 'error'].map((level) => ({ server: 'm', level, data: `${level} from log` })));
+    const deaf = scope.closes(await connectOnce(createMcpConnector()('m', config, {})));
+    expect(textOf(await deaf.callTool('log', {}))).toBe('logLevel=none');
   });
 
   it('one timeout covers every round of a call, not each round', async ({ scope }) => {
