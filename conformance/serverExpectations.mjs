@@ -9,10 +9,16 @@
  * A failing required scenario missing here is "not explained" and fails the run; one listed here
  * that passes is reported, so a stale claim does not linger.
  *
- * Empty today: `server-sse-polling`, once listed as one a proxy cannot pass, passes since the
- * gateway's sessions keep an event store and announce `retry` (decision 363).
+ * `server-sse-polling`, once listed as one a proxy cannot pass, passes since the gateway's
+ * sessions keep an event store and announce `retry` (decision 363).
  */
-export const SERVER_EXPECTATIONS = {};
+export const SERVER_EXPECTATIONS = {
+  'server-stateless@2026-07-28': {
+    kind: 'proxy',
+    reason:
+      'its two list-change checks (SHOULD) call fixture tools that announce a list change without changing the list; the gateway tells its clients only of changes to the lists it serves (decision 114), and an announcement that changes nothing changes none of them. Every other check passes through the gateway.',
+  },
+};
 
 /** What is expected of `name` at `revision`, if anything. */
 export function expectationFor(name, revision) {

@@ -106,6 +106,28 @@ export interface CallToolOptions extends RequestOptions {
    * `tracestate`, `baggage`) of the request a gateway serves with this call.
    */
   meta?: Record<string, string>;
+  /**
+   * One round of a 2026-07-28 client's request, passed through as it is (decision 372): a
+   * 2026-07-28 server's `input_required` answer is the call's result — its `inputRequests` and
+   * `requestState` unchanged — instead of being answered with the session's own hooks, and the
+   * retry's `inputResponses` / `requestState` reach the server as given. A 2025-era server has
+   * no such round: a first round is an ordinary call (what it asks meanwhile goes to the hooks),
+   * a retry fails with -32602.
+   */
+  inputRound?: InputRound;
+}
+
+/** What a passed-through round carries from the client that asks (see {@link CallToolOptions.inputRound}). */
+export interface InputRound {
+  /** The answers of a retry, by the keys of the server's `inputRequests`. */
+  inputResponses?: Record<string, unknown>;
+  /** The server's `requestState` of the round before, echoed as it came. */
+  requestState?: string;
+  /**
+   * The client's own capabilities, sent in the request's envelope in place of mcp-live's: the
+   * server asks only what that client can answer, and says -32021 when it needs more.
+   */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /** One `notifications/progress` of a call. */

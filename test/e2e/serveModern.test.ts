@@ -218,7 +218,7 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       expect(await session.stop()).toBe(0);
     });
 
-    it('questions cross the eras: a 2025 backend’s form reaches a modern client as input_required, a modern backend’s input_required reaches a 2025 client as elicitation/create; trace context reaches the backend', async ({ onTestFinished }) => {
+    it('questions cross the eras: a 2025 backend’s form reaches a modern client as input_required, a modern backend’s input_required reaches a 2025 client as elicitation/create and a modern one unchanged; trace context reaches the backend', async ({ onTestFinished }) => {
       const w = gatewayWorkspace(onTestFinished);
       w.write(w.userSettings, { mcpServers: { e: fixture(w, 'era-bridge-server.mjs'), m: fixture(w, 'modern-backend-server.mjs') } });
       const { session, url, token } = await httpGateway(w);
@@ -248,6 +248,36 @@ describe.concurrent('mcp-live serve for 2026-07-28 clients, beside 2025 ones', (
       );
       expect(stale.body).toContain('-32602');
       expect(stale.body).toContain('another gateway process');
+
+      // A modern backend's input_required reaches a modern client unchanged, and the retry reaches
+      // the backend as sent (decision 372): its own key, no state of the gateway's.
+      const canElicit = { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+      const answerOf = (body: string): { result?: Record<string, unknown>; error?: { code: number; data?: unknown } } =>
+        JSON.parse(body.startsWith('{') ? body : body.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as never;
+      const passed = answerOf(
+        (await rawPost(url, modernHeaders(token, 'tools/call', 'm__approve'), { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'm__approve', arguments: {}, _meta: canElicit } })).body,
+      );
+      expect(passed.result).toMatchObject({ resultType: 'input_required', inputRequests: { approval: { method: 'elicitation/create' } } });
+      expect(passed.result!.requestState).toBeUndefined();
+      const answered = answerOf(
+        (
+          await rawPost(url, modernHeaders(token, 'tools/call', 'm__approve'), {
+            jsonrpc: '2.0',
+            id: 11,
+            method: 'tools/call',
+            params: { name: 'm__approve', arguments: {}, inputResponses: { approval: { action: 'accept', content: { approved: true } } }, _meta: canElicit },
+          })
+        ).body,
+      );
+      expect(answered.result).toMatchObject({ content: [{ type: 'text', text: 'approve: accept {"approved":true}' }] });
+      // The backend sees the client's own capabilities: without elicitation it is -32021, with its data.
+      const refused = await rawPost(url, modernHeaders(token, 'tools/call', 'm__approve'), {
+        jsonrpc: '2.0',
+        id: 12,
+        method: 'tools/call',
+        params: { name: 'm__approve', arguments: {}, _meta: ENVELOPE },
+      });
+      expect(answerOf(refused.body).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
       expect(await session.stop()).toBe(0);
     });
   });

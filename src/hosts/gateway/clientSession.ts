@@ -1,5 +1,5 @@
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
-import { Server, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type {
   Transport,
   CallToolResult,
@@ -16,7 +16,7 @@ import type {
   ServerOptions,
 } from '@modelcontextprotocol/server';
 import type { McpLive, PendingElicitation } from '../../live/types.js';
-import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
+import type { CallProgress, ElicitationAnswer, InputRound } from '../../model/connection.js';
 import {
   exposedNameOf,
   inCallersWords,
@@ -110,6 +110,9 @@ const CACHE_HINTS: ServerOptions['cacheHints'] = {
 const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
 type Extra = ServerContext;
+
+/** A request on a backend: its cancel, its progress, and the round it passes through (decision 372). */
+type Run<T> = (signal: AbortSignal, onProgress?: (progress: CallProgress) => void, inputRound?: InputRound) => Promise<T>;
 
 /** Who a backend's messages go to during a call: a legacy client's session, or a modern client's held call. */
 export interface CallClient {
@@ -301,7 +304,9 @@ export class ClientSession implements GatewaySession, CallClient {
       await this.core.view();
       const server = live.resources.serverOf(params.uri);
       // Not listed by any server: the 2026-07-28 revision's unknown resource, invalid params.
-      if (server === undefined && this.era === 'modern') return failed(live.resources.read(params.uri), ProtocolErrorCode.InvalidParams) as Promise<ReadResourceResult>;
+      if (server === undefined && this.era === 'modern') {
+        return failed(live.resources.read(params.uri), ProtocolErrorCode.InvalidParams, { uri: params.uri }) as Promise<ReadResourceResult>;
+      }
       return this.serve(server, ctx, `resources/read ${params.uri}`, (signal) => live.resources.read(params.uri, { signal })) as Promise<
         ReadResourceResult | InputRequiredResult
       >;
@@ -339,25 +344,34 @@ export class ClientSession implements GatewaySession, CallClient {
     const route = catalog.routes.get(name);
     if (route === undefined) throw this.toolUnavailable(name, catalog);
     const meta = traceContextOf(ctx.mcpReq._meta);
-    const result = await this.serve(route.server, ctx, `tools/call ${name}`, (signal, onProgress) =>
-      this.core.live.tools.call(route.qualified, args, { signal, onProgress, ...(meta === undefined ? {} : { meta }) }),
+    const result = await this.serve(
+      route.server,
+      ctx,
+      `tools/call ${name}`,
+      (signal, onProgress, inputRound) =>
+        this.core.live.tools.call(route.qualified, args, { signal, onProgress, ...(meta === undefined ? {} : { meta }), ...(inputRound === undefined ? {} : { inputRound }) }),
+      true,
     );
     return result as CallToolResult | InputRequiredResult;
   }
 
   /**
    * Runs a request of this client on a backend `server`: at once for a legacy client; for a
-   * modern one as a held call (decision 389), so that what the backend asks meanwhile goes back
-   * as `input_required` and the retry named `key` resumes it.
+   * modern one as a held call (decision 389), so that what a 2025-era backend asks meanwhile goes
+   * back as `input_required` and the retry named `key` resumes it. A request that `passes`
+   * (decision 372) is also a round of its own on a 2026-07-28 backend: that backend's
+   * `input_required` goes back to the client unchanged, and a retry whose `requestState` this
+   * gateway did not mint goes to the backend as it came — nothing of it is kept here.
    */
-  private async serve<T>(
-    server: string | undefined,
-    ctx: Extra,
-    key: string,
-    run: (signal: AbortSignal, onProgress?: (progress: CallProgress) => void) => Promise<T>,
-  ): Promise<T | InputRequiredResult> {
+  private async serve<T>(server: string | undefined, ctx: Extra, key: string, run: Run<T>, passes = false): Promise<T | InputRequiredResult> {
     if (this.era === 'legacy') return this.serveNow(server, ctx, run);
-    return (await this.core.held.round(ctx, key, (held) => this.serveHeld(server, ctx.mcpReq.id, held, run))) as T | InputRequiredResult;
+    const state = ctx.mcpReq.requestState<unknown>();
+    if (passes && state !== undefined && !this.core.held.holds(state)) {
+      return this.serveNow(server, ctx, (signal, onProgress) => run(signal, onProgress, roundOf(ctx, state)));
+    }
+    return (await this.core.held.round(ctx, key, (held) =>
+      this.serveHeld(server, ctx.mcpReq.id, held, (signal, onProgress) => run(signal, onProgress, passes ? roundOf(ctx) : undefined)),
+    )) as T | InputRequiredResult;
   }
 
   /**
@@ -367,7 +381,7 @@ export class ClientSession implements GatewaySession, CallClient {
    * Progress goes out under the request's token, the last of it before the answer: a client
    * stops listening for a token once answered.
    */
-  private async serveNow<T>(server: string | undefined, ctx: Extra, run: (signal: AbortSignal, onProgress?: (progress: CallProgress) => void) => Promise<T>): Promise<T> {
+  private async serveNow<T>(server: string | undefined, ctx: Extra, run: Run<T>): Promise<T> {
     const token = ctx.mcpReq._meta?.progressToken;
     let progressSent = Promise.resolve();
     const onProgress =
@@ -392,7 +406,7 @@ export class ClientSession implements GatewaySession, CallClient {
     server: string | undefined,
     requestId: RequestId,
     held: HeldCall,
-    run: (signal: AbortSignal, onProgress?: (progress: CallProgress) => void) => Promise<T>,
+    run: Run<T>,
   ): Promise<T> {
     const end = server === undefined ? ignore : this.core.calls.begin({ client: held, server, requestId, sendNotification: (n) => held.notify(n) });
     try {
@@ -429,21 +443,21 @@ export class ClientSession implements GatewaySession, CallClient {
 }
 
 /**
- * `request`, its failure as a {@link GatewayError}: a backend's JSON-RPC error keeps its code
- * and message; any other failure is the library's own words, with `code`.
+ * `request`, its failure as a {@link GatewayError}: a backend's JSON-RPC error keeps its code,
+ * message and data; any other failure is the library's own words, with `code` and `data`.
  */
-async function failed<T>(request: Promise<T>, code: number): Promise<T> {
+async function failed<T>(request: Promise<T>, code: number, data?: unknown): Promise<T> {
   try {
     return await request;
   } catch (error) {
     if (error instanceof GatewayError) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    const own = (error as { code?: unknown }).code;
+    const { code: own, data: ownData } = error as { code?: unknown; data?: unknown };
     if (typeof own === 'number' && Number.isSafeInteger(own)) {
       const prefix = `MCP error ${own}: `;
-      throw new GatewayError(own, message.startsWith(prefix) ? message.slice(prefix.length) : message);
+      throw new GatewayError(own, message.startsWith(prefix) ? message.slice(prefix.length) : message, ownData ?? data);
     }
-    throw new GatewayError(code, message);
+    throw new GatewayError(code, message, data);
   }
 }
 
@@ -462,6 +476,21 @@ async function whileRunning<T>(signal: AbortSignal, run: (signal: AbortSignal) =
   } finally {
     signal.removeEventListener('abort', abort);
   }
+}
+
+/**
+ * The round of a modern client's request as its backend gets it (decision 372): the client's
+ * own capabilities (what it can answer), and on a retry its answers and the backend's state.
+ */
+function roundOf(ctx: Extra, state?: unknown): InputRound {
+  const capabilities = (ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  const { inputResponses } = ctx.mcpReq;
+  return {
+    ...(capabilities !== null && typeof capabilities === 'object' ? { clientCapabilities: capabilities as Record<string, unknown> } : {}),
+    ...(typeof state === 'string' ? { requestState: state } : {}),
+    // A backend may mint no state at all: a retry is then known by its answers only.
+    ...(inputResponses === undefined ? {} : { inputResponses }),
+  };
 }
 
 function ignore(): void {}

@@ -79,6 +79,8 @@ export interface Gateway {
   serveConnection(transport: Transport, kind: GatewayClientInfo['transport']): { close(): Promise<void> };
   /** A fresh instance for one modern request (the HTTP endpoint's `createMcpHandler` factory). */
   requestServer(): Server;
+  /** The input schema of the tool listed as `name`, if one is (its `x-mcp-header` arguments, decision 374). */
+  toolInputSchema(name: string): Promise<unknown>;
   /**
    * The change events of modern clients' `subscriptions/listen` streams: list changes and the
    * updates of resources some stream holds ({@link listening}).
@@ -278,6 +280,9 @@ export function createGateway(makeLive: (hooks: GatewayHooks) => McpLive, option
         },
         { transport: watched },
       );
+    },
+    async toolInputSchema(name) {
+      return (await core.view()).tools.find((tool) => tool.name === name)?.inputSchema;
     },
     requestServer() {
       return new ClientSession(core, { id: 'http-request', transport: 'http', era: 'modern' }, serverInfo, ignore).instance;

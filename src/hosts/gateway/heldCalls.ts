@@ -258,6 +258,14 @@ export class HeldCalls {
     return inputRequired({ inputRequests: step.requests, requestState: call.id }) satisfies InputRequiredResult;
   }
 
+  /**
+   * Whether `state` is one this process minted (held now or over): any other `requestState` is
+   * a backend's, passed through (decision 372).
+   */
+  holds(state: unknown): boolean {
+    return typeof state === 'string' && state.startsWith(`${this.process}.`);
+  }
+
   /** Cancels every held call (the gateway closes). */
   close(): void {
     for (const call of this.held.values()) this.drop(call, new Error('the gateway closed'));

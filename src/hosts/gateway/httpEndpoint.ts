@@ -44,7 +44,7 @@ export interface HttpEndpoint {
  * resumes a broken stream with `Last-Event-ID` (decision 363).
  */
 export async function listenHttp(
-  gateway: Pick<Gateway, 'connect' | 'requestServer' | 'changes$' | 'listening'>,
+  gateway: Pick<Gateway, 'connect' | 'requestServer' | 'changes$' | 'listening' | 'toolInputSchema'>,
   options: { port: number; token: string; maxSessions?: number },
 ): Promise<HttpEndpoint> {
   const maxSessions = options.maxSessions ?? MAX_HTTP_SESSIONS;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CLIENT_INFO_META_KEY, createMcpHandler, isJsonContentType, isLegacyRequest, type SubscriptionFilter } from '@modelcontextprotocol/server';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { paramHeaderMismatch } from '../../model/gateway/paramHeaders.js';
 import type { Gateway } from './gateway.js';
 
 /**
@@ -22,7 +23,7 @@ export interface ModernLeg {
   close(): Promise<void>;
 }
 
-export function modernLeg(gateway: Pick<Gateway, 'requestServer' | 'changes$' | 'listening'>, maxBodyBytes: number): ModernLeg {
+export function modernLeg(gateway: Pick<Gateway, 'requestServer' | 'changes$' | 'listening' | 'toolInputSchema'>, maxBodyBytes: number): ModernLeg {
   // Strict: 2025 traffic never reaches it, the sessionful leg serves that (decision 388).
   const handler = createMcpHandler(() => gateway.requestServer(), { legacy: 'reject', maxRequestBodySize: maxBodyBytes });
   const forwarding = gateway.changes$.subscribe((event) => handler.bus.publish(event));
@@ -39,6 +40,13 @@ export function modernLeg(gateway: Pick<Gateway, 'requestServer' | 'changes$' | 
         res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'unsupported media type: send Content-Type: application/json' }, id: null }));
         return;
       }
+      // The SDK checks a tool's `Mcp-Param-*` headers for the tools it registers; these are the backends' (decision 374).
+      const refusal = await paramHeadersRefusal(gateway, req, body);
+      if (refusal !== undefined) {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: refusal.id, error: { code: HEADER_MISMATCH, message: `Bad Request: ${refusal.message}` } }));
+        return;
+      }
       const filter = listenFilterOf(body);
       if (filter !== undefined) {
         const release = gateway.listening(filter, 'http', clientInfoOf(body));
@@ -51,6 +59,27 @@ export function modernLeg(gateway: Pick<Gateway, 'requestServer' | 'changes$' | 
       await handler.close();
     },
   };
+}
+
+/** The 2026-07-28 revision's HeaderMismatch: what a header disagrees with in the body. */
+const HEADER_MISMATCH = -32020;
+
+/** Why a `tools/call`'s `Mcp-Param-*` headers are refused, with the request's id; else undefined. */
+async function paramHeadersRefusal(
+  gateway: Pick<Gateway, 'toolInputSchema'>,
+  req: IncomingMessage,
+  body: unknown,
+): Promise<{ id: unknown; message: string } | undefined> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params, id } = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown }; id?: unknown };
+  if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+  const schema = await gateway.toolInputSchema(params.name);
+  if (schema === undefined) return undefined;
+  const message = paramHeaderMismatch(schema, params.arguments, (name) => {
+    const value = req.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  });
+  return message === undefined ? undefined : { id: id ?? null, message };
 }
 
 /** The `clientInfo` of a request's envelope: how a modern client names itself. */

@@ -1,4 +1,5 @@
 import { sharedSchemaValidator } from './schemaValidator.js';
+import { roundCall } from './inputRound.js';
 import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type {
   StreamableHTTPReconnectionOptions,
@@ -446,11 +447,14 @@ class McpSession implements McpConnection {
     }
     const explained = new Error(this.redact(this.describe(error)));
     // The server's own JSON-RPC error keeps its code, for a gateway that passes it on (decision 115).
-    return error instanceof ProtocolError ? Object.assign(explained, { code: error.code }) : explained;
+    // Its `data` too (a -32021's `requiredCapabilities`, a -32602's `uri`).
+    return error instanceof ProtocolError ? Object.assign(explained, { code: error.code }, error.data === undefined ? {} : { data: error.data }) : explained;
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<unknown> {
     const { onProgress, meta } = options;
+    // A passed-through round of a 2026-07-28 client's request (decision 372): its input_required is the result.
+    const round = roundCall(this.name, this.client.getProtocolEra(), { name: tool, arguments: args, ...this.meta(meta) }, options.inputRound);
     const ms = Math.min(deadline(options.timeout, this.timeoutMs), MAX_TIMER_MS);
     const words = options.timeout === undefined ? undefined : callTimedOut(ms);
     // One deadline over every round of the call (decision 382); the SDK's own per-round timer stays.
@@ -461,8 +465,9 @@ class McpSession implements McpConnection {
           // With a signal, the SDK sends `notifications/cancelled` when it aborts and rejects with its
           // reason. Progress is always asked for, so that a server that reports it keeps a long call
           // alive (`resetTimeoutOnProgress`) whether or not the caller listens.
-          this.client.callTool({ name: tool, arguments: args, ...this.meta(meta) }, {
+          this.client.callTool(round.params, {
             timeout,
+            ...(round.raw ? { allowInputRequired: true } : {}),
             signal: whole.signal,
             resetTimeoutOnProgress: true,
             onprogress: ({ progress, total, message }) => {
