@@ -11,6 +11,7 @@ import type { Reconciler } from '../../src/live/reconciler.js';
 import type { ResolvedServerConfig } from '../../src/model/types.js';
 import type { McpConnection } from '../../src/sinks/mcp/connector.js';
 import { sleep } from './processes.js';
+import type { TestScope } from './workspace.js';
 import { deadline } from '../deadlines.js';
 
 /** Config builders and launchers for the MCP servers the integration tests run. */
@@ -199,3 +200,28 @@ export function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((c) => c.text ?? '').join('');
 }
+
+/**
+ * An HTTP fixture server (`node SCRIPT ARGS…`) that prints "listening PORT" once it listens: its
+ * MCP endpoint's URL. It is ended (woken first, if stopped) when the test finishes.
+ */
+export async function startListeningFixture(scope: TestScope, script: string, ...args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  scope.atEnd(async () => {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+    await exited;
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', () => reject(new Error(`${script} exited: ${out}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}/mcp` };
+}
+

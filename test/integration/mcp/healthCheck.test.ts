@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { filter, firstValueFrom, from, lastValueFrom, timeout } from 'rxjs';
 import { describe, expect } from 'vitest';
 import { createMcpLive } from '../../../src/live/createMcpLive.js';
@@ -6,7 +5,7 @@ import type { Connection } from '../../../src/model/connection.js';
 import type { ResolvedServerConfig } from '../../../src/model/types.js';
 import { createMcpConnector, type McpConnection } from '../../../src/sinks/mcp/connector.js';
 import { lazyConnector } from '../../../src/sinks/mcp/lazyConnector.js';
-import { connectOnce, fixture, remoteServer, textOf } from '../mcpServers.js';
+import { connectOnce, fixture, remoteServer, startListeningFixture, textOf } from '../mcpServers.js';
 import { sleep } from '../processes.js';
 import { it, noLeftoversAfterAll, until, type TestScope } from '../workspace.js';
 import { deadline } from '../../deadlines.js';
@@ -22,27 +21,8 @@ import { deadline } from '../../deadlines.js';
 noLeftoversAfterAll();
 
 /** Starts the fixture server; it is ended (woken first, if stopped) when the test finishes. */
-async function startHttpServer(scope: TestScope): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [fixture('http-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  scope.atEnd(async () => {
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
-    await exited;
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', () => reject(new Error(`http-server exited: ${out}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}/mcp` };
-}
+const startHttpServer = (scope: TestScope) => startListeningFixture(scope, fixture('http-server.mjs'));
 
-/** A connection closed when the test finishes (before its server is ended). */
 function closedAtEnd<T extends Connection>(scope: TestScope, connection: T): T {
   scope.atEnd(() => lastValueFrom(from(connection.close()), { defaultValue: undefined }));
   return connection;

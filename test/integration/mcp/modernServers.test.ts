@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { firstValueFrom, filter } from 'rxjs';
 import { describe, expect } from 'vitest';
@@ -7,7 +7,7 @@ import { eraMemory, type EraMemory } from '../../../src/sinks/mcp/eraMemory.js';
 import type { SurfaceRecord } from '../../../src/sinks/stores/surfaceStore.js';
 import type { ElicitationAnswer, ServerRequestHandlers } from '../../../src/model/connection.js';
 import type { ResolvedServerConfig } from '../../../src/model/types.js';
-import { connectOnce, errorOf, fixture, nodeServer, remoteServer, startedPids, textOf } from '../mcpServers.js';
+import { connectOnce, errorOf, fixture, nodeServer, remoteServer, startedPids, startListeningFixture, textOf } from '../mcpServers.js';
 import { sleep } from '../processes.js';
 import { deadline } from '../../deadlines.js';
 import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
@@ -33,24 +33,8 @@ async function startModernHttp(scope: TestScope, ...args: string[]): Promise<str
   return (await startModernHttpChild(scope, ...args)).url;
 }
 
-async function startModernHttpChild(scope: TestScope, ...args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [MODERN, '--http', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  scope.atEnd(async () => {
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
-    await exited;
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', () => reject(new Error(`modern-server exited: ${out}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
+function startModernHttpChild(scope: TestScope, ...args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  return startListeningFixture(scope, MODERN, '--http', ...args);
 }
 
 /** Answers every form with `answer` after `delayMs`. */
