@@ -73,7 +73,12 @@ export async function listenHttp(
       // Most recently used last: the session a full endpoint ends first is the one idle longest.
       sessions.delete(sessionId);
       sessions.set(sessionId, transport);
-      return transport.handleRequest(req, res);
+      if (req.method !== 'POST') return transport.handleRequest(req, res);
+      // Read here, as for a new session: the SDK's transport then takes the JSON as it is instead
+      // of building a web Request body stream from the Node one, a cost on every call.
+      const body = await readJson(req);
+      if (!body.ok) return refuse(res, body.status, body.message);
+      return transport.handleRequest(req, res, body.value);
     }
     if (req.method !== 'POST') return refuse(res, 400, 'bad request: no mcp-session-id; a session begins with a POST of initialize');
     const body = await readJson(req);
