@@ -48,7 +48,7 @@ import { MessageTooLarge } from '../../model/messageLimit.js';
 import { firstDownloadNote } from '../../model/launch/launcherHint.js';
 import { connectionAttempt } from './connectionAttempt.js';
 import { describeProcessExit } from '../../process/serverProcess.js';
-import { fetchLists, listAll, type ListKind } from './serverLists.js';
+import { fetchLists, listAll, MAX_LIST_PAGES, type ListKind } from './serverLists.js';
 import { callDeadline, isRoundProgress } from './callDeadline.js';
 import type { EraMemory } from './eraMemory.js';
 import { ListenStream } from './listenStream.js';
@@ -142,6 +142,7 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
   return (name, config, handlers = {}, ended) => {
     const attempt = connectionAttempt(() => {
       let session = new McpSession(name, config, options, handlers);
+      let gaveUp = false;
       const ms = session.connectTimeoutMs;
       return {
         deadlineMs: ms,
@@ -149,13 +150,16 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
         // starts it again, straight to initialize, so its first connect does not fail (decision 366).
         open: () =>
           session.open().catch((error: unknown) => {
-            if (!session.endedOnProbe) throw error;
+            if (gaveUp || !session.endedOnProbe) throw error;
             session = new McpSession(name, config, options, handlers);
             return session.open();
           }),
         timedOut: () => new Error(session.connectTimedOut()),
         explain: (error) => session.explain(error),
-        abort: () => session.abort(),
+        abort: () => {
+          gaveUp = true;
+          return session.abort();
+        },
       };
     }, ended);
     // A remote server's transports and OAuth are loaded on its first attempt (decision 221).
@@ -233,6 +237,8 @@ class McpSession implements McpConnection {
   private readonly eras?: EraMemory;
   /** The server ended on the era probe and is now remembered as a 2025-era one (decision 366). */
   endedOnProbe = false;
+  /** Its caller gave the connect up ({@link abort}): nothing it saw afterwards is era evidence. */
+  private aborted = false;
   /** A modern connection's change notifications (decision 381). */
   private listen?: ListenStream;
   /** Per list, the refresh its `ttlMs` asks for (decision 381). */
@@ -283,6 +289,8 @@ class McpSession implements McpConnection {
         ...(config.transport === 'stdio' ? { probe: { timeoutMs: Math.min(STDIO_PROBE_MS, Math.ceil(this.connectTimeoutMs / 2)) } } : {}),
       },
       inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
+      // The SDK joins a list's pages itself when asked for the first; at most as many as ours.
+      listMaxPages: MAX_LIST_PAGES,
     });
     answerServerRequests(this.client, { name: this.name, timeoutMs: this.timeoutMs, redact: this.redact }, served);
     this.hearsLogs = served.log !== undefined;
@@ -354,7 +362,9 @@ class McpSession implements McpConnection {
 
   /** What a failed connect says of the era (decision 380). */
   private eraFailed(known: EraVerdict | undefined, error: unknown): void {
-    if (this.eras === undefined || this.authorizationNeeded(error) !== undefined) return;
+    // A connect ended by its caller (an edit, the session's end) says nothing of the era: the
+    // process it killed during the probe did not end on its own (decision 366).
+    if (this.eras === undefined || this.aborted || this.state === 'closing' || this.state === 'closed' || this.authorizationNeeded(error) !== undefined) return;
     const ended = this.mcp.kind === 'stdio' && this.mcp.transport.exit !== undefined;
     const outcome = eraAfterFailure(error, known, ended, this.client);
     if (outcome === 'forget') this.eras.forget(this.config);
@@ -616,6 +626,7 @@ class McpSession implements McpConnection {
 
   /** Ends an attempt that never handed out a connection: no stdin grace for the child. */
   abort(): Promise<void> {
+    this.aborted = true;
     if (this.mcp.kind === 'stdio') void this.mcp.transport.terminate();
     return this.close();
   }

@@ -6,8 +6,8 @@ import type { PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerLists, ToolI
 /** One of a server's lists. */
 export type ListKind = keyof ServerLists;
 
-/** Guards against a server that hands out cursors forever. */
-const MAX_LIST_PAGES = 100;
+/** Guards against a server that hands out cursors forever (the SDK's own walk is capped alike). */
+export const MAX_LIST_PAGES = 100;
 
 /**
  * How long the server said a list stays fresh (`ttlMs`, 2026-07-28), or undefined when it said

@@ -8,7 +8,7 @@ import type { SurfaceRecord } from '../../../src/sinks/stores/surfaceStore.js';
 import type { ElicitationAnswer, ServerRequestHandlers } from '../../../src/model/connection.js';
 import type { ResolvedServerConfig } from '../../../src/model/types.js';
 import { connectOnce, errorOf, fixture, nodeServer, remoteServer, startedPids, startListeningFixture, textOf } from '../mcpServers.js';
-import { sleep } from '../processes.js';
+import { sleep, waitForExit } from '../processes.js';
 import { deadline } from '../../deadlines.js';
 import { it, noLeftoversAfterAll, type TestScope } from '../workspace.js';
 
@@ -89,6 +89,21 @@ describe.concurrent('servers of the 2026-07-28 era', () => {
     expect(again.server?.protocol?.verdict?.decidedAt).toBe(eras.recall(modern)?.decidedAt);
     expect(textOf(await again.callTool('echo', { text: 'still' }))).toBe('still');
     expect(await startedPids(modernLog)).toHaveLength(2);
+  });
+
+  it('a connect given up during the era probe ends its one process, starts no other, and learns no era (decision 366)', async ({ scope }) => {
+    const log = scope.path('starts.log');
+    const config = nodeServer(PICKY, ['--on-unknown', 'ignore', '--start-log', log]);
+    const { eras } = memory();
+    const subscription = createMcpConnector({ eras })('silent', config).subscribe({ error: () => undefined });
+    // The server is up and the probe, which it never answers, is under way: the caller gives up.
+    const [pid] = await startedPids(log);
+    subscription.unsubscribe();
+    expect(await waitForExit(pid!)).toBe(true);
+    // Killed by its caller is not "ended on the probe": no verdict, and no second process.
+    await sleep(deadline(500));
+    expect(eras.recall(config)).toBeUndefined();
+    expect(await startedPids(log)).toEqual([pid]);
   });
 
   it('a 2025 server that never answers the probe is connected after the probe timeout, and at once once its era is known', async ({ scope }) => {
