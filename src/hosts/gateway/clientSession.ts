@@ -1,4 +1,3 @@
-import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type {
   Transport,
@@ -41,6 +40,7 @@ import {
 import type { ResourceSubscriptions } from './resourceSubscriptions.js';
 import { GatewayError } from './gatewayError.js';
 import { elicitationParams, type HeldCall, type HeldCalls } from './heldCalls.js';
+import { logPasses } from './logLevels.js';
 
 /**
  * The protocol era a client speaks: `legacy` (2025: initialize, a session, server-initiated
@@ -107,7 +107,6 @@ const CACHE_HINTS: ServerOptions['cacheHints'] = {
   'resources/read': NO_CACHE,
 };
 
-const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
 type Extra = ServerContext;
 
@@ -243,7 +242,7 @@ export class ClientSession implements GatewaySession, CallClient {
   log(params: LoggingMessageNotification['params'], call?: Call): void {
     // A modern client hears logs only on the stream of its own request (held calls send those).
     if (this.era === 'modern') return;
-    if (!this.initialized || (this.level !== undefined && SEVERITY.get(params.level)! < SEVERITY.get(this.level)!)) return;
+    if (!this.initialized || (this.level !== undefined && !logPasses(params.level, this.level))) return;
     const notification: ServerNotification = { method: 'notifications/message', params };
     (call ? call.sendNotification(notification) : this.server.notification(notification)).catch(ignore);
   }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
@@ -20,6 +19,7 @@ import type { PendingElicitation } from '../../live/types.js';
 import type { CallProgress, ElicitationAnswer } from '../../model/connection.js';
 import { formForClient } from '../../model/elicitationForm.js';
 import { GatewayError } from './gatewayError.js';
+import { logPasses } from './logLevels.js';
 
 /**
  * A modern (2026-07-28) client's request whose backend asks something of its client
@@ -46,7 +46,6 @@ export const HELD_CALL_TTL_MS = 10 * 60_000;
  */
 export const MAX_HELD_CALLS = 64;
 
-const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
 /** One question of the backend, waiting to be sent to the client or for its answer. */
 interface Ask {
@@ -168,7 +167,7 @@ export class HeldCall {
   /** A backend's log message goes to the round in progress, if its `logLevel` lets it through. */
   log(params: LoggingMessageNotification['params']): void {
     const level = (this.round && envelopeOf(this.round))?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
-    if (level === undefined || SEVERITY.get(params.level)! < SEVERITY.get(level)!) return;
+    if (level === undefined || !logPasses(params.level, level)) return;
     void this.notify({ method: 'notifications/message', params });
   }
 
